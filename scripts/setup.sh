@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs every Debian package OmniLearn needs. Idempotent: returns quickly when all are present.
+# Usage: scripts/setup.sh            (as root, or with sudo available)
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libboost-program-options-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
+  libsimgrid-dev
+  libtorch-dev libgloo-dev libcgroup-dev dataset-fashion-mnist
+  python3 python3-pandas python3-matplotlib python3-pytest
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
