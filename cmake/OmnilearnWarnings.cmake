@@ -1,7 +1,7 @@
 # omnilearn_warnings(target): the warning set for OmniLearn's own code (never applied to third-party code).
 function(omnilearn_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
-                                           -Wold-style-cast -Wconversion -Wno-sign-conversion)
+                                           -Wold-style-cast)
   if(OMNILEARN_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()

@@ -171,8 +171,10 @@ Status Controller::report(const IterationDone& e) {
   WorkerState& w = workers_[e.worker];
   // Iterations of a worker that is down, or that ran with a batch from an older plan, say nothing about now.
   if (!w.live || e.batch != plan_.batch[e.worker] || e.compute_s == 0.0) return Status::ok();
-  w.ewma_s = w.samples == 0 ? e.compute_s : options_.ewma_alpha * e.compute_s + (1.0 - options_.ewma_alpha) * w.ewma_s;
+  // Bias-corrected EWMA: the plain mean of the first 1/alpha samples at this batch, then exponential forgetting.
   ++w.samples;
+  const double weight = std::max(options_.ewma_alpha, 1.0 / static_cast<double>(w.samples));
+  w.ewma_s += weight * (e.compute_s - w.ewma_s);
   w.last_throughput = static_cast<double>(e.batch) / w.ewma_s;
   return Status::ok();
 }

@@ -32,7 +32,7 @@ struct ControllerOptions {
   BatchSize global_batch = 128;        // B, conserved exactly in BSP
   std::vector<WorkerSpec> workers;     // one per worker; WorkerId is the index
   double dead_band = 0.05;             // δ: apply a plan only if max_k |b'_k - b_k| / b_k >= δ
-  double ewma_alpha = 0.3;             // weight of the newest compute time in the smoothed t_k, in (0, 1]
+  double ewma_alpha = 0.1;             // weight of the newest compute time in the smoothed t_k, in (0, 1]
   DecisionTrigger trigger = DecisionTrigger::kEveryNIterations;
   std::int64_t every_n = 10;           // steps between decisions (kEveryNIterations, and spacing for kImbalance)
   double imbalance_threshold = 0.05;   // for kImbalance

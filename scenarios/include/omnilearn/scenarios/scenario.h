@@ -1,0 +1,135 @@
+// Scenario: the typed form of a scenario file, shared by the simulator and the testbed. Filled once by the
+// parser (scenario_parser.h), validated, then read-only. Plain values: safe to copy between threads.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "omnilearn/base/units.h"
+#include "omnilearn/controller/batch_policy.h"
+#include "omnilearn/controller/controller.h"
+
+namespace omnilearn::scenarios {
+
+enum class Topology { kStar, kFatTree, kTorus };
+
+// One worker's machine. Speed is peak flop/s of the whole worker (cores x per-core speed).
+struct NodeSpec {
+  std::string name;
+  double speed_flops = 1e9;
+  int cores = 1;
+  bool gpu = false;
+  double bandwidth_Bps = 1.25e9;  // its link to the network, bytes per second
+  double latency_s = 1e-5;
+};
+
+struct ClusterSpec {
+  std::string preset;              // "edge", "cloud", "hpc", or "" for an explicit list
+  Topology topology = Topology::kStar;
+  std::vector<NodeSpec> workers;   // one entry per worker, after expanding counts and presets
+  NodeSpec parameter_server;       // used in ASP
+  double backbone_bandwidth_Bps = 1.25e10;  // the switch / fabric
+  double backbone_latency_s = 1e-6;
+};
+
+// What one iteration costs: compute c0 + c1 * b flop, and the gradient to exchange.
+struct ModelProfile {
+  std::string name;                 // "resnet18", ... or the profile file's name
+  double parameters = 0.0;
+  double gradient_bytes = 0.0;      // 4 bytes per parameter unless the profile says otherwise
+  double flops_per_sample = 0.0;    // c1: forward + backward
+  double flops_per_iteration = 0.0; // c0: fixed per-iteration cost
+  // Optional measured law (from `omnilearn calibrate`): compute seconds at full speed = a + c * b.
+  std::optional<double> measured_fixed_s;
+  std::optional<double> measured_per_sample_s;
+};
+
+struct WorkloadSpec {
+  ModelProfile model;
+  std::string dataset = "cifar10";
+  std::int64_t dataset_samples = 50000;
+  BatchSize global_batch = 128;
+  std::int64_t epochs = 1;
+  std::int64_t sample_budget = 0;   // 0: train `epochs` epochs; else stop after this many samples (the parser
+                                    // then sets `epochs` to the epochs the budget reaches into, rounded up)
+};
+
+struct PolicySpec {
+  std::string name = "uniform";     // validated against controller::make_default_registry()
+  controller::PolicyOptions options;  // gain, fit_window (true_costs is set by the simulator)
+  BatchSize min_batch = 16;         // per-worker bounds
+  BatchSize max_batch = 96;
+  double dead_band = 0.05;
+  double ewma_alpha = 0.1;
+  controller::DecisionTrigger trigger = controller::DecisionTrigger::kEveryNIterations;
+  std::int64_t every_n = 10;
+  double imbalance_threshold = 0.05;
+  bool memory_guard = true;
+  double memory_guard_tolerance = 0.10;  // relative throughput drop that counts as "fell"
+};
+
+// When availability levels change: at simulated/real times, or at epoch boundaries.
+enum class ScheduleUnit { kSeconds, kEpochs };
+
+// A step of a static schedule: from `at` on, worker k runs at fractions[k] of its nominal speed.
+struct AvailabilityPhase {
+  double at = 0.0;
+  std::vector<double> fractions;
+};
+
+struct TraceReference {
+  std::string path;                 // resolved relative to the scenario file
+  std::vector<std::string> nodes;   // trace worker names for workers 0..N-1; empty: round-robin
+  double time_scale = 1.0;          // trace seconds are multiplied by this
+  double window_start_s = 0.0;      // clip [start, end) of the trace before scaling; end 0 = to the end
+  double window_end_s = 0.0;
+};
+
+struct GeneratorSpec {
+  std::string kind;                 // "markov", "random-walk", "diurnal"
+  double mtbf_s = 3600.0;
+  double mttr_s = 300.0;
+  double step_s = 60.0;
+  double low = 0.2;
+  double high = 1.0;
+  double period_s = 86400.0;
+  double amplitude = 0.3;
+  double duration_s = 86400.0;
+};
+
+struct AvailabilitySpec {
+  enum class Kind { kNone, kSchedule, kTrace, kGenerator };
+  Kind kind = Kind::kNone;
+  ScheduleUnit unit = ScheduleUnit::kEpochs;
+  std::vector<AvailabilityPhase> phases;  // kSchedule: sorted by `at`, first at 0
+  TraceReference trace;                   // kTrace
+  GeneratorSpec generator;                // kGenerator
+  // Applied on top of any kind: a noise trace whose fractions multiply the levels (0 still means down).
+  std::optional<TraceReference> noise;
+};
+
+struct OutputSpec {
+  std::string dir = "runs";         // run folders go to <dir>/<scenario name>
+  bool timeline = true;             // write timeline.json
+};
+
+struct Scenario {
+  std::string name;                 // from the file name unless given
+  std::string source_path;          // the file it came from
+  ClusterSpec cluster;
+  WorkloadSpec workload;
+  controller::TrainingMode mode = controller::TrainingMode::kBsp;
+  PolicySpec policy;
+  AvailabilitySpec availability;
+  std::uint64_t seed = 1;
+  OutputSpec outputs;
+  std::int64_t max_iterations = 0;  // 0: no cap (a safety stop for huge runs)
+
+  std::size_t worker_count() const { return cluster.workers.size(); }
+  // Controller options for this scenario (bounds per worker, nominal capacity = node speed).
+  controller::ControllerOptions controller_options() const;
+};
+
+}  // namespace omnilearn::scenarios
