@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <string>
 
 namespace omnilearn::controller {
@@ -10,13 +9,6 @@ namespace {
 
 double clamp_batch(const AffineCost& c, BatchSize lo, BatchSize hi, double t) {
   return std::clamp((t - c.alpha) / c.beta, static_cast<double>(lo), static_cast<double>(hi));
-}
-
-double total_at(std::span<const AffineCost> costs, std::span<const BatchSize> lo, std::span<const BatchSize> hi,
-                double t) {
-  double sum = 0.0;
-  for (std::size_t k = 0; k < costs.size(); ++k) sum += clamp_batch(costs[k], lo[k], hi[k], t);
-  return sum;
 }
 
 }  // namespace
@@ -45,31 +37,43 @@ Result<std::vector<double>> solve_equal_time(std::span<const AffineCost> costs, 
   }
   std::vector<double> x(n);
   if (n == 0) return x;
-  // Bisection on the common finish time T locates which workers sit at a bound; the free workers then give
-  // T exactly: sum_free (T - alpha)/beta = total - sum_fixed.
+  // Σ x_k(T) is piecewise linear and non-decreasing in T. Safeguarded Newton: each step solves the linear piece
+  // the current T sits on (exact once on the right piece, so a handful of O(n) passes), with bisection of the
+  // bracket [a, b] whenever a step would leave it.
+  std::vector<double> inv_beta(n);
+  double sum_inv = 0.0;
+  double sum_alpha_inv = 0.0;
+  for (std::size_t k = 0; k < n; ++k) {
+    inv_beta[k] = 1.0 / costs[k].beta;
+    sum_inv += inv_beta[k];
+    sum_alpha_inv += costs[k].alpha * inv_beta[k];
+  }
   double a = t_min;
   double b = t_max;
-  for (int i = 0; i < 100 && b - a > 1e-13 * std::max(1.0, std::abs(b)); ++i) {
-    const double mid = 0.5 * (a + b);
-    (total_at(costs, lo, hi, mid) < total ? a : b) = mid;
-  }
-  const double t = 0.5 * (a + b);
-  double fixed = 0.0;
-  double inv_beta = 0.0;
-  double alpha_over_beta = 0.0;
-  for (std::size_t k = 0; k < n; ++k) {
-    const double free_x = (t - costs[k].alpha) / costs[k].beta;
-    if (free_x <= static_cast<double>(lo[k])) {
-      fixed += static_cast<double>(lo[k]);
-    } else if (free_x >= static_cast<double>(hi[k])) {
-      fixed += static_cast<double>(hi[k]);
-    } else {
-      inv_beta += 1.0 / costs[k].beta;
-      alpha_over_beta += costs[k].alpha / costs[k].beta;
+  double t = std::clamp((total + sum_alpha_inv) / sum_inv, a, b);
+  const double tolerance = 1e-9 * std::max(1.0, total);
+  for (int iteration = 0; iteration < 200; ++iteration) {
+    double g = -total;
+    double slope = 0.0;
+    for (std::size_t k = 0; k < n; ++k) {
+      const double y = (t - costs[k].alpha) * inv_beta[k];
+      if (y <= static_cast<double>(lo[k])) {
+        g += static_cast<double>(lo[k]);
+      } else if (y >= static_cast<double>(hi[k])) {
+        g += static_cast<double>(hi[k]);
+      } else {
+        g += y;
+        slope += inv_beta[k];
+      }
     }
+    if (std::abs(g) <= tolerance) break;
+    (g < 0.0 ? a : b) = t;
+    double next = slope > 0.0 ? t - g / slope : 0.5 * (a + b);
+    if (!(next > a && next < b)) next = 0.5 * (a + b);
+    if (next == t) break;
+    t = next;
   }
-  const double t_exact = inv_beta > 0.0 ? (total - fixed + alpha_over_beta) / inv_beta : t;
-  for (std::size_t k = 0; k < n; ++k) x[k] = clamp_batch(costs[k], lo[k], hi[k], t_exact);
+  for (std::size_t k = 0; k < n; ++k) x[k] = clamp_batch(costs[k], lo[k], hi[k], t);
   return x;
 }
 
@@ -82,27 +86,32 @@ std::vector<BatchSize> round_largest_remainder(std::span<const double> x, std::s
     out[k] = std::clamp(static_cast<BatchSize>(std::floor(x[k])), lo[k], hi[k]);
     sum += out[k];
   }
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), std::size_t{0});
+  // Hand out the deficit (or take back a surplus) by remainder: largest first when adding, smallest first when
+  // taking; ties by the lower index, so the result is deterministic. Only the first |deficit| of that order
+  // matter, so a partial selection (linear time) replaces a full sort.
   auto remainder = [&](std::size_t k) { return x[k] - static_cast<double>(out[k]); };
-  // Largest remainder first; ties by the lower index so the result is deterministic.
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return remainder(a) > remainder(b); });
-  // Floating-point slack can leave the deficit off by one in either direction; walk the order as often as needed.
-  while (sum < total) {
-    bool moved = false;
-    for (std::size_t k : order) {
-      if (sum == total) break;
-      if (out[k] < hi[k]) ++out[k], ++sum, moved = true;
+  auto adjust = [&](bool add) {
+    std::vector<std::size_t> eligible;
+    eligible.reserve(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      if (add ? out[k] < hi[k] : out[k] > lo[k]) eligible.push_back(k);
     }
-    if (!moved) break;
-  }
-  while (sum > total) {
-    bool moved = false;
-    for (auto it = order.rbegin(); it != order.rend() && sum > total; ++it) {
-      if (out[*it] > lo[*it]) --out[*it], --sum, moved = true;
+    const auto first = [&](std::size_t a, std::size_t b) {
+      const double ra = remainder(a), rb = remainder(b);
+      if (ra != rb) return add ? ra > rb : ra < rb;
+      return add ? a < b : a > b;
+    };
+    const std::size_t count = std::min<std::size_t>(eligible.size(), static_cast<std::size_t>(std::abs(total - sum)));
+    if (count == 0) return false;
+    std::nth_element(eligible.begin(), eligible.begin() + static_cast<std::ptrdiff_t>(count - 1), eligible.end(), first);
+    for (std::size_t i = 0; i < count; ++i) {
+      out[eligible[i]] += add ? 1 : -1;
+      sum += add ? 1 : -1;
     }
-    if (!moved) break;
+    return true;
+  };
+  // Floating-point slack can leave the deficit off by a little in either direction; repeat until it is closed.
+  while (sum != total && adjust(sum < total)) {
   }
   return out;
 }

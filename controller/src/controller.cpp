@@ -133,7 +133,6 @@ ClusterSnapshot Controller::snapshot(std::int64_t step, Seconds now_s) const {
     v.nominal_capacity = w.spec.nominal_capacity;
     v.last_throughput = w.last_throughput;
     v.history = w.history;
-    if (v.compute_s > 0.0) v.history.push_back(Observation{v.batch, v.compute_s});
   }
   return s;
 }

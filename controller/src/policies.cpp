@@ -150,18 +150,22 @@ class OmniLearnPolicy final : public BatchPolicy {
 
 // Least squares fit of t = alpha + beta b over (b, t) observations with at least two distinct batches.
 // alpha is kept non-negative (refit through the origin otherwise). Returns nullopt if no usable fit.
-std::optional<AffineCost> fit_affine(const std::vector<Observation>& obs, std::size_t window) {
-  const std::size_t first = obs.size() > window ? obs.size() - window : 0;
+// Uses the worker's current period and up to window - 1 earlier ones.
+std::optional<AffineCost> fit_affine(const WorkerView& w, std::size_t window) {
   double n = 0, sb = 0, st = 0, sbb = 0, sbt = 0;
   BatchSize b_min = 0, b_max = 0;
-  for (std::size_t i = first; i < obs.size(); ++i) {
-    const double b = static_cast<double>(obs[i].batch);
-    const double t = obs[i].compute_s;
-    if (n == 0) b_min = b_max = obs[i].batch;
-    b_min = std::min(b_min, obs[i].batch);
-    b_max = std::max(b_max, obs[i].batch);
+  auto add = [&](const Observation& o) {
+    const double b = static_cast<double>(o.batch);
+    const double t = o.compute_s;
+    if (n == 0) b_min = b_max = o.batch;
+    b_min = std::min(b_min, o.batch);
+    b_max = std::max(b_max, o.batch);
     n += 1, sb += b, st += t, sbb += b * b, sbt += b * t;
-  }
+  };
+  if (w.measured()) add(Observation{w.batch, w.compute_s});
+  const std::size_t keep = window > 1 ? window - 1 : 0;
+  const std::size_t first = w.history.size() > keep ? w.history.size() - keep : 0;
+  for (std::size_t i = first; i < w.history.size(); ++i) add(w.history[i]);
   if (n < 2 || b_min == b_max) return std::nullopt;
   const double denom = n * sbb - sb * sb;
   double beta = (n * sbt - sb * st) / denom;
@@ -184,7 +188,7 @@ class AffinePolicy final : public BatchPolicy {
     std::vector<AffineCost> costs(live.index.size());
     bool any_fit = false;
     for (std::size_t i = 0; i < live.index.size(); ++i) {
-      const auto fit = fit_affine(s.workers[live.index[i]].history, options_.fit_window);
+      const auto fit = fit_affine(s.workers[live.index[i]], options_.fit_window);
       any_fit = any_fit || fit.has_value();
       costs[i] = fit.value_or(AffineCost{0.0, 1.0 / x[i]});
     }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -30,7 +31,9 @@ struct WorkerView {
   BatchSize hi = 1;
   double nominal_capacity = 1.0; // declared relative speed (any positive scale), for open-loop policies
   double last_throughput = 0.0;  // samples/s when last measured (kept across leave/join); 0 if never
-  std::vector<Observation> history;  // recent measured periods, oldest first
+  // Earlier measured periods at other batches, oldest first (the current one is batch/compute_s above). Points
+  // into the Controller's storage: valid until its next call.
+  std::span<const Observation> history;
 
   bool measured() const { return live && compute_s > 0.0; }
 };
