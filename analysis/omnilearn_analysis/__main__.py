@@ -1,0 +1,52 @@
+"""Command line: python3 -m omnilearn_analysis {report,trace-plot,check-timeline} ... (see --help)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pandas as pd
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="omnilearn report", description=(
+        "Turn OmniLearn run folders and sweep folders into PNG figures and one self-contained HTML page."))
+    sub = parser.add_subparsers(dest="command", required=True)
+    rep = sub.add_parser("report", help="figures and tables for run or sweep folders",
+                         epilog="example: omnilearn report runs/paper-bsp-levels --out runs/report")
+    rep.add_argument("paths", nargs="+", help="run folders (with summary.json) or sweep folders (with sweep.csv)")
+    rep.add_argument("--out", default="report", help="output folder (default: report)")
+    tp = sub.add_parser("trace-plot", help="plot an availability trace CSV (time_s,worker,fraction)",
+                        epilog="example: omnilearn report trace-plot traces/data/azure-v1-16vms.csv --out azure.png")
+    tp.add_argument("trace")
+    tp.add_argument("--out", required=True, help="PNG file to write")
+    ct = sub.add_parser("check-timeline", help="check that a timeline.json is valid trace-event JSON")
+    ct.add_argument("timeline")
+    args = parser.parse_args(argv)
+
+    from .runs import RunFormatError
+
+    try:
+        if args.command == "report":
+            from .report import write_report
+            print(write_report(args.paths, args.out))
+        elif args.command == "trace-plot":
+            from .figures import trace_availability
+            trace = pd.read_csv(args.trace, comment="#")
+            fig = trace_availability(trace, title=args.trace)
+            fig.savefig(args.out, dpi=110)
+            print(args.out)
+        else:
+            from .timeline import validate_timeline
+            problems = validate_timeline(args.timeline)
+            for p in problems:
+                print(p, file=sys.stderr)
+            return 1 if problems else 0
+    except (RunFormatError, OSError, pd.errors.ParserError) as e:
+        print(f"omnilearn report: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

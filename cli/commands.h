@@ -1,0 +1,21 @@
+// The subcommands of the omnilearn binary. Each takes the words after its name, prints results to stdout and
+// errors to stderr, and returns the process exit code (0 ok, 1 failure, 2 usage error). None exits the process.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/trace_command.h"
+
+namespace omnilearn::cli {
+
+std::string version_string();  // "0.1.0 (git abc1234)"
+
+int run_demo_command(const std::vector<std::string>& args);
+// `argv` is the whole command line, recorded in the run's manifest.
+int run_sim_command(const std::vector<std::string>& args, const std::vector<std::string>& argv);
+int run_sweep_command(const std::vector<std::string>& args);
+// Runs the Python analysis package (figures, HTML report, trace plots).
+int run_report_command(const std::vector<std::string>& args);
+
+}  // namespace omnilearn::cli

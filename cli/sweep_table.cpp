@@ -1,0 +1,134 @@
+#include "cli/sweep_table.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+namespace omnilearn::cli {
+namespace {
+
+std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string json_field(const nlohmann::json& j, const std::string& key) {
+  if (!j.contains(key)) return "";
+  const auto& v = j[key];
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return std::to_string(v.get<long long>());
+  if (v.is_number()) return format_number(v.get<double>());
+  return v.dump();
+}
+
+bool is_policy_axis(const std::string& axis) { return axis == "policy.name" || axis == "policy"; }
+
+// The coordinates of a row without its policy, so rows that differ only by policy compare.
+std::string key_without_policy(const SweepTable& t, const SweepRow& r) {
+  std::string key;
+  for (std::size_t i = 0; i < t.axes.size(); ++i) {
+    if (!is_policy_axis(t.axes[i])) key += r.coordinates[i] + "\x1f";
+  }
+  return key;
+}
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+const std::vector<std::string> SweepTable::kSummaryFields{
+    "policy", "mode", "workers", "iterations", "epochs", "total_time_s", "mean_iteration_s", "idle_fraction",
+    "mean_staleness", "max_staleness", "decisions", "batch_changes"};
+
+Result<SweepTable> gather_sweep_table(const scenarios::Sweep& sweep, const std::vector<scenarios::SweepPoint>& points,
+                                      const std::vector<int>& exit_codes, const std::string& out) {
+  SweepTable t;
+  if (sweep.bases.size() > 1) t.axes.push_back("base");
+  for (const auto& axis : sweep.axes) t.axes.push_back(axis.name);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    SweepRow r;
+    r.point = points[i].name;
+    for (const auto& [axis, label] : points[i].coordinates) r.coordinates.push_back(label);
+    r.coordinates.resize(t.axes.size());
+    r.fields.resize(SweepTable::kSummaryFields.size());
+    r.status = exit_codes[i] == 0 ? "ok" : "failed (exit " + std::to_string(exit_codes[i]) + ")";
+    if (exit_codes[i] == 0) {
+      const std::string path = out + "/" + points[i].name + "/summary.json";
+      std::ifstream in(path);
+      nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+      if (j.is_discarded() || !j.is_object()) return Status::parse_error(path + ": not a JSON object");
+      for (std::size_t f = 0; f < SweepTable::kSummaryFields.size(); ++f) {
+        r.fields[f] = json_field(j, SweepTable::kSummaryFields[f]);
+      }
+      if (j.contains("total_time_s") && j["total_time_s"].is_number()) r.total_time_s = j["total_time_s"].get<double>();
+    }
+    t.rows.push_back(std::move(r));
+  }
+  std::map<std::string, double> uniform, oracle;
+  for (const SweepRow& r : t.rows) {
+    if (!r.total_time_s) continue;
+    if (r.fields[0] == "uniform") uniform[key_without_policy(t, r)] = *r.total_time_s;
+    if (r.fields[0] == "oracle") oracle[key_without_policy(t, r)] = *r.total_time_s;
+  }
+  for (SweepRow& r : t.rows) {
+    if (!r.total_time_s) continue;
+    const std::string key = key_without_policy(t, r);
+    if (uniform.contains(key)) r.vs_uniform_pct = 100.0 * (*r.total_time_s / uniform[key] - 1.0);
+    if (oracle.contains(key)) r.vs_oracle_pct = 100.0 * (*r.total_time_s / oracle[key] - 1.0);
+  }
+  return t;
+}
+
+Status write_sweep_csv(const SweepTable& t, const std::string& path) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream os(tmp);
+    if (!os) return Status::io_error("cannot write " + tmp);
+    os << "point";
+    for (const auto& a : t.axes) os << "," << csv_cell(a);
+    os << ",status";
+    for (const auto& f : SweepTable::kSummaryFields) os << "," << f;
+    os << ",vs_uniform_pct,vs_oracle_pct\n";
+    for (const SweepRow& r : t.rows) {
+      os << csv_cell(r.point);
+      for (const auto& c : r.coordinates) os << "," << csv_cell(c);
+      os << "," << csv_cell(r.status);
+      for (const auto& f : r.fields) os << "," << csv_cell(f);
+      os << "," << (r.vs_uniform_pct ? format_number(*r.vs_uniform_pct) : "");
+      os << "," << (r.vs_oracle_pct ? format_number(*r.vs_oracle_pct) : "") << "\n";
+    }
+    if (!os.flush()) return Status::io_error("cannot write " + tmp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return Status::io_error("cannot rename " + tmp + " to " + path + ": " + ec.message());
+  return Status::ok();
+}
+
+void print_sweep_table(const SweepTable& t, std::ostream& os) {
+  char line[256];
+  std::string header;
+  for (const auto& a : t.axes) header += a.substr(0, 22) + std::string(a.size() < 22 ? 23 - a.size() : 1, ' ');
+  std::snprintf(line, sizeof line, "%12s %12s %11s %11s  %s", "total (s)", "iter (s)", "vs uniform", "vs oracle",
+                "status");
+  os << header << line << "\n";
+  for (const SweepRow& r : t.rows) {
+    std::string coords;
+    for (const auto& c : r.coordinates) coords += c.substr(0, 22) + std::string(c.size() < 22 ? 23 - c.size() : 1, ' ');
+    auto pct = [](const std::optional<double>& v) { return v ? (v > 0 ? "+" : "") + format_number(std::round(*v * 10) / 10) + "%" : std::string("-"); };
+    std::snprintf(line, sizeof line, "%12s %12s %11s %11s  %s", r.fields[5].c_str(), r.fields[6].c_str(),
+                  pct(r.vs_uniform_pct).c_str(), pct(r.vs_oracle_pct).c_str(), r.status.c_str());
+    os << coords << line << "\n";
+  }
+}
+
+}  // namespace omnilearn::cli

@@ -1,0 +1,38 @@
+// SweepTable: one row per sweep point (its axis values and its summary.json fields), with each point's change in
+// total time against `uniform` and its gap to `oracle` at the same other coordinates. Plain values.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "omnilearn/base/status.h"
+#include "omnilearn/scenarios/sweep.h"
+
+namespace omnilearn::cli {
+
+struct SweepRow {
+  std::string point;
+  std::vector<std::string> coordinates;  // one label per axis column
+  std::string status;                    // "ok" or "failed (exit N)"
+  std::vector<std::string> fields;       // summary values, one per SweepTable::kSummaryFields entry ("" if absent)
+  std::optional<double> total_time_s;
+  std::optional<double> vs_uniform_pct;  // (total / uniform's total - 1) * 100
+  std::optional<double> vs_oracle_pct;   // (total / oracle's total - 1) * 100
+};
+
+struct SweepTable {
+  static const std::vector<std::string> kSummaryFields;
+  std::vector<std::string> axes;
+  std::vector<SweepRow> rows;
+};
+
+// Reads <out>/<point>/summary.json for every point that exited 0.
+Result<SweepTable> gather_sweep_table(const scenarios::Sweep& sweep, const std::vector<scenarios::SweepPoint>& points,
+                                      const std::vector<int>& exit_codes, const std::string& out);
+// Writes the table as CSV (write to a temporary file, then rename).
+Status write_sweep_csv(const SweepTable& table, const std::string& path);
+void print_sweep_table(const SweepTable& table, std::ostream& os);
+
+}  // namespace omnilearn::cli
