@@ -10,6 +10,7 @@
 #include "omnilearn/base/units.h"
 #include "omnilearn/controller/batch_policy.h"
 #include "omnilearn/controller/controller.h"
+#include "omnilearn/controller/policies.h"
 
 namespace omnilearn::scenarios {
 

@@ -1,0 +1,103 @@
+#include <set>
+
+#include "map_reader.h"
+#include "omnilearn/scenarios/cluster_preset.h"
+#include "section_parsers.h"
+
+namespace omnilearn::scenarios::detail {
+namespace {
+
+// Overlays the keys present in `node` on `out`. `speed_required`: one of speed / core_speed must be given.
+Status parse_node(const ParseContext& ctx, const YAML::Node& node, const std::string& path, bool allow_count,
+                  bool speed_required, NodeSpec& out, std::int64_t& count) {
+  auto reader = allow_count ? MapReader::open(ctx.source, node, path,
+                                              {"name", "count", "cores", "core_speed", "speed", "gpu", "bandwidth",
+                                               "latency"})
+                            : MapReader::open(ctx.source, node, path,
+                                              {"name", "cores", "core_speed", "speed", "gpu", "bandwidth", "latency"});
+  if (!reader) return reader.status();
+  const MapReader& r = *reader;
+  OMNI_RETURN_IF_ERROR(r.require_one_of({"speed", "core_speed"}, /*at_most_one=*/!speed_required));
+  OMNI_RETURN_IF_ERROR(r.read("name", out.name));
+  if (allow_count) OMNI_RETURN_IF_ERROR(r.read("count", count, Range::kPositive));
+  OMNI_RETURN_IF_ERROR(r.read("cores", out.cores, Range::kPositive));
+  OMNI_RETURN_IF_ERROR(r.read("speed", out.speed_flops, Range::kPositive));
+  double core_speed = 0.0;
+  OMNI_RETURN_IF_ERROR(r.read("core_speed", core_speed, Range::kPositive));
+  if (core_speed > 0.0) out.speed_flops = core_speed * out.cores;
+  OMNI_RETURN_IF_ERROR(r.read("gpu", out.gpu));
+  OMNI_RETURN_IF_ERROR(r.read_bandwidth("bandwidth", out.bandwidth_Bps));
+  OMNI_RETURN_IF_ERROR(r.read_duration("latency", out.latency_s));
+  return Status::ok();
+}
+
+}  // namespace
+
+Status parse_cluster(const ParseContext& ctx, const YAML::Node& node, ClusterSpec& out) {
+  auto reader = MapReader::open(ctx.source, node, "cluster",
+                                {"preset", "workers", "topology", "nodes", "parameter_server", "backbone"});
+  if (!reader) return reader.status();
+  const MapReader& r = *reader;
+  OMNI_RETURN_IF_ERROR(r.require_one_of({"preset", "nodes"}));
+
+  if (r.has("preset")) {
+    if (!r.has("workers")) return r.error("workers", "expected a positive integer (the preset's worker count)");
+    std::int64_t workers = 0;
+    OMNI_RETURN_IF_ERROR(r.read("workers", workers, Range::kPositive));
+    std::string preset;
+    OMNI_RETURN_IF_ERROR(r.read("preset", preset));
+    auto made = make_cluster_preset(preset, static_cast<std::size_t>(workers));
+    if (!made) return r.error("preset", made.status().message());
+    out = std::move(made).value();
+  } else {
+    if (r.has("workers")) return r.error("workers", "only used with `preset` (list `nodes` with `count` instead)");
+    const YAML::Node nodes = r.get("nodes");
+    if (!nodes.IsSequence() || nodes.size() == 0) return r.error_got("nodes", "a non-empty sequence of nodes");
+    out.preset.clear();
+    out.workers.clear();
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const std::string path = "cluster.nodes[" + std::to_string(i) + "]";
+      NodeSpec spec;
+      spec.name.clear();
+      std::int64_t count = 1;
+      OMNI_RETURN_IF_ERROR(parse_node(ctx, nodes[i], path, /*allow_count=*/true, /*speed_required=*/true, spec, count));
+      if (count > 100000) return ctx.source.error(nodes[i], path + ".count", "expected at most 100000");
+      const std::string base = spec.name.empty() ? "w" : spec.name;
+      for (std::int64_t c = 0; c < count; ++c) {
+        NodeSpec copy = spec;
+        if (spec.name.empty()) {
+          copy.name = base + std::to_string(out.workers.size());
+        } else if (count > 1) {
+          copy.name = base + std::to_string(c);
+        }
+        out.workers.push_back(std::move(copy));
+      }
+    }
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < out.workers.size(); ++i) {
+      if (!names.insert(out.workers[i].name).second) {
+        return r.error("nodes", "worker name '" + out.workers[i].name + "' is used twice (names must be unique)");
+      }
+    }
+  }
+
+  OMNI_RETURN_IF_ERROR(r.read_choice("topology", out.topology,
+                                     {{"star", Topology::kStar}, {"fat-tree", Topology::kFatTree},
+                                      {"torus", Topology::kTorus}}));
+  if (r.has("parameter_server")) {
+    std::int64_t unused = 1;
+    if (out.parameter_server.name.empty()) out.parameter_server.name = "ps";
+    OMNI_RETURN_IF_ERROR(parse_node(ctx, r.get("parameter_server"), "cluster.parameter_server",
+                                    /*allow_count=*/false, /*speed_required=*/false, out.parameter_server, unused));
+  }
+  if (out.parameter_server.name.empty()) out.parameter_server.name = "ps";
+  if (r.has("backbone")) {
+    auto backbone = MapReader::open(ctx.source, r.get("backbone"), "cluster.backbone", {"bandwidth", "latency"});
+    if (!backbone) return backbone.status();
+    OMNI_RETURN_IF_ERROR(backbone->read_bandwidth("bandwidth", out.backbone_bandwidth_Bps));
+    OMNI_RETURN_IF_ERROR(backbone->read_duration("latency", out.backbone_latency_s));
+  }
+  return Status::ok();
+}
+
+}  // namespace omnilearn::scenarios::detail

@@ -1,0 +1,97 @@
+#include "omnilearn/scenarios/cluster_preset.h"
+
+#include <array>
+
+namespace omnilearn::scenarios {
+namespace {
+
+struct NodeType {
+  int cores;
+  double core_speed_flops;
+  bool gpu;
+  double bandwidth_Bps;
+  double latency_s;
+};
+
+NodeSpec make_node(std::string name, const NodeType& t) {
+  NodeSpec n;
+  n.name = std::move(name);
+  n.cores = t.cores;
+  n.speed_flops = t.cores * t.core_speed_flops;
+  n.gpu = t.gpu;
+  n.bandwidth_Bps = t.bandwidth_Bps;
+  n.latency_s = t.latency_s;
+  return n;
+}
+
+constexpr double kMbps = 1e6 / 8.0;
+constexpr double kGbps = 1e9 / 8.0;
+
+struct Preset {
+  const char* name;
+  std::array<NodeType, 4> cycle;
+  NodeType parameter_server;
+  double backbone_Bps;
+  double backbone_latency_s;
+};
+
+// GPU nodes count one "core" per GPU: cores_k only matters for `cores` availability schedules.
+constexpr std::array<Preset, 3> kPresets{{
+    {"edge",
+     {{{4, 2.0e9, false, 100 * kMbps, 5e-3},
+       {4, 1.5e9, false, 50 * kMbps, 10e-3},
+       {2, 1.2e9, false, 20 * kMbps, 20e-3},
+       {8, 2.4e9, false, 100 * kMbps, 5e-3}}},
+     {16, 3.0e9, false, 1 * kGbps, 1e-3},
+     1 * kGbps,
+     1e-3},
+    {"cloud",
+     {{{2, 1e10, false, 10 * kGbps, 50e-6},
+       {4, 1e10, false, 10 * kGbps, 50e-6},
+       {8, 1e10, false, 16 * kGbps, 50e-6},
+       {16, 1e10, false, 25 * kGbps, 50e-6}}},
+     {16, 1e10, false, 25 * kGbps, 50e-6},
+     100 * kGbps,
+     10e-6},
+    {"hpc",
+     {{{1, 1e14, true, 200 * kGbps, 1e-6},
+       {1, 3e13, true, 100 * kGbps, 1e-6},
+       {1, 1e14, true, 200 * kGbps, 1e-6},
+       {1, 3e13, true, 100 * kGbps, 1e-6}}},
+     {64, 2e10, false, 200 * kGbps, 1e-6},
+     400 * kGbps,
+     1e-6},
+}};
+
+}  // namespace
+
+Result<ClusterSpec> make_cluster_preset(std::string_view preset, std::size_t workers) {
+  if (workers == 0) return Status::invalid_argument("a cluster preset needs at least one worker");
+  for (const Preset& p : kPresets) {
+    if (preset != p.name) continue;
+    ClusterSpec c;
+    c.preset = p.name;
+    c.topology = Topology::kStar;
+    for (std::size_t i = 0; i < workers; ++i) {
+      std::string name = "w";
+      name += std::to_string(i);  // (not "w" + ...: GCC 12 -O3 reports a false -Wrestrict there)
+      c.workers.push_back(make_node(std::move(name), p.cycle[i % p.cycle.size()]));
+    }
+    c.parameter_server = make_node("ps", p.parameter_server);
+    c.backbone_bandwidth_Bps = p.backbone_Bps;
+    c.backbone_latency_s = p.backbone_latency_s;
+    return c;
+  }
+  std::string known;
+  for (const std::string& n : cluster_preset_names()) known += (known.empty() ? "" : ", ") + n;
+  return Status::invalid_argument("unknown cluster preset '" + std::string(preset) + "' (expected one of: " +
+                                  known + ")");
+}
+
+std::vector<std::string> cluster_preset_names() {
+  std::vector<std::string> out;
+  for (const Preset& p : kPresets) out.emplace_back(p.name);
+  return out;
+}
+
+}  // namespace omnilearn::scenarios

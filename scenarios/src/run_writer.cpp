@@ -1,0 +1,223 @@
+#include "omnilearn/scenarios/run_writer.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <locale>
+#include <nlohmann/json.hpp>
+
+namespace omnilearn::scenarios {
+namespace {
+
+constexpr std::int64_t kFlushEvery = 64;  // iteration rows / timeline events between flushes
+
+// Shortest decimal text that reads back as the same double; locale-independent, so outputs are byte-stable.
+std::string num(double v) {
+  char buf[64];
+  auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, ptr) : std::string("nan");
+}
+std::string num(std::int64_t v) { return std::to_string(v); }
+std::string json_num(double v) { return std::isfinite(v) ? num(v) : std::string("null"); }
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// RFC 4180 quoting, only when needed.
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+Status open_file(std::ofstream& out, const std::filesystem::path& path) {
+  out.open(path, std::ios::out | std::ios::trunc | std::ios::binary);
+  if (!out) return Status::io_error(path.string() + ": cannot open for writing");
+  out.imbue(std::locale::classic());
+  return Status::ok();
+}
+
+constexpr const char* kIterationsHeader = "worker,step,epoch,start_s,compute_s,comm_s,wait_s,batch,loss,accuracy,staleness\n";
+constexpr const char* kPlansHeader = "step,epoch,time_s,reason,changed,imbalance,worker,batch,weight\n";
+constexpr const char* kAvailabilityHeader = "time_s,worker,fraction\n";
+constexpr const char* kEvaluationsHeader = "time_s,step,epoch,loss,accuracy\n";
+constexpr const char* kTimelineOpen = "{\"traceEvents\":[";
+constexpr const char* kTimelineClose = "\n],\"displayTimeUnit\":\"ms\"}\n";
+
+}  // namespace
+
+Result<std::unique_ptr<RunWriter>> RunWriter::open(const std::string& dir, const std::string& manifest_json,
+                                                   bool timeline) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::io_error(dir + ": cannot create the run folder: " + ec.message());
+  const std::filesystem::path root(dir);
+  std::unique_ptr<RunWriter> w(new RunWriter());
+  w->dir_ = dir;
+  {
+    std::ofstream manifest;
+    OMNI_RETURN_IF_ERROR(open_file(manifest, root / "manifest.json"));
+    manifest << manifest_json << '\n';
+    manifest.close();
+    if (!manifest) return Status::io_error((root / "manifest.json").string() + ": write failed");
+  }
+  OMNI_RETURN_IF_ERROR(open_file(w->iterations_, root / "iterations.csv"));
+  OMNI_RETURN_IF_ERROR(open_file(w->plans_, root / "plans.csv"));
+  OMNI_RETURN_IF_ERROR(open_file(w->availability_, root / "availability.csv"));
+  OMNI_RETURN_IF_ERROR(open_file(w->evaluations_, root / "evaluations.csv"));
+  w->iterations_ << kIterationsHeader << std::flush;
+  w->plans_ << kPlansHeader << std::flush;
+  w->availability_ << kAvailabilityHeader << std::flush;
+  w->evaluations_ << kEvaluationsHeader << std::flush;
+  if (timeline) {
+    OMNI_RETURN_IF_ERROR(open_file(w->timeline_, root / "timeline.json"));
+    w->timeline_ << kTimelineOpen << std::flush;
+  }
+  for (auto* f : {&w->iterations_, &w->plans_, &w->availability_, &w->evaluations_}) {
+    if (!*f) return Status::io_error(dir + ": cannot write the CSV headers");
+  }
+  return w;
+}
+
+RunWriter::~RunWriter() {
+  if (!finished_) close_timeline();  // streams flush and close themselves
+}
+
+void RunWriter::note_error(const std::ofstream& out, const char* file) {
+  if (!out && first_error_.is_ok()) first_error_ = Status::io_error(dir_ + "/" + file + ": write failed");
+}
+
+void RunWriter::add(const IterationRecord& r) {
+  if (finished_) return;
+  std::string row = num(std::int64_t{r.worker}) + ',' + num(r.step) + ',' + num(r.epoch) + ',' + num(r.start_s) +
+                    ',' + num(r.compute_s) + ',' + num(r.comm_s) + ',' + num(r.wait_s) + ',' + num(r.batch) + ',' +
+                    (r.loss ? num(*r.loss) : "") + ',' + (r.accuracy ? num(*r.accuracy) : "") + ',' +
+                    (r.staleness ? num(*r.staleness) : "") + '\n';
+  iterations_ << row;
+  if (++iteration_rows_ % kFlushEvery == 0) iterations_.flush();
+  note_error(iterations_, "iterations.csv");
+}
+
+void RunWriter::add(const PlanRecord& r) {
+  if (finished_) return;
+  const std::string prefix = num(r.step) + ',' + num(r.epoch) + ',' + num(r.time_s) + ',' + csv_cell(r.reason) +
+                             ',' + (r.changed ? "true" : "false") + ',' + num(r.imbalance) + ',';
+  for (std::size_t k = 0; k < r.batch.size(); ++k) {
+    plans_ << prefix << k << ',' << num(r.batch[k]) << ',' << (k < r.weight.size() ? num(r.weight[k]) : "") << '\n';
+  }
+  // A decision is rare and precious: flush everything so that a crash keeps the run up to here.
+  plans_.flush();
+  iterations_.flush();
+  availability_.flush();
+  if (timeline_.is_open()) timeline_.flush();
+  note_error(plans_, "plans.csv");
+}
+
+void RunWriter::add(const AvailabilityRecord& r) {
+  if (finished_) return;
+  availability_ << num(r.time_s) << ',' << r.worker << ',' << num(r.fraction) << '\n' << std::flush;
+  note_error(availability_, "availability.csv");
+}
+
+void RunWriter::add(const EvaluationRecord& r) {
+  if (finished_) return;
+  evaluations_ << num(r.time_s) << ',' << num(r.step) << ',' << num(r.epoch) << ',' << num(r.loss) << ','
+               << num(r.accuracy) << '\n'
+               << std::flush;
+  note_error(evaluations_, "evaluations.csv");
+}
+
+void RunWriter::write_event(const std::string& event_json) {
+  if (finished_ || !timeline_.is_open()) return;
+  timeline_ << (timeline_first_ ? "\n" : ",\n") << event_json;
+  timeline_first_ = false;
+  if (++timeline_events_ % kFlushEvery == 0) timeline_.flush();
+  note_error(timeline_, "timeline.json");
+}
+
+void RunWriter::span(WorkerId worker, const char* name, Seconds start_s, Seconds duration_s) {
+  if (finished_ || !timeline_.is_open()) return;
+  const std::string tid = std::to_string(std::int64_t{worker} + 1);
+  if (worker >= named_tracks_.size()) named_tracks_.resize(worker + std::size_t{1}, false);
+  if (!named_tracks_[worker]) {
+    named_tracks_[worker] = true;
+    write_event("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":" + tid +
+                ",\"args\":{\"name\":\"worker " + std::to_string(worker) + "\"}}");
+  }
+  write_event("{\"name\":" + json_string(name) + ",\"ph\":\"X\",\"pid\":0,\"tid\":" + tid +
+              ",\"ts\":" + json_num(start_s * 1e6) + ",\"dur\":" + json_num(duration_s * 1e6) + "}");
+}
+
+void RunWriter::instant(const char* name, Seconds time_s, const std::string& args_json) {
+  write_event("{\"name\":" + json_string(name) + ",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":0,\"ts\":" +
+              json_num(time_s * 1e6) + ",\"args\":" + (args_json.empty() ? std::string("{}") : args_json) + "}");
+}
+
+void RunWriter::close_timeline() {
+  if (!timeline_.is_open()) return;
+  timeline_ << kTimelineClose;
+  timeline_.flush();
+  note_error(timeline_, "timeline.json");
+  timeline_.close();
+}
+
+Status RunWriter::finish(const RunSummary& s) {
+  if (finished_) return Status::internal(dir_ + ": RunWriter::finish called twice");
+  close_timeline();
+  finished_ = true;
+
+  nlohmann::ordered_json j;
+  j["policy"] = s.policy;
+  j["mode"] = s.mode;
+  j["workers"] = s.workers;
+  j["iterations"] = s.iterations;
+  j["epochs"] = s.epochs;
+  j["total_time_s"] = s.total_time_s;
+  j["mean_iteration_s"] = s.mean_iteration_s;
+  j["idle_fraction"] = s.idle_fraction;
+  j["epoch_time_s"] = s.epoch_time_s;
+  if (s.mean_staleness) j["mean_staleness"] = *s.mean_staleness;
+  if (s.max_staleness) j["max_staleness"] = *s.max_staleness;
+  if (s.time_to_target_s) j["time_to_target_s"] = *s.time_to_target_s;
+  if (s.final_accuracy) j["final_accuracy"] = *s.final_accuracy;
+  j["decisions"] = s.decisions;
+  j["batch_changes"] = s.batch_changes;
+  j["extra"] = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : s.extra) j["extra"][key] = value;  // std::map: sorted, deterministic
+
+  std::ofstream summary;
+  OMNI_RETURN_IF_ERROR(open_file(summary, std::filesystem::path(dir_) / "summary.json"));
+  summary << j.dump(2) << '\n';
+  summary.close();
+  note_error(summary, "summary.json");
+
+  for (auto* f : {&iterations_, &plans_, &availability_, &evaluations_}) {
+    f->flush();
+    note_error(*f, "a CSV file");
+    f->close();
+  }
+  return first_error_;
+}
+
+}  // namespace omnilearn::scenarios

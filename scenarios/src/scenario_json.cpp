@@ -1,0 +1,123 @@
+#include "omnilearn/scenarios/scenario_json.h"
+
+#include <nlohmann/json.hpp>
+
+namespace omnilearn::scenarios {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+const char* to_text(Topology t) {
+  switch (t) {
+    case Topology::kStar: return "star";
+    case Topology::kFatTree: return "fat-tree";
+    case Topology::kTorus: return "torus";
+  }
+  return "?";
+}
+
+const char* to_text(controller::DecisionTrigger t) {
+  switch (t) {
+    case controller::DecisionTrigger::kEveryNIterations: return "every-n";
+    case controller::DecisionTrigger::kEveryEpoch: return "every-epoch";
+    case controller::DecisionTrigger::kImbalance: return "imbalance";
+  }
+  return "?";
+}
+
+const char* to_text(AvailabilitySpec::Kind k) {
+  switch (k) {
+    case AvailabilitySpec::Kind::kNone: return "none";
+    case AvailabilitySpec::Kind::kSchedule: return "schedule";
+    case AvailabilitySpec::Kind::kTrace: return "trace";
+    case AvailabilitySpec::Kind::kGenerator: return "generator";
+  }
+  return "?";
+}
+
+Json node_json(const NodeSpec& n) {
+  return Json{{"name", n.name},           {"speed_flops", n.speed_flops}, {"cores", n.cores},
+              {"gpu", n.gpu},             {"bandwidth_Bps", n.bandwidth_Bps}, {"latency_s", n.latency_s}};
+}
+
+Json trace_json(const TraceReference& t) {
+  return Json{{"path", t.path},
+              {"nodes", t.nodes},
+              {"time_scale", t.time_scale},
+              {"window_start_s", t.window_start_s},
+              {"window_end_s", t.window_end_s}};
+}
+
+}  // namespace
+
+std::string scenario_to_json(const Scenario& s) {
+  Json workers = Json::array();
+  for (const NodeSpec& n : s.cluster.workers) workers.push_back(node_json(n));
+  Json cluster{{"preset", s.cluster.preset},
+               {"topology", to_text(s.cluster.topology)},
+               {"workers", workers},
+               {"parameter_server", node_json(s.cluster.parameter_server)},
+               {"backbone_bandwidth_Bps", s.cluster.backbone_bandwidth_Bps},
+               {"backbone_latency_s", s.cluster.backbone_latency_s}};
+
+  const ModelProfile& m = s.workload.model;
+  Json model{{"name", m.name},
+             {"parameters", m.parameters},
+             {"gradient_bytes", m.gradient_bytes},
+             {"flops_per_sample", m.flops_per_sample},
+             {"flops_per_iteration", m.flops_per_iteration}};
+  if (m.measured_fixed_s) model["measured_fixed_s"] = *m.measured_fixed_s;
+  if (m.measured_per_sample_s) model["measured_per_sample_s"] = *m.measured_per_sample_s;
+  Json workload{{"model", model},
+                {"dataset", s.workload.dataset},
+                {"dataset_samples", s.workload.dataset_samples},
+                {"global_batch", s.workload.global_batch},
+                {"epochs", s.workload.epochs},
+                {"sample_budget", s.workload.sample_budget}};
+
+  const PolicySpec& p = s.policy;
+  Json policy{{"name", p.name},
+              {"min_batch", p.min_batch},
+              {"max_batch", p.max_batch},
+              {"dead_band", p.dead_band},
+              {"ewma_alpha", p.ewma_alpha},
+              {"decide", to_text(p.trigger)},
+              {"every_n", p.every_n},
+              {"imbalance_threshold", p.imbalance_threshold},
+              {"gain", p.options.gain},
+              {"fit_window", p.options.fit_window},
+              {"memory_guard", p.memory_guard},
+              {"memory_guard_tolerance", p.memory_guard_tolerance}};
+
+  const AvailabilitySpec& a = s.availability;
+  Json availability{{"kind", to_text(a.kind)}};
+  if (a.kind == AvailabilitySpec::Kind::kSchedule) {
+    Json phases = Json::array();
+    for (const auto& ph : a.phases) phases.push_back(Json{{"at", ph.at}, {"fractions", ph.fractions}});
+    availability["unit"] = a.unit == ScheduleUnit::kEpochs ? "epochs" : "seconds";
+    availability["phases"] = phases;
+  } else if (a.kind == AvailabilitySpec::Kind::kTrace) {
+    availability["trace"] = trace_json(a.trace);
+  } else if (a.kind == AvailabilitySpec::Kind::kGenerator) {
+    const GeneratorSpec& g = a.generator;
+    availability["generator"] = Json{{"kind", g.kind},         {"mtbf_s", g.mtbf_s},   {"mttr_s", g.mttr_s},
+                                     {"step_s", g.step_s},     {"low", g.low},         {"high", g.high},
+                                     {"period_s", g.period_s}, {"amplitude", g.amplitude},
+                                     {"duration_s", g.duration_s}};
+  }
+  if (a.noise) availability["noise"] = trace_json(*a.noise);
+
+  Json root{{"name", s.name},
+            {"source_path", s.source_path},
+            {"seed", s.seed},
+            {"mode", s.mode == controller::TrainingMode::kBsp ? "bsp" : "asp"},
+            {"cluster", cluster},
+            {"workload", workload},
+            {"policy", policy},
+            {"availability", availability},
+            {"outputs", Json{{"dir", s.outputs.dir}, {"timeline", s.outputs.timeline}}},
+            {"max_iterations", s.max_iterations}};
+  return root.dump(2);
+}
+
+}  // namespace omnilearn::scenarios

@@ -1,0 +1,145 @@
+#include "omnilearn/scenarios/scenario_parser.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "map_reader.h"
+#include "omnilearn/controller/policy_registry.h"
+#include "section_parsers.h"
+
+namespace omnilearn::scenarios {
+namespace {
+
+using detail::MapReader;
+using detail::ParseContext;
+using detail::Range;
+
+Status parse_policy(const detail::YamlSource& source, const YAML::Node& node, controller::TrainingMode mode,
+                    PolicySpec& out) {
+  auto reader = MapReader::open(source, node, "policy",
+                                {"name", "min_batch", "max_batch", "dead_band", "ewma_alpha", "decide", "every_n",
+                                 "imbalance_threshold", "gain", "fit_window", "memory_guard",
+                                 "memory_guard_tolerance"});
+  if (!reader) return reader.status();
+  const MapReader& r = *reader;
+  OMNI_RETURN_IF_ERROR(r.read("name", out.name));
+  const std::vector<std::string> known = controller::make_default_registry().names();
+  if (std::find(known.begin(), known.end(), out.name) == known.end()) {
+    std::string list;
+    for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
+    return r.error("name", "unknown policy '" + out.name + "' (expected one of: " + list + ")");
+  }
+  // The OmniLearn law differs by mode: in ASP "omnilearn" means its ASP form; the ASP form cannot run BSP.
+  if (mode == controller::TrainingMode::kAsp && out.name == "omnilearn") out.name = "omnilearn-asp";
+  if (mode == controller::TrainingMode::kBsp && out.name == "omnilearn-asp") {
+    return r.error("name", "'omnilearn-asp' does not conserve the global batch: in bsp mode use 'omnilearn'");
+  }
+  OMNI_RETURN_IF_ERROR(r.read("min_batch", out.min_batch, Range::kPositive));
+  OMNI_RETURN_IF_ERROR(r.read("max_batch", out.max_batch, Range::kPositive));
+  if (out.min_batch > out.max_batch) {
+    return r.error(r.has("max_batch") ? "max_batch" : "min_batch",
+                   "expected min_batch <= max_batch, got " + std::to_string(out.min_batch) + " > " +
+                       std::to_string(out.max_batch));
+  }
+  OMNI_RETURN_IF_ERROR(r.read("dead_band", out.dead_band, Range::kNonNegative));
+  OMNI_RETURN_IF_ERROR(r.read("ewma_alpha", out.ewma_alpha, Range::kOpenUnit));
+  OMNI_RETURN_IF_ERROR(r.read_choice("decide", out.trigger,
+                                     {{"every-n", controller::DecisionTrigger::kEveryNIterations},
+                                      {"every-epoch", controller::DecisionTrigger::kEveryEpoch},
+                                      {"imbalance", controller::DecisionTrigger::kImbalance}}));
+  OMNI_RETURN_IF_ERROR(r.read("every_n", out.every_n, Range::kPositive));
+  OMNI_RETURN_IF_ERROR(r.read("imbalance_threshold", out.imbalance_threshold, Range::kPositive));
+  OMNI_RETURN_IF_ERROR(r.read("gain", out.options.gain, Range::kPositive));
+  std::int64_t fit_window = static_cast<std::int64_t>(out.options.fit_window);
+  OMNI_RETURN_IF_ERROR(r.read("fit_window", fit_window, Range::kPositive));
+  if (fit_window < 2) return r.error_got("fit_window", "an integer >= 2 (points for a line fit)");
+  out.options.fit_window = static_cast<std::size_t>(fit_window);
+  OMNI_RETURN_IF_ERROR(r.read("memory_guard", out.memory_guard));
+  OMNI_RETURN_IF_ERROR(r.read("memory_guard_tolerance", out.memory_guard_tolerance, Range::kUnit));
+  return Status::ok();
+}
+
+Status parse_outputs(const detail::YamlSource& source, const YAML::Node& node, OutputSpec& out) {
+  auto reader = MapReader::open(source, node, "outputs", {"dir", "timeline"});
+  if (!reader) return reader.status();
+  OMNI_RETURN_IF_ERROR(reader->read("dir", out.dir));
+  return reader->read("timeline", out.timeline);
+}
+
+// Checks that the per-worker bounds can hold the global batch.
+Status check_bounds(const MapReader& top, const Scenario& s) {
+  const auto n = static_cast<BatchSize>(s.worker_count());
+  const BatchSize lo = n * s.policy.min_batch;
+  const BatchSize hi = n * s.policy.max_batch;
+  const BatchSize b = s.workload.global_batch;
+  if (b >= lo && b <= hi) return Status::ok();
+  const YAML::Node workload = top.get("workload");
+  const YAML::Node at = workload["global_batch"].IsDefined() ? workload["global_batch"] : workload;
+  return top.source().error(at, "workload.global_batch",
+                            "expected between " + std::to_string(lo) + " and " + std::to_string(hi) + " (" +
+                                std::to_string(n) + " workers with policy bounds [" +
+                                std::to_string(s.policy.min_batch) + ", " + std::to_string(s.policy.max_batch) +
+                                "]), got " + std::to_string(b));
+}
+
+}  // namespace
+
+namespace detail {
+std::string ParseContext::resolve(const std::string& path) const {
+  std::filesystem::path p(path);
+  if (p.is_absolute()) return p.lexically_normal().string();
+  return (base_dir / p).lexically_normal().string();
+}
+}  // namespace detail
+
+Result<Scenario> parse_scenario(std::string_view yaml_text, const std::string& source_name,
+                                const std::vector<std::string>& overrides) {
+  detail::YamlSource source(source_name);
+  auto loaded = source.load(yaml_text);
+  if (!loaded) return loaded.status();
+  YAML::Node root = std::move(loaded).value();
+  for (const std::string& o : overrides) OMNI_RETURN_IF_ERROR(source.apply_override(root, o));
+
+  const std::filesystem::path source_path(source_name);
+  ParseContext ctx{source, source_path.has_parent_path() ? source_path.parent_path() : std::filesystem::path(".")};
+  auto reader = MapReader::open(source, root, "",
+                                {"name", "seed", "mode", "cluster", "workload", "policy", "availability", "outputs",
+                                 "max_iterations"});
+  if (!reader) return reader.status();
+  const MapReader& r = *reader;
+
+  Scenario s;
+  s.source_path = source_name;
+  s.name = source_path.stem().string();
+  OMNI_RETURN_IF_ERROR(r.read("name", s.name));
+  if (s.name.empty() || s.name.find_first_of("/\\") != std::string::npos) {
+    return r.error_got("name", "a name without '/' (it names the run folder)");
+  }
+  OMNI_RETURN_IF_ERROR(r.read("seed", s.seed));
+  OMNI_RETURN_IF_ERROR(
+      r.read_choice("mode", s.mode, {{"bsp", controller::TrainingMode::kBsp}, {"asp", controller::TrainingMode::kAsp}}));
+  OMNI_RETURN_IF_ERROR(r.read("max_iterations", s.max_iterations, Range::kNonNegative));
+  for (const char* key : {"cluster", "workload"}) {
+    if (!r.has(key)) return r.error(key, "missing (a scenario needs a cluster and a workload)");
+  }
+  OMNI_RETURN_IF_ERROR(detail::parse_cluster(ctx, r.get("cluster"), s.cluster));
+  OMNI_RETURN_IF_ERROR(detail::parse_workload(ctx, r.get("workload"), s.workload));
+  if (r.has("policy")) OMNI_RETURN_IF_ERROR(parse_policy(source, r.get("policy"), s.mode, s.policy));
+  if (r.has("availability")) {
+    OMNI_RETURN_IF_ERROR(detail::parse_availability(ctx, r.get("availability"), s.cluster, s.availability));
+  }
+  if (r.has("outputs")) OMNI_RETURN_IF_ERROR(parse_outputs(source, r.get("outputs"), s.outputs));
+  OMNI_RETURN_IF_ERROR(check_bounds(r, s));
+  if (Status st = s.controller_options().validate(); !st.is_ok()) {
+    return Status::invalid_argument(source_name + ": controller options: " + st.message());
+  }
+  return s;
+}
+
+Result<Scenario> load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  auto text = detail::read_text_file(path);
+  if (!text) return text.status();
+  return parse_scenario(*text, path, overrides);
+}
+
+}  // namespace omnilearn::scenarios

@@ -1,0 +1,119 @@
+#include <filesystem>
+
+#include "map_reader.h"
+#include "omnilearn/scenarios/model_catalog.h"
+#include "section_parsers.h"
+
+namespace omnilearn::scenarios::detail {
+namespace {
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+bool looks_like_path(const std::string& s) {
+  return s.find('/') != std::string::npos || s.ends_with(".yaml") || s.ends_with(".yml") || s.ends_with(".json");
+}
+
+// Loads a profile file (YAML or JSON); errors name that file.
+Status load_profile_file(const std::string& path, ModelProfile& out) {
+  auto text = read_text_file(path);
+  if (!text) return text.status();
+  YamlSource source(path);
+  auto root = source.load(*text);
+  if (!root) return root.status();
+  out.name = std::filesystem::path(path).stem().string();
+  return parse_model_profile(source, *root, "", out);
+}
+
+}  // namespace
+
+Status parse_model_profile(const YamlSource& source, const YAML::Node& node, const std::string& path,
+                           ModelProfile& out) {
+  auto reader = MapReader::open(source, node, path,
+                                {"name", "parameters", "flops_per_sample", "flops_per_iteration", "gradient_bytes",
+                                 "measured_fixed_s", "measured_per_sample_s"});
+  if (!reader) return reader.status();
+  const MapReader& r = *reader;
+  for (const char* key : {"parameters", "flops_per_sample"}) {
+    if (!r.has(key)) return r.error(key, "missing (expected a positive number)");
+  }
+  OMNI_RETURN_IF_ERROR(r.read("name", out.name));
+  OMNI_RETURN_IF_ERROR(r.read("parameters", out.parameters, Range::kPositive));
+  out.gradient_bytes = 4.0 * out.parameters;
+  OMNI_RETURN_IF_ERROR(r.read("gradient_bytes", out.gradient_bytes, Range::kPositive));
+  OMNI_RETURN_IF_ERROR(r.read("flops_per_sample", out.flops_per_sample, Range::kPositive));
+  out.flops_per_iteration = 0.0;
+  OMNI_RETURN_IF_ERROR(r.read("flops_per_iteration", out.flops_per_iteration, Range::kNonNegative));
+  if (r.has("measured_fixed_s") != r.has("measured_per_sample_s")) {
+    return r.error(r.has("measured_fixed_s") ? "measured_per_sample_s" : "measured_fixed_s",
+                   "missing (measured_fixed_s and measured_per_sample_s go together)");
+  }
+  if (r.has("measured_fixed_s")) {
+    double fixed = 0.0;
+    double per_sample = 0.0;
+    OMNI_RETURN_IF_ERROR(r.read("measured_fixed_s", fixed, Range::kNonNegative));
+    OMNI_RETURN_IF_ERROR(r.read("measured_per_sample_s", per_sample, Range::kPositive));
+    out.measured_fixed_s = fixed;
+    out.measured_per_sample_s = per_sample;
+  }
+  return Status::ok();
+}
+
+Status parse_workload(const ParseContext& ctx, const YAML::Node& node, WorkloadSpec& out) {
+  auto reader = MapReader::open(ctx.source, node, "workload",
+                                {"model", "dataset", "dataset_samples", "global_batch", "epochs", "sample_budget"});
+  if (!reader) return reader.status();
+  const MapReader& r = *reader;
+
+  OMNI_RETURN_IF_ERROR(r.read("dataset", out.dataset));
+  const auto dataset = find_dataset(out.dataset);
+  if (dataset) {
+    out.dataset_samples = dataset->samples;
+  } else if (!r.has("dataset_samples")) {
+    return r.error("dataset", "unknown dataset '" + out.dataset + "' (expected one of: " + join(dataset_names()) +
+                                  "; or give dataset_samples)");
+  }
+  OMNI_RETURN_IF_ERROR(r.read("dataset_samples", out.dataset_samples, Range::kPositive));
+  const bool small_images = dataset ? dataset->small_images : false;
+
+  if (!r.has("model")) return r.error("model", "missing (expected a model name or a profile file)");
+  const YAML::Node model = r.get("model");
+  if (model.IsMap()) {
+    out.model = ModelProfile{};
+    out.model.name = "custom";
+    OMNI_RETURN_IF_ERROR(parse_model_profile(ctx.source, model, "workload.model", out.model));
+  } else if (model.IsScalar()) {
+    const std::string name = model.Scalar();
+    if (auto builtin = find_model(name, small_images)) {
+      out.model = *builtin;
+    } else if (looks_like_path(name)) {
+      const std::string path = ctx.resolve(name);
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(path, ec)) {
+        return r.error("model", "model profile file '" + path + "' not found");
+      }
+      out.model = ModelProfile{};
+      OMNI_RETURN_IF_ERROR(load_profile_file(path, out.model).with_context(r.field("model")));
+    } else {
+      return r.error("model", "unknown model '" + name + "' (expected one of: " + join(model_names()) +
+                                  "; or a path to a profile .yaml/.json file)");
+    }
+  } else {
+    return r.error_got("model", "a model name, a profile file or a profile mapping");
+  }
+
+  OMNI_RETURN_IF_ERROR(r.read("global_batch", out.global_batch, Range::kPositive));
+  OMNI_RETURN_IF_ERROR(r.require_one_of({"epochs", "sample_budget"}, /*at_most_one=*/true));
+  OMNI_RETURN_IF_ERROR(r.read("epochs", out.epochs, Range::kPositive));
+  OMNI_RETURN_IF_ERROR(r.read("sample_budget", out.sample_budget, Range::kPositive));
+  if (out.sample_budget > 0) {
+    // The epochs the budget reaches into (the last one may be partial).
+    out.epochs = (out.sample_budget + out.dataset_samples - 1) / out.dataset_samples;
+  }
+  return Status::ok();
+}
+
+}  // namespace omnilearn::scenarios::detail
