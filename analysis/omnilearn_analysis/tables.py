@@ -35,9 +35,13 @@ def policy_comparison(table: pd.DataFrame, metric: str = "total_time_s") -> pd.D
     ok = table[table["status"] == "ok"]
     group_cols = [c for c in axis_columns(table) if c not in ("policy.name", "policy")]
     rows = []
-    keys = ok.groupby(group_cols, sort=False) if group_cols else [((), ok)]
+    if len(group_cols) == 1:
+        keys = ((( k,), df) for k, df in ok.groupby(group_cols[0], sort=False))
+    elif group_cols:
+        keys = ok.groupby(group_cols, sort=False)
+    else:
+        keys = [((), ok)]
     for key, df in keys:
-        key = key if isinstance(key, tuple) else (key,)
         by_policy = dict(zip(df["policy"], pd.to_numeric(df[metric], errors="coerce")))
         for policy, value in by_policy.items():
             row = dict(zip(group_cols, key))

@@ -1,0 +1,48 @@
+// run_simulation: runs one scenario in SimGrid (platform, worker actors, collectives or a parameter server, the
+// controller, availability) and writes its run folder. SimGrid allows one engine per process, so call this at
+// most once per process and never from two threads; everything it builds lives inside the call.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "omnilearn/base/status.h"
+#include "omnilearn/scenarios/run_writer.h"
+#include "omnilearn/scenarios/scenario.h"
+
+namespace omnilearn::sim {
+
+struct SimOptions {
+  // The run folder to create and fill (manifest.json, iterations.csv, ...). Required.
+  std::string output_dir;
+  // The command line that started the run, recorded in manifest.json.
+  std::vector<std::string> argv;
+  // Extra string fields for manifest.json (e.g. "git_sha", "omnilearn_version"); written as JSON strings.
+  std::map<std::string, std::string> manifest_fields;
+  // Passed to SimGrid's engine as its command line (`--cfg=...`, `--log=...`).
+  // The network defaults to CM02 (plain max-min sharing) without TCP cross-traffic, so that the flow-by-flow and
+  // the analytic all-reduce agree; pass SimGrid's own settings here to change that.
+  std::vector<std::string> simgrid_args = {"--log=root.thres:critical", "--cfg=contexts/stack-size:512",
+                                           "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0"};
+  // Called from the simulation thread with the fraction of the run done, in [0, 1], non-decreasing; at most
+  // about 100 calls plus a final 1.0. Must not call back into the simulator.
+  std::function<void(double)> progress;
+  // BSP rings with more participants than this use the analytic form of the all-reduce model (same max-min
+  // sharing, computed in O(distinct link speeds) instead of one SimGrid flow per worker; 8,192 flows per step
+  // make SimGrid quadratic). 0: always analytic.
+  std::size_t flow_allreduce_max_workers = 512;
+  // Per-worker per-iteration rows in iterations.csv. Turn off for very large runs (the summary stays exact).
+  bool iteration_rows = true;
+  // timeline.json is written when both this and the scenario's outputs.timeline are true.
+  bool timeline = true;
+};
+
+// Runs `scenario` to its stop condition (epochs, sample_budget or max_iterations) and writes the run folder.
+// Returns the summary also written to summary.json, or an error naming the scenario field or the file at fault
+// (an unsupported availability kind, an unreadable trace, an invalid controller configuration, an I/O error).
+Result<scenarios::RunSummary> run_simulation(const scenarios::Scenario& scenario, const SimOptions& options);
+
+}  // namespace omnilearn::sim

@@ -1,0 +1,156 @@
+#include "availability_model.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <queue>
+#include <string>
+#include <tuple>
+
+#include <simgrid/kernel/ProfileBuilder.hpp>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+
+#include "availability_sources.h"
+
+namespace omnilearn::sim {
+namespace {
+
+// Shortest decimal text that reads back as the same double (profile text must not round the levels).
+std::string exact(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<AvailabilityModel>> AvailabilityModel::create(const scenarios::Scenario& scenario) {
+  const std::size_t n = scenario.worker_count();
+  std::unique_ptr<AvailabilityModel> m(new AvailabilityModel());
+  m->epoch_level_.assign(n, 1.0);
+  m->time_level_.assign(n, 1.0);
+  m->pstate_fractions_.assign(n, {});
+  m->timed_.assign(n, {});
+  const scenarios::AvailabilitySpec& spec = scenario.availability;
+  if (spec.kind == scenarios::AvailabilitySpec::Kind::kSchedule && spec.unit == scenarios::ScheduleUnit::kEpochs) {
+    for (std::size_t i = 0; i < spec.phases.size(); ++i) {
+      const auto& phase = spec.phases[i];
+      const std::string field = "availability.phases[" + std::to_string(i) + "]";
+      if (phase.fractions.size() != n) {
+        return Status::invalid_argument(field + ".fractions: " + std::to_string(phase.fractions.size()) +
+                                        " values for " + std::to_string(n) + " workers");
+      }
+      if (i > 0 && !(phase.at > spec.phases[i - 1].at)) {
+        return Status::invalid_argument(field + ".at: epochs must increase");
+      }
+      for (std::size_t k = 0; k < n; ++k) {
+        const double f = phase.fractions[k];
+        if (!(f >= 0.0 && f <= 1.0)) return Status::invalid_argument(field + ".fractions: values must be in [0, 1]");
+        auto& ps = m->pstate_fractions_[k];
+        if (f > 0.0 && f < 1.0 && std::find(ps.begin(), ps.end(), f) == ps.end()) ps.push_back(f);
+      }
+    }
+    m->epoch_phases_ = spec.phases;
+  }
+  auto timed = timed_availability(scenario);
+  if (!timed) return timed.status();
+  if (timed->has_value()) {
+    const traces::AvailabilityTrace& trace = **timed;
+    for (std::size_t k = 0; k < n; ++k) m->timed_[k] = trace.changes(static_cast<WorkerId>(k));
+    m->period_s_ = trace.loop_after_s().value_or(0.0);
+  }
+  return m;
+}
+
+void AvailabilityModel::install(const std::vector<simgrid::s4u::Host*>& hosts) {
+  hosts_ = hosts;
+  for (std::size_t k = 0; k < hosts.size(); ++k) {
+    const auto& points = timed_[k];
+    if (points.size() < 2 && period_s_ <= 0.0) continue;  // constant: apply_initial sets the level, no profile
+    // Speed profile values multiply the power state's speed. While down the host keeps its last level: the
+    // drivers cancel its work and give it none, so the value does not matter.
+    std::string text;
+    double last_up = 1.0;
+    for (const traces::TracePoint& p : points) {
+      if (p.fraction > 0.0) last_up = p.fraction;
+      text += exact(p.time_s) + " " + exact(p.fraction > 0.0 ? p.fraction : last_up) + "\n";
+    }
+    // Built once per worker under a unique name (ProfileBuilder aborts on a name defined twice).
+    hosts[k]->set_speed_profile(simgrid::kernel::profile::ProfileBuilder::from_string(
+        "omnilearn-speed-" + std::to_string(k), text, period_s_ > 0.0 ? period_s_ : -1.0));
+  }
+}
+
+void AvailabilityModel::set_level(WorkerId k, double epoch_level, double time_level, Seconds now_s) {
+  const double before = fraction(k);
+  if (epoch_level != epoch_level_[k] && epoch_level > 0.0 && !hosts_.empty()) {
+    const auto& ps = pstate_fractions_[k];
+    const auto it = std::find(ps.begin(), ps.end(), epoch_level);
+    hosts_[k]->set_pstate(it == ps.end() ? 0 : static_cast<unsigned long>(it - ps.begin()) + 1);
+  }
+  epoch_level_[k] = epoch_level;
+  time_level_[k] = time_level;
+  if (fraction(k) != before && listener_) listener_(k, fraction(k), now_s);
+}
+
+void AvailabilityModel::apply_initial(Listener listener) {
+  listener_ = std::move(listener);
+  for (WorkerId k = 0; k < worker_count(); ++k) {
+    const double time_level = timed_[k].empty() ? 1.0 : timed_[k].front().fraction;
+    const double epoch_level = epoch_phases_.empty() || epoch_phases_.front().at > 0.0
+                                   ? 1.0
+                                   : epoch_phases_.front().fractions[k];
+    if (time_level != 1.0 && !hosts_.empty() && timed_[k].size() < 2 && period_s_ <= 0.0 && time_level > 0.0) {
+      // A constant level without a profile: express it as a one-point profile.
+      hosts_[k]->set_speed_profile(simgrid::kernel::profile::ProfileBuilder::from_string(
+          "omnilearn-speed-" + std::to_string(k), "0 " + exact(time_level) + "\n", -1.0));
+    }
+    set_level(k, epoch_level, time_level, 0.0);
+  }
+}
+
+void AvailabilityModel::start(simgrid::s4u::Host* host) {
+  for (const auto& points : timed_) {
+    if (points.size() > 1) next_change_s_ = std::min(next_change_s_, points[1].time_s);
+    if (period_s_ > 0.0 && !points.empty()) next_change_s_ = std::min(next_change_s_, period_s_);
+  }
+  if (!changes_pending()) return;
+  simgrid::s4u::Actor::create("availability", host, [this] { run_actor(); })->daemonize();
+}
+
+void AvailabilityModel::run_actor() {
+  // (time, worker, index into timed_[worker], cycle): a min-heap so changes apply in time order, ties by worker.
+  using Next = std::tuple<Seconds, WorkerId, std::size_t, std::int64_t>;
+  std::priority_queue<Next, std::vector<Next>, std::greater<>> queue;
+  auto push_next = [&](WorkerId k, std::size_t index, std::int64_t cycle) {
+    const auto& points = timed_[k];
+    if (index >= points.size()) {
+      if (period_s_ <= 0.0) return;
+      index = 0, ++cycle;
+    }
+    queue.emplace(points[index].time_s + static_cast<double>(cycle) * period_s_, k, index, cycle);
+  };
+  for (WorkerId k = 0; k < worker_count(); ++k) push_next(k, 1, 0);
+  while (!queue.empty()) {
+    const auto [t, k, index, cycle] = queue.top();
+    next_change_s_ = t;
+    queue.pop();
+    simgrid::s4u::this_actor::sleep_until(t);
+    set_level(k, epoch_level_[k], timed_[k][index].fraction, t);
+    push_next(k, index + 1, cycle);
+  }
+  next_change_s_ = std::numeric_limits<double>::infinity();
+}
+
+void AvailabilityModel::enter_epoch(std::int64_t epoch, Seconds now_s) {
+  if (epoch_phases_.empty()) return;
+  const scenarios::AvailabilityPhase* in_force = nullptr;
+  for (const auto& phase : epoch_phases_) {
+    if (phase.at <= static_cast<double>(epoch)) in_force = &phase;
+  }
+  if (in_force == nullptr) return;
+  for (WorkerId k = 0; k < worker_count(); ++k) set_level(k, in_force->fractions[k], time_level_[k], now_s);
+}
+
+}  // namespace omnilearn::sim

@@ -1,0 +1,67 @@
+// AvailabilityModel: a scenario's availability (static schedule, trace, generator, noise) turned into what
+// SimGrid and the drivers need: power states for epoch schedules, one speed profile per worker for timed
+// changes, and a daemon actor that announces every change at its simulated time. Not thread-safe: it lives in
+// the simulation thread; once start() ran it must not move (its actor holds `this`).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include <simgrid/forward.h>
+
+#include "omnilearn/base/status.h"
+#include "omnilearn/base/units.h"
+#include "omnilearn/scenarios/scenario.h"
+#include "omnilearn/traces/availability_trace.h"
+
+namespace omnilearn::sim {
+
+class AvailabilityModel {
+ public:
+  // Called for every applied change: worker, its new fraction of nominal speed (0 = down), simulated time.
+  using Listener = std::function<void(WorkerId, double, Seconds)>;
+
+  // Resolves the scenario's availability for its workers: reads trace files, runs generators, applies the
+  // window, node mapping, time scale and noise. Errors name the availability field or trace file at fault.
+  static Result<std::unique_ptr<AvailabilityModel>> create(const scenarios::Scenario& scenario);
+
+  // Extra power-state fractions per worker (epoch schedules switch between them with Host::set_pstate).
+  const std::vector<std::vector<double>>& pstate_fractions() const { return pstate_fractions_; }
+  // Builds each worker's speed profile once and attaches it. Call after the platform is built, before running.
+  void install(const std::vector<simgrid::s4u::Host*>& hosts);
+  // Applies the levels in force at time 0 / epoch 0 (pstates included) and reports those that are not 1 to
+  // `listener`, which is kept for later changes. Call before the engine runs.
+  void apply_initial(Listener listener);
+  // Starts a daemon actor on `host` that reports each timed change at its time. Call before the engine runs.
+  void start(simgrid::s4u::Host* host);
+  // Applies an epoch schedule's levels for `epoch` (from an actor, at an epoch boundary), reporting changes.
+  void enter_epoch(std::int64_t epoch, Seconds now_s);
+
+  double fraction(WorkerId k) const { return epoch_level_[k] * time_level_[k]; }
+  bool is_down(WorkerId k) const { return fraction(k) <= 0.0; }
+  std::size_t worker_count() const { return epoch_level_.size(); }
+  // Whether timed changes remain to be announced, and the time of the next one (infinity when none).
+  bool changes_pending() const { return next_change_s_ < std::numeric_limits<double>::infinity(); }
+  Seconds next_change_s() const { return next_change_s_; }
+
+ private:
+  AvailabilityModel() = default;
+  void run_actor();
+  void set_level(WorkerId k, double epoch_level, double time_level, Seconds now_s);
+
+  std::vector<simgrid::s4u::Host*> hosts_;
+  std::vector<scenarios::AvailabilityPhase> epoch_phases_;  // empty unless the schedule is in epochs
+  std::vector<std::vector<double>> pstate_fractions_;
+  std::vector<std::vector<traces::TracePoint>> timed_;     // per worker, simulated seconds, first at 0
+  Seconds period_s_ = 0.0;                                  // > 0: timed_ repeats with this period
+  std::vector<double> epoch_level_;
+  std::vector<double> time_level_;
+  Listener listener_;
+  Seconds next_change_s_ = std::numeric_limits<double>::infinity();
+};
+
+}  // namespace omnilearn::sim

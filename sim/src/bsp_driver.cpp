@@ -1,0 +1,204 @@
+#include "bsp_driver.h"
+
+#include <algorithm>
+
+#include <string>
+
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+
+#include "ring_allreduce_model.h"
+
+namespace omnilearn::sim {
+namespace {
+
+namespace sg4 = simgrid::s4u;
+
+Seconds now() { return sg4::Engine::get_clock(); }
+
+}  // namespace
+
+BspDriver::BspDriver(RunContext& context)
+    : ctx_(context), progress_(context.scenario, context.options.progress), slots_(context.platform.workers.size()) {}
+
+void BspDriver::start() {
+  const auto n = static_cast<unsigned>(slots_.size());
+  start_ = sg4::Barrier::create(n + 1);
+  end_ = sg4::Barrier::create(n + 1);
+  for (WorkerId k = 0; k < n; ++k) {
+    sg4::Actor::create("worker-" + std::to_string(k), ctx_.platform.workers[k], [this, k] { worker(k); });
+  }
+  sg4::Actor::create("coordinator", ctx_.platform.parameter_server, [this] { coordinator(); });
+}
+
+void BspDriver::on_availability(WorkerId worker, double fraction) {
+  Slot& s = slots_[worker];
+  if (fraction <= 0.0 && s.exec) s.exec->cancel();
+}
+
+void BspDriver::fail(const Status& status) {
+  if (status_.is_ok()) status_ = status;
+}
+
+void BspDriver::worker(WorkerId k) {
+  Slot& slot = slots_[k];
+  sg4::Host* const host = ctx_.platform.workers[k];
+  while (true) {
+    start_->wait();
+    if (done_) return;
+    if (!slot.participating) {
+      end_->wait();
+      continue;
+    }
+    const Seconds t0 = now();
+    slot.exec = sg4::this_actor::exec_init(ctx_.cost.flops(k, slot.batch));
+    try {
+      slot.exec->wait();
+    } catch (const simgrid::CancelException&) {
+      slot.aborted = true;  // the worker went down mid-iteration: its gradient never arrives
+    }
+    slot.exec = nullptr;
+    const Seconds t1 = now();
+    compute_->wait();
+    const Seconds t2 = now();
+    if (!slot.aborted && slot.ring_next != k) {
+      // Ring all-reduce as one flow per worker: the 2(P-1)/P share of the gradient it sends to its successor
+      // across reduce-scatter and all-gather, concurrent with everyone else's (links and backbone contend),
+      // then the per-chunk latency of the remaining 2(P-1)-1 ring steps.
+      if (slot.analytic_comm_s >= 0.0) {
+        sg4::this_actor::sleep_for(slot.analytic_comm_s);
+      } else {
+        sg4::Comm::sendto(host, ctx_.platform.workers[slot.ring_next], static_cast<std::uint64_t>(ring_bytes_));
+      }
+      if (slot.extra_latency_s > 0.0) sg4::this_actor::sleep_for(slot.extra_latency_s);
+    }
+    // Stored before the end barrier: the coordinator reads them as soon as it is released.
+    slot.compute_s = t1 - t0;
+    slot.compute_end_s = t1;
+    slot.comm_start_s = t2;
+    slot.comm_end_s = now();
+    end_->wait();
+  }
+}
+
+std::size_t BspDriver::prepare_step() {
+  const controller::Plan& plan = ctx_.controller.current_plan();
+  std::vector<WorkerId> ring;
+  for (WorkerId k = 0; k < slots_.size(); ++k) {
+    Slot& s = slots_[k];
+    s.batch = plan.batch[k];
+    s.participating = s.batch > 0 && !ctx_.availability.is_down(k);
+    s.aborted = false;
+    s.compute_s = s.compute_end_s = s.comm_start_s = s.comm_end_s = 0.0;
+    if (s.participating) ring.push_back(k);
+  }
+  const std::size_t p = ring.size();
+  const double bytes = ctx_.cost.gradient_bytes();
+  ring_bytes_ = p > 1 ? 2.0 * static_cast<double>(p - 1) / static_cast<double>(p) * bytes : 0.0;
+  const auto& workers = ctx_.scenario.cluster.workers;
+  for (std::size_t i = 0; i < p; ++i) {
+    Slot& s = slots_[ring[i]];
+    s.ring_next = ring[(i + 1) % p];
+    const double hop_s =
+        workers[ring[i]].latency_s + ctx_.scenario.cluster.backbone_latency_s + workers[s.ring_next].latency_s;
+    s.extra_latency_s = p > 1 ? static_cast<double>(2 * (p - 1) - 1) * hop_s : 0.0;
+    s.analytic_comm_s = -1.0;
+  }
+  if (p > 1 && p > ctx_.options.flow_allreduce_max_workers) {
+    std::vector<double> caps(p);
+    for (std::size_t i = 0; i < p; ++i) {
+      caps[i] = std::min(workers[ring[i]].bandwidth_Bps, workers[slots_[ring[i]].ring_next].bandwidth_Bps);
+    }
+    const auto times = max_min_flow_times(caps, ctx_.scenario.cluster.backbone_bandwidth_Bps, ring_bytes_);
+    for (std::size_t i = 0; i < p; ++i) {
+      Slot& s = slots_[ring[i]];
+      const double hop_s = workers[ring[i]].latency_s + ctx_.scenario.cluster.backbone_latency_s +
+                           workers[s.ring_next].latency_s;
+      s.analytic_comm_s = times[i] + hop_s;
+    }
+  }
+  return p;
+}
+
+void BspDriver::close_step(Seconds step_start_s) {
+  const Seconds t = now();
+  std::int64_t samples = 0;
+  for (WorkerId k = 0; k < slots_.size(); ++k) {
+    const Slot& s = slots_[k];
+    if (!s.participating) continue;
+    if (!s.aborted) {
+      samples += s.batch;
+      const Status st = ctx_.controller.report(controller::IterationDone{k, step_, t, s.compute_s, s.batch});
+      if (!st.is_ok()) fail(st);
+    }
+    scenarios::IterationRecord r;
+    r.worker = k;
+    r.step = step_;
+    r.epoch = progress_.epoch();
+    r.start_s = step_start_s;
+    r.compute_s = s.compute_s;
+    r.comm_s = s.comm_end_s - s.comm_start_s;
+    r.wait_s = (s.comm_start_s - s.compute_end_s) + (t - s.comm_end_s);
+    r.batch = s.aborted ? 0 : s.batch;  // an aborted iteration processed nothing
+    ctx_.recorder.iteration(r);
+  }
+  ++step_;
+  if (progress_.add(samples, t)) ctx_.availability.enter_epoch(progress_.epoch(), t);
+}
+
+void BspDriver::coordinator() {
+  while (status_.is_ok() && !progress_.done()) {
+    const std::size_t participants = prepare_step();
+    if (participants == 0) {
+      // Every worker is down: wait for the next availability change, then ask for a plan again.
+      if (!ctx_.availability.changes_pending()) {
+        fail(Status::invalid_argument("availability: every worker is down at t=" + std::to_string(now()) +
+                                      " s and none returns"));
+        break;
+      }
+      sg4::this_actor::sleep_until(ctx_.availability.next_change_s());
+      sg4::this_actor::yield();  // let the availability actor apply a change due now
+      auto plan = ctx_.controller.plan_next(controller::DecisionPoint{step_, progress_.epoch(), now()});
+      if (!plan) {
+        fail(plan.status());
+        break;
+      }
+      ctx_.recorder.plan(*plan, progress_.epoch());
+      continue;
+    }
+    compute_ = sg4::Barrier::create(static_cast<unsigned>(participants));
+    const Seconds step_start = now();
+    start_->wait();
+    end_->wait();
+    close_step(step_start);
+    if (progress_.done()) break;
+    auto plan = ctx_.controller.plan_next(controller::DecisionPoint{step_, progress_.epoch(), now()});
+    if (!plan) {
+      fail(plan.status());
+      break;
+    }
+    ctx_.recorder.plan(*plan, progress_.epoch());
+  }
+  end_time_s_ = now();
+  done_ = true;
+  progress_.finish();
+  start_->wait();  // releases the workers, which see done_ and return
+}
+
+scenarios::RunSummary BspDriver::summary() const {
+  scenarios::RunSummary s;
+  s.mode = "bsp";
+  s.workers = static_cast<std::int64_t>(slots_.size());
+  s.iterations = step_;
+  s.epochs = progress_.epoch();
+  s.total_time_s = end_time_s_;
+  s.mean_iteration_s = step_ > 0 ? end_time_s_ / static_cast<double>(step_) : 0.0;
+  s.epoch_time_s = progress_.epoch_time_s();
+  s.extra["samples"] = static_cast<double>(progress_.samples());
+  return s;
+}
+
+}  // namespace omnilearn::sim

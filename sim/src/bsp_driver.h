@@ -1,0 +1,64 @@
+// BspDriver: bulk-synchronous data parallelism on a SimGrid platform. One actor per worker computes its batch
+// on its host; a modelled ring all-reduce follows; a coordinator actor closes each step, feeds the controller
+// and installs the next plan. Not thread-safe: lives in the simulation thread and must not move after start().
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <simgrid/s4u/Barrier.hpp>
+#include <simgrid/s4u/Exec.hpp>
+
+#include "omnilearn/base/status.h"
+#include "omnilearn/scenarios/run_writer.h"
+#include "run_context.h"
+#include "training_progress.h"
+
+namespace omnilearn::sim {
+
+class BspDriver {
+ public:
+  explicit BspDriver(RunContext& context);
+
+  // Creates the actors. Call once, before the engine runs.
+  void start();
+  // An availability change, already recorded and reported to the controller: a worker that goes down while
+  // computing loses its iteration (its execution is cancelled).
+  void on_availability(WorkerId worker, double fraction);
+  // After the engine ran: the first error met (an invalid plan, ...), and the summary fields the driver knows.
+  const Status& status() const { return status_; }
+  scenarios::RunSummary summary() const;
+
+ private:
+  struct Slot {
+    simgrid::s4u::ExecPtr exec;  // the running computation, so that a failure can cancel it
+    bool participating = false;
+    bool aborted = false;
+    BatchSize batch = 0;
+    WorkerId ring_next = 0;
+    Seconds extra_latency_s = 0.0;
+    Seconds analytic_comm_s = -1.0;  // >= 0: the analytic model's time replaces the flow
+    Seconds compute_s = 0.0;  // this step's, written by the worker before the end barrier
+    Seconds compute_end_s = 0.0, comm_start_s = 0.0, comm_end_s = 0.0;
+  };
+
+  void worker(WorkerId k);
+  void coordinator();
+  std::size_t prepare_step();
+  void close_step(Seconds step_start_s);
+  void fail(const Status& status);
+
+  RunContext& ctx_;
+  TrainingProgress progress_;
+  std::vector<Slot> slots_;
+  simgrid::s4u::BarrierPtr start_;    // all workers + coordinator: a step begins (or the run ends)
+  simgrid::s4u::BarrierPtr end_;      // all workers + coordinator: the step's all-reduce is complete
+  simgrid::s4u::BarrierPtr compute_;  // this step's participants: everyone has computed
+  double ring_bytes_ = 0.0;
+  std::int64_t step_ = 0;
+  bool done_ = false;
+  Seconds end_time_s_ = 0.0;
+  Status status_;
+};
+
+}  // namespace omnilearn::sim

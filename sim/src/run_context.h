@@ -1,0 +1,25 @@
+// RunContext: what one simulation run's drivers (BSP, ASP) share, by reference. It owns nothing: run_simulation
+// owns every part and outlives the engine run. Not thread-safe: the simulation thread only.
+#pragma once
+
+#include "availability_model.h"
+#include "omnilearn/controller/controller.h"
+#include "omnilearn/scenarios/scenario.h"
+#include "omnilearn/sim/iteration_cost_model.h"
+#include "omnilearn/sim/simulation.h"
+#include "platform_builder.h"
+#include "run_recorder.h"
+
+namespace omnilearn::sim {
+
+struct RunContext {
+  const scenarios::Scenario& scenario;
+  const SimOptions& options;
+  const SimPlatform& platform;
+  const IterationCostModel& cost;
+  AvailabilityModel& availability;
+  controller::Controller& controller;
+  RunRecorder& recorder;
+};
+
+}  // namespace omnilearn::sim

@@ -1,0 +1,157 @@
+// End-to-end runs of the simulator: outputs, determinism, and that platform parameters take effect.
+#include "omnilearn/sim/simulation.h"
+
+#include <gtest/gtest.h>
+
+#include "sim_test_support.h"
+
+namespace omnilearn::sim {
+namespace {
+
+using testing::four_worker_scenario;
+using testing::mean_column;
+using testing::read_csv;
+using testing::read_text;
+using testing::run_in_child;
+using testing::summary_number;
+using testing::test_dir;
+
+std::string without_wall_clock(const std::string& manifest) {
+  const auto at = manifest.find("\"wall_clock\"");
+  return at == std::string::npos ? manifest : manifest.substr(0, at);
+}
+
+TEST(Simulation, WritesEveryFileOfTheRunFolder) {
+  const auto s = four_worker_scenario({12, 12, 8, 16}, "omnilearn");
+  const std::string dir = test_dir("run");
+  ASSERT_EQ(run_in_child(s, dir), "");
+  for (const char* f : {"manifest.json", "iterations.csv", "plans.csv", "availability.csv", "summary.json",
+                        "timeline.json"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir + "/" + f)) << f;
+  }
+  const auto rows = read_csv(dir + "/iterations.csv");
+  EXPECT_EQ(rows.size(), 4u * 50u);  // 4 workers x 50 steps
+  EXPECT_EQ(summary_number(dir, "iterations"), 50);
+  EXPECT_EQ(summary_number(dir, "epochs"), 1);
+  EXPECT_GT(summary_number(dir, "total_time_s"), 0.0);
+  const std::string manifest = read_text(dir + "/manifest.json");
+  EXPECT_NE(manifest.find("\"simgrid\""), std::string::npos);
+  EXPECT_NE(manifest.find("\"elapsed_s\""), std::string::npos);
+  EXPECT_EQ(manifest.find("\"elapsed_s\": null"), std::string::npos);  // filled in at the end
+  // Every plan row of a decision sums to B.
+  std::map<std::string, long> sum_by_decision;
+  for (const auto& r : read_csv(dir + "/plans.csv")) {
+    sum_by_decision[r.at("step") + "/" + r.at("time_s") + "/" + r.at("reason")] += std::stol(r.at("batch"));
+  }
+  ASSERT_FALSE(sum_by_decision.empty());
+  for (const auto& [key, sum] : sum_by_decision) EXPECT_EQ(sum, 128) << key;
+}
+
+TEST(Simulation, SameScenarioAndSeedGiveByteIdenticalRunFolders) {
+  const auto s = four_worker_scenario({6, 6, 4, 32}, "omnilearn");
+  const std::string a = test_dir("a");
+  const std::string b = test_dir("b");
+  ASSERT_EQ(run_in_child(s, a), "");
+  ASSERT_EQ(run_in_child(s, b), "");
+  for (const char* f : {"iterations.csv", "plans.csv", "availability.csv", "summary.json", "timeline.json"}) {
+    EXPECT_EQ(read_text(a + "/" + f), read_text(b + "/" + f)) << f;
+  }
+  EXPECT_EQ(without_wall_clock(read_text(a + "/manifest.json")), without_wall_clock(read_text(b + "/manifest.json")));
+}
+
+TEST(Simulation, HalvingLinkBandwidthLengthensCommunication) {
+  auto s = four_worker_scenario({12, 12, 12, 12}, "uniform");
+  const std::string fast = test_dir("fast");
+  const std::string slow = test_dir("slow");
+  ASSERT_EQ(run_in_child(s, fast), "");
+  for (auto& w : s.cluster.workers) w.bandwidth_Bps /= 2;
+  ASSERT_EQ(run_in_child(s, slow), "");
+  const double comm_fast = mean_column(read_csv(fast + "/iterations.csv"), "comm_s");
+  const double comm_slow = mean_column(read_csv(slow + "/iterations.csv"), "comm_s");
+  EXPECT_GT(comm_fast, 0.0);
+  EXPECT_GT(comm_slow, 1.8 * comm_fast);
+  EXPECT_GT(summary_number(slow, "total_time_s"), summary_number(fast, "total_time_s"));
+}
+
+TEST(Simulation, HalvingAHostsSpeedLengthensItsCompute) {
+  auto s = four_worker_scenario({12, 12, 12, 12}, "uniform");
+  const std::string base = test_dir("base");
+  const std::string slow = test_dir("slow");
+  ASSERT_EQ(run_in_child(s, base), "");
+  s.cluster.workers[1].speed_flops /= 2;
+  ASSERT_EQ(run_in_child(s, slow), "");
+  const auto b = read_csv(base + "/iterations.csv");
+  const auto h = read_csv(slow + "/iterations.csv");
+  EXPECT_NEAR(mean_column(h, "compute_s", "worker", "1"), 2.0 * mean_column(b, "compute_s", "worker", "1"), 1e-9);
+  EXPECT_NEAR(mean_column(h, "compute_s", "worker", "0"), mean_column(b, "compute_s", "worker", "0"), 1e-12);
+  EXPECT_GT(mean_column(h, "wait_s", "worker", "0"), mean_column(b, "wait_s", "worker", "0"));  // others wait
+}
+
+TEST(Simulation, AnalyticAllReduceMatchesSimulatedFlows) {
+  // Heterogeneous links and a backbone that binds: max-min sharing with progressive filling in both paths.
+  auto s = four_worker_scenario({12, 12, 8, 16}, "uniform");
+  s.cluster.workers[0].bandwidth_Bps = 0.3e9;
+  s.cluster.workers[2].bandwidth_Bps = 0.6e9;
+  s.cluster.backbone_bandwidth_Bps = 2.0e9;
+  const std::string flows = test_dir("flows");
+  const std::string analytic = test_dir("analytic");
+  ASSERT_EQ(run_in_child(s, flows), "");
+  SimOptions options;
+  options.flow_allreduce_max_workers = 0;
+  ASSERT_EQ(run_in_child(s, analytic, options), "");
+  const auto f = read_csv(flows + "/iterations.csv");
+  const auto a = read_csv(analytic + "/iterations.csv");
+  for (const char* k : {"0", "1", "2", "3"}) {
+    const double cf = mean_column(f, "comm_s", "worker", k);
+    EXPECT_NEAR(mean_column(a, "comm_s", "worker", k), cf, 0.01 * cf) << "worker " << k;
+  }
+  EXPECT_NEAR(summary_number(analytic, "total_time_s"), summary_number(flows, "total_time_s"),
+              0.01 * summary_number(flows, "total_time_s"));
+}
+
+TEST(Simulation, AspRecordsStalenessPerIteration) {
+  auto s = four_worker_scenario({6, 6, 4, 32}, "omnilearn");
+  s.mode = controller::TrainingMode::kAsp;
+  const std::string dir = test_dir("asp");
+  ASSERT_EQ(run_in_child(s, dir), "");
+  const auto rows = read_csv(dir + "/iterations.csv");
+  ASSERT_FALSE(rows.empty());
+  for (const auto& r : rows) ASSERT_FALSE(r.at("staleness").empty());
+  EXPECT_GT(summary_number(dir, "mean_staleness"), 0.0);
+  EXPECT_GE(summary_number(dir, "max_staleness"), 1.0);
+  EXPECT_GE(summary_number(dir, "iterations"), 50.0);
+  EXPECT_NE(read_text(dir + "/summary.json").find("\"asp\""), std::string::npos);
+}
+
+TEST(Simulation, RowsAndTimelineCanBeTurnedOffWithoutChangingTheSummary) {
+  const auto s = four_worker_scenario({12, 12, 8, 16}, "omnilearn");
+  const std::string full = test_dir("full");
+  const std::string lean = test_dir("lean");
+  ASSERT_EQ(run_in_child(s, full), "");
+  SimOptions options;
+  options.iteration_rows = false;
+  options.timeline = false;
+  ASSERT_EQ(run_in_child(s, lean, options), "");
+  EXPECT_TRUE(read_csv(lean + "/iterations.csv").empty());
+  EXPECT_FALSE(std::filesystem::exists(lean + "/timeline.json"));
+  EXPECT_EQ(read_text(full + "/summary.json"), read_text(lean + "/summary.json"));
+}
+
+TEST(Simulation, ProgressIsReportedUpToOne) {
+  // In process: this test runs the one engine of its own process.
+  const auto s = four_worker_scenario({12, 12, 8, 16}, "uniform");
+  SimOptions options;
+  options.output_dir = test_dir("progress");
+  std::vector<double> seen;
+  options.progress = [&](double f) { seen.push_back(f); };
+  auto summary = run_simulation(s, options);
+  ASSERT_TRUE(summary) << summary.status().message();
+  ASSERT_FALSE(seen.empty());
+  EXPECT_DOUBLE_EQ(seen.back(), 1.0);
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  EXPECT_EQ(summary->iterations, 50);
+  EXPECT_EQ(summary->policy, "uniform");
+}
+
+}  // namespace
+}  // namespace omnilearn::sim
