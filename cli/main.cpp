@@ -5,6 +5,9 @@
 #include <vector>
 
 #include "cli/commands.h"
+#ifdef OMNILEARN_HAVE_EMULATOR
+#include "emulator_commands.h"
+#endif
 
 namespace {
 
@@ -16,12 +19,14 @@ commands:
   demo     closed-loop controller demo against synthetic workers (no simulator needed)
   sim      simulate one scenario in SimGrid and write its run folder
   sweep    run the cartesian product of a sweep file, each point in its own process
+  emulate  train for real: LibTorch worker processes throttled by cgroups, driven by the same controller
   trace    import, synthesise and summarise availability traces
   report   figures and an HTML report for run and sweep folders (Python: pandas, matplotlib)
 
 examples:
   omnilearn sim scenarios/paper/bsp-hl8.yaml --set policy.name=omnilearn
   omnilearn sweep scenarios/paper/sweep-bsp-levels.yaml --jobs 2
+  omnilearn emulate scenarios/testbed/bsp-hl8.yaml --set policy.name=uniform
   omnilearn trace stats traces/data/azure-v1-16vms.csv
   omnilearn report runs/paper-bsp-levels --out runs/report
 )";
@@ -45,9 +50,12 @@ int main(int argc, char** argv) {
   if (command == "sim") return omnilearn::cli::run_sim_command(args, full);
   if (command == "sweep") return omnilearn::cli::run_sweep_command(args);
 #endif
+#ifdef OMNILEARN_HAVE_EMULATOR
+  if (command == "emulate") return omnilearn::cli::run_emulate_command(args, full);
+#endif
   if (command == "trace") return run_trace_command(args);
   if (command == "report") return omnilearn::cli::run_report_command(args);
-  std::fprintf(stderr, "omnilearn: unknown command '%s' (expected demo, sim, sweep, trace or report)\n\n%s", command.c_str(),
+  std::fprintf(stderr, "omnilearn: unknown command '%s' (expected demo, sim, sweep, emulate, trace or report)\n\n%s", command.c_str(),
                kUsage);
   return 2;
 }

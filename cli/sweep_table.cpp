@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -125,8 +126,17 @@ void print_sweep_table(const SweepTable& t, std::ostream& os) {
     std::string coords;
     for (const auto& c : r.coordinates) coords += c.substr(0, 22) + std::string(c.size() < 22 ? 23 - c.size() : 1, ' ');
     auto pct = [](const std::optional<double>& v) { return v ? (v > 0 ? "+" : "") + format_number(std::round(*v * 10) / 10) + "%" : std::string("-"); };
-    std::snprintf(line, sizeof line, "%12s %12s %11s %11s  %s", r.fields[5].c_str(), r.fields[6].c_str(),
-                  pct(r.vs_uniform_pct).c_str(), pct(r.vs_oracle_pct).c_str(), r.status.c_str());
+    auto fixed = [](const std::string& v, int digits) {
+      char* end = nullptr;
+      const double d = std::strtod(v.c_str(), &end);
+      if (v.empty() || end == v.c_str()) return std::string("-");
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.*f", digits, d);
+      return std::string(buf);
+    };
+    std::snprintf(line, sizeof line, "%12s %12s %11s %11s  %s", fixed(r.fields[5], 2).c_str(),
+                  fixed(r.fields[6], 4).c_str(), pct(r.vs_uniform_pct).c_str(), pct(r.vs_oracle_pct).c_str(),
+                  r.status.c_str());
     os << coords << line << "\n";
   }
 }

@@ -8,7 +8,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libboost-program-options-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   libsimgrid-dev
-  libtorch-dev libgloo-dev libcgroup-dev dataset-fashion-mnist
+  libtorch-dev libgloo-dev libcgroup-dev zlib1g-dev dataset-fashion-mnist
   python3 python3-pandas python3-matplotlib python3-pytest
 )
 

@@ -66,6 +66,28 @@ Status parse_outputs(const detail::YamlSource& source, const YAML::Node& node, O
   return reader->read("timeline", out.timeline);
 }
 
+Status parse_emulator(const detail::YamlSource& source, const YAML::Node& node, EmulatorSpec& out) {
+  auto reader = MapReader::open(source, node, "emulator",
+                                {"network", "cpu_budget", "cpu_per_core", "cpu_period_s", "target_accuracy",
+                                 "eval_every", "eval_samples", "time_budget_s", "learning_rate", "momentum"});
+  if (!reader) return reader.status();
+  const MapReader& r = *reader;
+  OMNI_RETURN_IF_ERROR(r.read("network", out.network));
+  if (!out.network.empty() && out.network != "lenet" && out.network != "resnet") {
+    return r.error_got("network", "lenet or resnet");
+  }
+  OMNI_RETURN_IF_ERROR(r.read("cpu_budget", out.cpu_budget, Range::kPositive));
+  OMNI_RETURN_IF_ERROR(r.read("cpu_per_core", out.cpu_per_core, Range::kNonNegative));
+  OMNI_RETURN_IF_ERROR(r.read("cpu_period_s", out.cpu_period_s, Range::kPositive));
+  if (out.cpu_period_s < 0.001 || out.cpu_period_s > 1.0) return r.error_got("cpu_period_s", "a period in [1 ms, 1 s]");
+  OMNI_RETURN_IF_ERROR(r.read("target_accuracy", out.target_accuracy, Range::kUnit));
+  OMNI_RETURN_IF_ERROR(r.read("eval_every", out.eval_every, Range::kNonNegative));
+  OMNI_RETURN_IF_ERROR(r.read("eval_samples", out.eval_samples, Range::kPositive));
+  OMNI_RETURN_IF_ERROR(r.read("time_budget_s", out.time_budget_s, Range::kNonNegative));
+  OMNI_RETURN_IF_ERROR(r.read("learning_rate", out.learning_rate, Range::kPositive));
+  return r.read("momentum", out.momentum, Range::kUnit);
+}
+
 // Checks that the per-worker bounds can hold the global batch.
 Status check_bounds(const MapReader& top, const Scenario& s) {
   const auto n = static_cast<BatchSize>(s.worker_count());
@@ -104,7 +126,7 @@ Result<Scenario> parse_scenario(std::string_view yaml_text, const std::string& s
   ParseContext ctx{source, source_path.has_parent_path() ? source_path.parent_path() : std::filesystem::path(".")};
   auto reader = MapReader::open(source, root, "",
                                 {"name", "seed", "mode", "cluster", "workload", "policy", "availability", "outputs",
-                                 "max_iterations"});
+                                 "emulator", "max_iterations"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
 
@@ -129,6 +151,7 @@ Result<Scenario> parse_scenario(std::string_view yaml_text, const std::string& s
     OMNI_RETURN_IF_ERROR(detail::parse_availability(ctx, r.get("availability"), s.cluster, s.availability));
   }
   if (r.has("outputs")) OMNI_RETURN_IF_ERROR(parse_outputs(source, r.get("outputs"), s.outputs));
+  if (r.has("emulator")) OMNI_RETURN_IF_ERROR(parse_emulator(source, r.get("emulator"), s.emulator));
   OMNI_RETURN_IF_ERROR(check_bounds(r, s));
   if (Status st = s.controller_options().validate(); !st.is_ok()) {
     return Status::invalid_argument(source_name + ": controller options: " + st.message());

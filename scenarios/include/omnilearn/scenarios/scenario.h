@@ -116,6 +116,20 @@ struct OutputSpec {
   bool timeline = true;             // write timeline.json
 };
 
+// Settings of the real testbed (`omnilearn emulate`, emulator/); the simulator ignores them.
+struct EmulatorSpec {
+  std::string network;               // "lenet" or "resnet"; "" = from the model profile's name
+  double cpu_budget = 1.5;           // host cores for the scenario's busiest moment (its cores are scaled onto them)
+  double cpu_per_core = 0.0;         // > 0: host cores per scenario core, instead of cpu_budget
+  double cpu_period_s = 0.010;       // CFS period of the workers' CPU quotas
+  double target_accuracy = 0.85;     // stop at this test accuracy (0: no target)
+  std::int64_t eval_every = 0;       // evaluate every this many steps (0: once per epoch)
+  std::int64_t eval_samples = 10000; // test samples per evaluation
+  double time_budget_s = 0.0;        // stop after this much training time (0: none)
+  double learning_rate = 0.05;
+  double momentum = 0.9;
+};
+
 struct Scenario {
   std::string name;                 // from the file name unless given
   std::string source_path;          // the file it came from
@@ -126,6 +140,7 @@ struct Scenario {
   AvailabilitySpec availability;
   std::uint64_t seed = 1;
   OutputSpec outputs;
+  EmulatorSpec emulator;
   std::int64_t max_iterations = 0;  // 0: no cap (a safety stop for huge runs)
 
   std::size_t worker_count() const { return cluster.workers.size(); }

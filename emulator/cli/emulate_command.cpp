@@ -1,0 +1,130 @@
+// `omnilearn emulate`: run one scenario on this host's real testbed (worker processes under cgroup CPU quotas,
+// LibTorch + Gloo), write its run folder, print a summary.
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "emulator_commands.h"
+#include "omnilearn/emulator/launcher.h"
+#include "omnilearn/scenarios/scenario_parser.h"
+
+namespace omnilearn::cli {
+
+namespace po = boost::program_options;
+
+int run_emulate_command(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
+  po::options_description opts(
+      "omnilearn emulate SCENARIO [options]\n\n"
+      "Runs SCENARIO (the same YAML files as `omnilearn sim`) on this host: one worker process per scenario worker,\n"
+      "each in its own cgroup with a CPU quota (scenario cores scaled onto --cpu-budget host cores), training a\n"
+      "LeNet-sized CNN (or a small ResNet) on Fashion-MNIST with BSP over Gloo. Writes the run folder with the\n"
+      "simulator's schema (manifest.json, iterations.csv, plans.csv, availability.csv, evaluations.csv,\n"
+      "summary.json, timeline.json). Needs write access to the cgroup tree (root) and the Debian package\n"
+      "dataset-fashion-mnist. Exit codes: 0 done, 1 failure (a worker died: the others are stopped), 2 usage,\n"
+      "130 SIGINT, 143 SIGTERM.\n\n"
+      "examples:\n"
+      "  omnilearn emulate scenarios/testbed/bsp-hl8.yaml\n"
+      "  omnilearn emulate scenarios/testbed/bsp-hl8.yaml --set policy.name=uniform --out runs/tb-hl8-uniform\n"
+      "  omnilearn emulate scenarios/testbed/bsp-hl2.yaml --cpu-budget 1.0 --target-accuracy 0.8\n"
+      "  omnilearn emulate scenarios/testbed/bsp-hl1.yaml --set workload.dataset_samples=4096 --emu eval_every=20\n"
+      "  omnilearn emulate scenarios/testbed/bsp-azure-trace.yaml --set emulator.time_budget_s=120\n\n"
+      "Testbed settings come from the scenario's `emulator:` section (network, cpu_budget, cpu_per_core,\n"
+      "cpu_period_s, target_accuracy, eval_every, eval_samples, time_budget_s, learning_rate, momentum), then from\n"
+      "the options below.\n\n"
+      "options");
+  opts.add_options()("help,h", "print this help")("scenario", po::value<std::string>(), "scenario YAML file")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override a scenario field: --set path.to.key=value (repeatable)")(
+      "out", po::value<std::string>(), "run folder (default: <outputs.dir>/<scenario name>)")(
+      "seed", po::value<std::uint64_t>(), "seed (overrides the scenario's)")(
+      "device", po::value<std::string>()->default_value("cpu"), "cpu or cuda (cuda needs a CUDA LibTorch build)")(
+      "network", po::value<std::string>(), "lenet or resnet (default: from the model name)")(
+      "cpu-budget", po::value<double>(), "host cores for the scenario's busiest moment (default: emulator.cpu_budget, 1.5)")(
+      "target-accuracy", po::value<double>(), "stop at this test accuracy (default: emulator.target_accuracy, 0.85; 0: none)")(
+      "time-budget", po::value<double>(), "stop after this many seconds of training (default: none)")(
+      "emu", po::value<std::vector<std::string>>()->composing(),
+      "testbed setting key=value (repeatable): cpu_per_core, cpu_period_s, cpuset, learning_rate, momentum, "
+      "eval_every, eval_samples, cache_dir, data_source, stop_grace_s");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "omnilearn emulate: " << e.what() << " (see omnilearn emulate --help)\n";
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  if (!vm.count("scenario")) {
+    std::cerr << "omnilearn emulate: missing SCENARIO (see omnilearn emulate --help)\n";
+    return 2;
+  }
+  std::vector<std::string> overrides =
+      vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (vm.count("seed")) overrides.push_back(std::string("seed=").append(std::to_string(vm["seed"].as<std::uint64_t>())));
+  auto scenario = scenarios::load_scenario(vm["scenario"].as<std::string>(), overrides);
+  if (!scenario) {
+    std::cerr << "omnilearn emulate: " << scenario.status().message() << "\n";
+    return 1;
+  }
+
+  // Defaults < the scenario's emulator: section (and its --set emulator.* overrides) < the options below.
+  auto from_scenario = emulator::config_from_scenario(*scenario);
+  if (!from_scenario && !vm.count("network")) {
+    std::cerr << "omnilearn emulate: " << from_scenario.status().message() << " (or pass --network)\n";
+    return 1;
+  }
+  emulator::EmulatorConfig config = from_scenario ? *from_scenario : emulator::EmulatorConfig{};
+  std::vector<std::string> settings;
+  if (vm.count("network")) settings.push_back(std::string("network=").append(vm["network"].as<std::string>()));
+  settings.push_back(std::string("device=").append(vm["device"].as<std::string>()));
+  if (vm.count("cpu-budget")) settings.push_back(std::string("cpu_budget=").append(std::to_string(vm["cpu-budget"].as<double>())));
+  if (vm.count("target-accuracy")) {
+    settings.push_back(std::string("target_accuracy=").append(std::to_string(vm["target-accuracy"].as<double>())));
+  }
+  if (vm.count("time-budget")) settings.push_back(std::string("time_budget_s=").append(std::to_string(vm["time-budget"].as<double>())));
+  if (vm.count("emu")) {
+    for (const auto& s : vm["emu"].as<std::vector<std::string>>()) settings.push_back(s);
+  }
+  for (const auto& s : settings) {
+    if (Status st = emulator::apply_setting(config, s); !st.is_ok()) {
+      std::cerr << "omnilearn emulate: " << st.message() << "\n";
+      return 2;
+    }
+  }
+
+  emulator::LaunchOptions options;
+  options.output_dir = vm.count("out") ? vm["out"].as<std::string>() : scenario->outputs.dir + "/" + scenario->name;
+  options.argv = argv;
+  options.overrides = overrides;
+  auto result = emulator::run_emulation(*scenario, config, options);
+  if (!result) {
+    std::cerr << "omnilearn emulate: " << scenario->source_path << ": " << result.status().message() << "\n";
+    return 1;
+  }
+  if (result->exit_code != 0) {
+    std::cerr << "omnilearn emulate: " << result->message << "\n"
+              << "  what was written so far is in " << result->run_dir << " (no summary.json)\n";
+    return result->exit_code;
+  }
+  const scenarios::RunSummary& s = result->summary;
+  std::printf("%s: %s %s, %lld workers, %lld iterations, %lld epochs -> %s\n", scenario->name.c_str(), s.mode.c_str(),
+              s.policy.c_str(), static_cast<long long>(s.workers), static_cast<long long>(s.iterations),
+              static_cast<long long>(s.epochs), result->run_dir.c_str());
+  std::printf("  total %.2f s, mean iteration %.4f s, idle %.1f%%, %lld decisions, %lld batch changes\n", s.total_time_s,
+              s.mean_iteration_s, 100.0 * s.idle_fraction, static_cast<long long>(s.decisions),
+              static_cast<long long>(s.batch_changes));
+  if (s.final_accuracy) std::printf("  final test accuracy %.4f\n", *s.final_accuracy);
+  if (s.time_to_target_s) {
+    std::printf("  time to target %.2f s (training time, evaluations excluded)\n", *s.time_to_target_s);
+  } else if (config.target_accuracy > 0) {
+    std::printf("  target accuracy %.2f not reached\n", config.target_accuracy);
+  }
+  return 0;
+}
+
+}  // namespace omnilearn::cli

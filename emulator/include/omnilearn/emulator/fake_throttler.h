@@ -1,0 +1,42 @@
+// FakeThrottler: a ResourceThrottler that records calls instead of touching the OS, for tests of the launcher
+// and the availability replay. Can be told to fail. Not thread-safe.
+#pragma once
+
+#include <vector>
+
+#include "omnilearn/emulator/resource_throttler.h"
+
+namespace omnilearn::emulator {
+
+class FakeThrottler final : public ResourceThrottler {
+ public:
+  struct Call {
+    WorkerId worker = 0;
+    double fraction = 1.0;
+  };
+  explicit FakeThrottler(std::size_t workers, bool live = true) : fractions_(workers, 1.0), live_(live) {}
+
+  std::string_view name() const override { return "fake"; }
+  Status attach(WorkerId worker, pid_t pid) override;
+  Status apply(WorkerId worker, double fraction) override;
+  bool can_change_live() const override { return live_; }
+  Status remove() override;
+  std::size_t worker_count() const override { return fractions_.size(); }
+
+  // Makes the next apply() (and every later one) fail with `status`.
+  void fail_with(Status status) { fail_ = std::move(status); }
+  const std::vector<Call>& calls() const { return calls_; }
+  const std::vector<double>& fractions() const { return fractions_; }
+  const std::vector<pid_t>& attached() const { return attached_; }
+  bool removed() const { return removed_; }
+
+ private:
+  std::vector<double> fractions_;
+  std::vector<Call> calls_;
+  std::vector<pid_t> attached_;
+  bool live_ = true;
+  bool removed_ = false;
+  Status fail_;
+};
+
+}  // namespace omnilearn::emulator

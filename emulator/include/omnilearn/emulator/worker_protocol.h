@@ -1,0 +1,40 @@
+// The line protocol between worker processes and the launcher: each record is one text line (tab-separated,
+// first field a tag) written to a pipe, so a worker that dies loses at most a partial last line. Pure
+// functions: thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "omnilearn/base/status.h"
+#include "omnilearn/scenarios/run_writer.h"
+
+namespace omnilearn::emulator {
+
+// A number the worker wants in summary.json's "extra" (e.g. controller decision time).
+struct ExtraRecord {
+  std::string key;
+  double value = 0.0;
+};
+// The worker finished normally; `reason` is "target", "epochs", "budget", "time" or "iterations".
+struct DoneRecord {
+  std::string reason;
+};
+// Launcher -> worker: availability of `worker` changed at `time_s`.
+struct AvailabilityNotice {
+  WorkerId worker = 0;
+  Seconds time_s = 0.0;
+  double fraction = 1.0;
+};
+
+using WorkerMessage = std::variant<scenarios::IterationRecord, scenarios::PlanRecord, scenarios::EvaluationRecord,
+                                   ExtraRecord, DoneRecord, AvailabilityNotice>;
+
+// One line, ending in '\n'.
+std::string encode(const WorkerMessage& message);
+// Parses one line (without its '\n'); an error names the tag and field.
+Result<WorkerMessage> decode(std::string_view line);
+
+}  // namespace omnilearn::emulator

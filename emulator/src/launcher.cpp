@@ -1,0 +1,409 @@
+#include "omnilearn/emulator/launcher.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+#include <optional>
+#include <nlohmann/json.hpp>
+
+#include "omnilearn/emulator/availability_replayer.h"
+#include "omnilearn/emulator/dataset_cache.h"
+#include "omnilearn/emulator/names.h"
+#include "omnilearn/emulator/worker_protocol.h"
+#include "omnilearn/scenarios/scenario_json.h"
+#include "run_statistics.h"
+#include "worker_process.h"
+
+extern char** environ;
+
+namespace omnilearn::emulator {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The write end of the launcher's self-pipe: the one piece of process-wide state, because a signal handler can
+// reach nothing else. Set only while run_emulation() runs.
+volatile sig_atomic_t g_signal_fd = -1;
+
+extern "C" void on_stop_signal(int signo) {
+  const int fd = g_signal_fd;
+  if (fd >= 0) {
+    const char byte = static_cast<char>(signo);
+    (void)!::write(fd, &byte, 1);
+  }
+}
+
+// Installs SIGINT/SIGTERM handlers writing to a self-pipe and ignores SIGPIPE; restores everything on exit.
+class SignalGuard {
+ public:
+  SignalGuard() {
+    if (::pipe2(fds_, O_CLOEXEC | O_NONBLOCK) != 0) fds_[0] = fds_[1] = -1;
+    g_signal_fd = fds_[1];
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    ::sigaction(SIGINT, &sa, &old_int_);
+    ::sigaction(SIGTERM, &sa, &old_term_);
+    struct sigaction ign {};
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    ::sigaction(SIGPIPE, &ign, &old_pipe_);
+  }
+  ~SignalGuard() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+    ::sigaction(SIGPIPE, &old_pipe_, nullptr);
+    g_signal_fd = -1;
+    for (int fd : fds_) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
+  SignalGuard(const SignalGuard&) = delete;
+  SignalGuard& operator=(const SignalGuard&) = delete;
+  int read_fd() const { return fds_[0]; }
+
+ private:
+  int fds_[2] = {-1, -1};
+  struct sigaction old_int_ {}, old_term_ {}, old_pipe_ {};
+};
+
+Result<int> free_loopback_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Status::io_error(std::string("socket: ") + std::strerror(errno));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    ::close(fd);
+    return Status::io_error(std::string("cannot find a free loopback port: ") + std::strerror(errno));
+  }
+  ::close(fd);
+  return static_cast<int>(ntohs(addr.sin_port));
+}
+
+std::string describe_exit(int status) {
+  if (WIFSIGNALED(status)) {
+    return std::string("was killed by signal ").append(std::to_string(WTERMSIG(status))).append(" (")
+        .append(strsignal(WTERMSIG(status))).append(")");
+  }
+  if (WIFEXITED(status)) return std::string("exited with code ").append(std::to_string(WEXITSTATUS(status)));
+  return "stopped";
+}
+
+std::string now_iso8601() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string manifest_json(const scenarios::Scenario& scenario, const EmulatorConfig& config,
+                          const LaunchOptions& options, const std::string& run_id, const std::vector<double>& shares,
+                          const std::string& worker_exe) {
+  nlohmann::json m;
+  m["argv"] = options.argv;
+  m["seed"] = scenario.seed;
+  m["run_id"] = run_id;
+  m["cgroup_folder"] = cgroup_run_folder(run_id);
+  m["worker_executable"] = worker_exe;
+  m["host_cpus"] = host_cpu_count();
+  m["cpu_shares"] = shares;
+  m["emulator"] = to_settings(config);
+  m["overrides"] = options.overrides;
+  for (const auto& [k, v] : options.manifest_fields) m[k] = v;
+  m["wall_clock"] = {{"started", now_iso8601()}};
+  std::string rest = m.dump(2);
+  // Splice the resolved scenario (already JSON) in after "backend".
+  return std::string("{\n  \"backend\": \"emulate\",\n  \"scenario\": ")
+      .append(scenarios::scenario_to_json(scenario))
+      .append(",\n")
+      .append(rest.substr(2));
+}
+
+}  // namespace
+
+std::string default_worker_executable() {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto next_to_me = self.parent_path() / "omnilearn-emulate-worker";
+    if (std::filesystem::exists(next_to_me)) return next_to_me.string();
+  }
+#ifdef OMNILEARN_EMULATE_WORKER_PATH
+  return OMNILEARN_EMULATE_WORKER_PATH;
+#else
+  return "omnilearn-emulate-worker";
+#endif
+}
+
+Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const EmulatorConfig& config,
+                                   const LaunchOptions& options) {
+  auto log = options.log ? options.log : [](const std::string& line) { std::cerr << line << "\n"; };
+  const std::size_t n = scenario.worker_count();
+  if (scenario.mode != controller::TrainingMode::kBsp) {
+    return Status::invalid_argument("mode: the testbed runs bsp only so far (asp is not implemented yet)");
+  }
+  if (scenario.source_path.empty()) return Status::invalid_argument("the testbed needs a scenario file (workers load it)");
+  if (options.check_host_cpus) OMNI_RETURN_IF_ERROR(validate_for_testbed(scenario, config, host_cpu_count()));
+  const std::vector<double> shares = worker_cpu_shares(scenario, config);
+
+  std::string data_dir = config.cache_dir.empty() ? default_dataset_cache_dir() : config.cache_dir;
+  if (options.prepare_dataset) {
+    auto prepared = prepare_fashion_mnist(config.data_source, data_dir);
+    if (!prepared) return prepared.status();
+  }
+  auto replayer_or = AvailabilityReplayer::create(scenario);
+  if (!replayer_or) return replayer_or.status();
+  AvailabilityReplayer replayer = std::move(replayer_or).value();
+
+  const std::string worker_exe = options.worker_executable.empty() ? default_worker_executable() : options.worker_executable;
+  if (::access(worker_exe.c_str(), X_OK) != 0) {
+    return Status::not_found("worker program " + worker_exe + " not found or not executable");
+  }
+  const std::string run_id = std::string(scenario.name).append("-").append(std::to_string(::getpid()));
+
+  Result<std::unique_ptr<ResourceThrottler>> throttler_or =
+      options.make_throttler ? options.make_throttler(run_id, shares)
+                             : make_cgroup_throttler({run_id, shares, config.cpu_period_s, config.cpuset});
+  if (!throttler_or) return throttler_or.status();
+  std::unique_ptr<ResourceThrottler> throttler = std::move(throttler_or).value();
+
+  auto port = free_loopback_port();
+  if (!port) return port.status();
+
+  auto writer_or = scenarios::RunWriter::open(options.output_dir,
+                                              manifest_json(scenario, config, options, run_id, shares, worker_exe),
+                                              scenario.outputs.timeline);
+  if (!writer_or) return writer_or.status();
+  std::unique_ptr<scenarios::RunWriter> writer = std::move(writer_or).value();
+  detail::RunStatistics stats(n);
+
+  // Environment: ours plus the OpenMP settings that keep throttled threads from burning their quota (NOTES.md).
+  auto worker_env = [&](int threads) {
+    std::vector<std::string> env;
+    for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+      const std::string_view kv(*e);
+      if (kv.starts_with("OMP_WAIT_POLICY=") || kv.starts_with("OMP_NUM_THREADS=") || kv.starts_with("MKL_NUM_THREADS=")) continue;
+      env.emplace_back(kv);
+    }
+    env.push_back("OMP_WAIT_POLICY=PASSIVE");
+    env.push_back("OMP_NUM_THREADS=" + std::to_string(threads));
+    env.push_back("MKL_NUM_THREADS=" + std::to_string(threads));
+    return env;
+  };
+
+  SignalGuard signals;
+  const Clock::time_point t0 = Clock::now();
+  auto elapsed = [&]() { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+  const auto t0_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t0.time_since_epoch()).count();
+
+  std::optional<Seconds> replay_origin_s;
+  LaunchResult result;
+  result.run_dir = options.output_dir;
+  std::vector<std::unique_ptr<detail::WorkerProcess>> workers;
+  std::vector<std::string> buffers(n);
+  std::vector<bool> done(n, false);
+  Status failure;
+
+  // Initial availability (before anyone starts, so nobody runs at the wrong level).
+  for (std::size_t k = 0; k < n; ++k) {
+    if (replayer.initial()[k] != 1.0) {
+      Status s = throttler->apply(static_cast<WorkerId>(k), replayer.initial()[k]);
+      if (!s.is_ok()) return s.with_context("availability at start");
+    }
+    writer->add(scenarios::AvailabilityRecord{0.0, static_cast<WorkerId>(k), replayer.initial()[k]});
+  }
+
+  const std::string scenario_path = std::filesystem::absolute(scenario.source_path).string();
+  for (std::size_t k = 0; k < n && failure.is_ok(); ++k) {
+    const int threads = threads_for_share(shares[k]);
+    std::vector<std::string> argv = {worker_exe, "--scenario", scenario_path};
+    for (const std::string& o : options.overrides) argv.insert(argv.end(), {"--set", o});
+    argv.insert(argv.end(), {"--rank", std::to_string(k), "--world", std::to_string(n), "--port",
+                             std::to_string(*port), "--t0-ns", std::to_string(t0_ns), "--out-fd", "{out_fd}",
+                             "--in-fd", "{in_fd}", "--threads", std::to_string(threads), "--data-dir", data_dir});
+    for (const std::string& s : to_settings(config)) argv.insert(argv.end(), {"--cfg", s});
+    argv.insert(argv.end(), options.extra_worker_args.begin(), options.extra_worker_args.end());
+    auto w = std::make_unique<detail::WorkerProcess>();
+    const auto id = static_cast<WorkerId>(k);
+    Status started = w->start(argv, worker_env(threads), [&](pid_t pid) { return throttler->attach(id, pid); });
+    if (!started.is_ok()) {
+      failure = started.with_context("starting worker " + std::to_string(k));
+      break;
+    }
+    workers.push_back(std::move(w));
+  }
+  if (failure.is_ok()) {
+    std::vector<pid_t> pids;
+    for (const auto& w : workers) pids.push_back(w->pid());
+    log("omnilearn emulate: " + std::to_string(n) + " workers started (run " + run_id + ")");
+    if (options.on_started) options.on_started(pids);
+  }
+
+  auto handle_line = [&](std::size_t k, std::string_view line) {
+    auto msg = decode(line);
+    if (!msg) {
+      log("omnilearn emulate: worker " + std::to_string(k) + ": " + msg.status().message());
+      return;
+    }
+    if (const auto* r = std::get_if<scenarios::IterationRecord>(&*msg)) {
+      writer->add(*r);
+      writer->span(r->worker, "compute", r->start_s, r->compute_s);
+      if (r->wait_s > 0) writer->span(r->worker, "wait", r->start_s + r->compute_s, r->wait_s);
+      if (r->comm_s > 0) writer->span(r->worker, "comm", r->start_s + r->compute_s + r->wait_s, r->comm_s);
+      stats.add(*r);
+    } else if (const auto* p = std::get_if<scenarios::PlanRecord>(&*msg)) {
+      writer->add(*p);
+      stats.add(*p);
+    } else if (const auto* e = std::get_if<scenarios::EvaluationRecord>(&*msg)) {
+      writer->add(*e);
+      writer->instant("evaluation", e->time_s, std::string("{\"accuracy\": ").append(std::to_string(e->accuracy)).append("}"));
+      stats.add(*e);
+    } else if (const auto* x = std::get_if<ExtraRecord>(&*msg)) {
+      stats.extra[x->key] = x->value;
+      if (x->key == "training_start_s") replay_origin_s = x->value;
+    } else if (const auto* d = std::get_if<DoneRecord>(&*msg)) {
+      done[k] = true;
+      if (k == 0) stats.stop_reason = d->reason;
+    }
+  };
+  auto drain = [&](std::size_t k) {
+    if (k >= workers.size()) return;
+    workers[k]->read_available(buffers[k]);
+    std::size_t start = 0;
+    for (std::size_t nl; (nl = buffers[k].find('\n', start)) != std::string::npos; start = nl + 1) {
+      handle_line(k, std::string_view(buffers[k]).substr(start, nl - start));
+    }
+    buffers[k].erase(0, start);
+  };
+
+  int stop_signal = 0;
+  while (failure.is_ok()) {
+    // Timed availability runs on the training clock: it starts when rank 0 reports that training started.
+    auto replay_now = [&]() { return replay_origin_s ? elapsed() - *replay_origin_s : -1.0; };
+    std::vector<pollfd> fds;
+    std::vector<std::size_t> owner;
+    fds.push_back({signals.read_fd(), POLLIN, 0});
+    owner.push_back(n);
+    for (std::size_t k = 0; k < workers.size(); ++k) {
+      if (workers[k]->report_fd() >= 0) {
+        fds.push_back({workers[k]->report_fd(), POLLIN, 0});
+        owner.push_back(k);
+      }
+    }
+    int timeout_ms = 100;
+    if (const auto next = replayer.next_time(); next && replay_origin_s) {
+      timeout_ms = std::clamp(static_cast<int>((*next - replay_now()) * 1000.0) + 1, 0, timeout_ms);
+    }
+    const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
+    if (ready < 0 && errno != EINTR) {
+      failure = Status::io_error(std::string("poll: ") + std::strerror(errno));
+      break;
+    }
+    if (ready > 0 && (fds[0].revents & POLLIN) != 0) {
+      char signo = 0;
+      if (::read(signals.read_fd(), &signo, 1) == 1) stop_signal = signo;
+    }
+    for (std::size_t i = 1; i < fds.size(); ++i) {
+      if (fds[i].revents != 0) drain(owner[i]);
+    }
+    if (stop_signal != 0) break;
+
+    for (const AvailabilityEvent& e : replayer.take_due(replay_now(), stats.current_epoch())) {
+      Status s = throttler->apply(e.worker, e.fraction);
+      if (!s.is_ok()) {
+        failure = s.with_context("applying availability of worker " + std::to_string(e.worker));
+        break;
+      }
+      const Seconds at = elapsed();
+      writer->add(scenarios::AvailabilityRecord{at, e.worker, e.fraction});
+      writer->instant("availability", at, std::string("{\"worker\": ").append(std::to_string(e.worker))
+                                              .append(", \"fraction\": ").append(std::to_string(e.fraction)).append("}"));
+      if (!workers.empty()) workers[0]->send(encode(AvailabilityNotice{e.worker, at, e.fraction}));
+    }
+    if (!failure.is_ok()) break;
+
+    bool all_exited = true;
+    for (std::size_t k = 0; k < workers.size(); ++k) {
+      if (!workers[k]->poll_exit()) {
+        all_exited = false;
+        continue;
+      }
+      const int status = workers[k]->status();
+      if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+        drain(k);
+        failure = Status::internal("worker " + std::to_string(k) + " (pid " + std::to_string(workers[k]->pid()) + ") " +
+                                   describe_exit(status));
+        break;
+      }
+    }
+    if (failure.is_ok() && all_exited && !workers.empty()) {
+      for (std::size_t k = 0; k < workers.size(); ++k) {
+        while (workers[k]->report_fd() >= 0) drain(k);
+      }
+      break;
+    }
+  }
+
+  // Stop whatever still runs: SIGTERM, then SIGKILL after the grace period; keep what they wrote.
+  const bool stopping = !failure.is_ok() || stop_signal != 0;
+  if (stopping) {
+    for (auto& w : workers) w->signal(SIGTERM);
+    const auto deadline = Clock::now() + std::chrono::duration<double>(config.stop_grace_s);
+    for (;;) {
+      bool all = true;
+      for (auto& w : workers) all = w->poll_exit() && all;
+      if (all || Clock::now() >= deadline) break;
+      ::usleep(20000);
+    }
+    for (auto& w : workers) {
+      if (!w->exited()) w->signal(SIGKILL);
+      w->wait();
+    }
+    for (std::size_t k = 0; k < workers.size(); ++k) {
+      if (workers[k]->report_fd() >= 0) drain(k);
+      workers[k]->close_report();
+    }
+  }
+  const Status removed = throttler->remove();
+  if (!removed.is_ok()) log("omnilearn emulate: cleanup: " + removed.message());
+
+  result.summary = stats.summary(scenario, elapsed());
+  if (stop_signal != 0) {
+    result.outcome = stop_signal == SIGINT ? RunOutcome::kInterrupted : RunOutcome::kTerminated;
+    result.exit_code = 128 + stop_signal;
+    result.message = std::string("stopped by ").append(strsignal(stop_signal)).append("; workers stopped, cgroups removed");
+  } else if (!failure.is_ok()) {
+    result.outcome = RunOutcome::kWorkerFailed;
+    result.exit_code = 1;
+    result.message = failure.message() + "; the other workers were stopped and the cgroups removed";
+  } else {
+    Status finished = writer->finish(result.summary);
+    if (!finished.is_ok()) {
+      result.outcome = RunOutcome::kWorkerFailed;
+      result.exit_code = 1;
+      result.message = finished.message();
+    }
+  }
+  return result;
+}
+
+}  // namespace omnilearn::emulator

@@ -1,0 +1,484 @@
+// The BSP worker: the only translation unit of the testbed that includes LibTorch (NOTES.md: each costs ~25 s to
+// compile). Fashion-MNIST from the decompressed IDX files, a LeNet-sized CNN or a small ResNet, c10d TCPStore +
+// ProcessGroupGloo on 127.0.0.1, one flattened SUM all-reduce per step that also carries every worker's measured
+// compute time and rank 0's availability notices and stop flag, so every rank runs an identical Controller.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/torch.h>
+
+#include "omnilearn/controller/controller.h"
+#include "omnilearn/controller/policy_registry.h"
+#include "omnilearn/emulator/global_sampler.h"
+#include "omnilearn/emulator/worker_protocol.h"
+#include "omnilearn/scenarios/scenario_parser.h"
+#include "worker_options.h"
+
+namespace omnilearn::emulator::worker {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// ---------------------------------------------------------------- data
+struct Split {
+  torch::Tensor images;  // [N, 1, 28, 28] float, normalised
+  torch::Tensor labels;  // [N] int64
+};
+
+Result<std::vector<unsigned char>> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::not_found("cannot open " + path + " (the launcher decompresses Fashion-MNIST there)");
+  return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), {});
+}
+
+std::uint32_t be32(const std::vector<unsigned char>& b, std::size_t at) {
+  return (std::uint32_t{b[at]} << 24) | (std::uint32_t{b[at + 1]} << 16) | (std::uint32_t{b[at + 2]} << 8) | b[at + 3];
+}
+
+// Reads the first `limit` (0 = all) samples of an IDX image/label pair ("train" or "t10k").
+Result<Split> read_split(const std::string& dir, const std::string& prefix, std::int64_t limit) {
+  auto images = read_file(dir + "/" + prefix + "-images-idx3-ubyte");
+  if (!images) return images.status();
+  auto labels = read_file(dir + "/" + prefix + "-labels-idx1-ubyte");
+  if (!labels) return labels.status();
+  if (images->size() < 16 || be32(*images, 0) != 0x803 || labels->size() < 8 || be32(*labels, 0) != 0x801) {
+    return Status::parse_error(dir + "/" + prefix + ": not an IDX image/label pair");
+  }
+  std::int64_t n = be32(*images, 4);
+  const std::int64_t rows = be32(*images, 8), cols = be32(*images, 12);
+  if (be32(*labels, 4) != n || images->size() < 16 + static_cast<std::size_t>(n * rows * cols) ||
+      labels->size() < 8 + static_cast<std::size_t>(n)) {
+    return Status::parse_error(dir + "/" + prefix + ": truncated IDX files");
+  }
+  if (limit > 0) n = std::min(n, limit);
+  Split s;
+  s.images = torch::from_blob(images->data() + 16, {n, 1, rows, cols}, torch::kUInt8)
+                 .to(torch::kFloat32)
+                 .div_(255.0)
+                 .sub_(0.2860)
+                 .div_(0.3530);
+  s.labels = torch::from_blob(labels->data() + 8, {n}, torch::kUInt8).to(torch::kInt64);
+  return s;
+}
+
+// ---------------------------------------------------------------- models
+struct LeNetImpl : torch::nn::Module {
+  LeNetImpl()
+      : conv1(register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 6, 5).padding(2)))),
+        conv2(register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(6, 16, 5)))),
+        fc1(register_module("fc1", torch::nn::Linear(400, 48))),
+        fc2(register_module("fc2", torch::nn::Linear(48, 10))) {}
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::max_pool2d(torch::relu(conv1->forward(x)), 2);
+    x = torch::max_pool2d(torch::relu(conv2->forward(x)), 2);
+    x = torch::relu(fc1->forward(x.flatten(1)));
+    return fc2->forward(x);
+  }
+  torch::nn::Conv2d conv1, conv2;
+  torch::nn::Linear fc1, fc2;
+};
+TORCH_MODULE(LeNet);
+
+struct BlockImpl : torch::nn::Module {
+  BlockImpl(int in, int out, int stride)
+      : conv1(register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(false)))),
+        bn1(register_module("bn1", torch::nn::BatchNorm2d(out))),
+        conv2(register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(out, out, 3).padding(1).bias(false)))),
+        bn2(register_module("bn2", torch::nn::BatchNorm2d(out))) {
+    if (stride != 1 || in != out) {
+      shortcut = register_module("shortcut", torch::nn::Sequential(
+          torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, 1).stride(stride).bias(false)), torch::nn::BatchNorm2d(out)));
+    }
+  }
+  torch::Tensor forward(const torch::Tensor& x) {
+    auto y = torch::relu(bn1->forward(conv1->forward(x)));
+    y = bn2->forward(conv2->forward(y));
+    return torch::relu(y + (shortcut.is_empty() ? x : shortcut->forward(x)));
+  }
+  torch::nn::Conv2d conv1;
+  torch::nn::BatchNorm2d bn1;
+  torch::nn::Conv2d conv2;
+  torch::nn::BatchNorm2d bn2;
+  torch::nn::Sequential shortcut{nullptr};
+};
+TORCH_MODULE(Block);
+
+struct ResNetImpl : torch::nn::Module {
+  ResNetImpl()
+      : stem(register_module("stem", torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 16, 3).padding(1).bias(false)))),
+        bn(register_module("bn", torch::nn::BatchNorm2d(16))),
+        b1(register_module("b1", Block(16, 16, 1))),
+        b2(register_module("b2", Block(16, 32, 2))),
+        b3(register_module("b3", Block(32, 64, 2))),
+        fc(register_module("fc", torch::nn::Linear(64, 10))) {}
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::relu(bn->forward(stem->forward(x)));
+    x = b3->forward(b2->forward(b1->forward(x)));
+    return fc->forward(torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1));
+  }
+  torch::nn::Conv2d stem;
+  torch::nn::BatchNorm2d bn;
+  Block b1, b2, b3;
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(ResNet);
+
+struct Net {
+  std::shared_ptr<torch::nn::Module> module;
+  std::function<torch::Tensor(const torch::Tensor&)> forward;
+};
+
+Net make_net(Network network) {
+  if (network == Network::kResNet) {
+    ResNet r;
+    return {r.ptr(), [r](const torch::Tensor& x) mutable { return r->forward(x); }};
+  }
+  LeNet l;
+  return {l.ptr(), [l](const torch::Tensor& x) mutable { return l->forward(x); }};
+}
+
+// ---------------------------------------------------------------- reporting
+class Reporter {
+ public:
+  explicit Reporter(int fd) : fd_(fd) {}
+  void send(const WorkerMessage& m) {
+    const std::string line = encode(m);
+    std::size_t done = 0;
+    while (fd_ >= 0 && done < line.size()) {
+      const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+      if (n <= 0) {
+        if (n < 0 && errno == EINTR) continue;
+        fd_ = -1;  // the launcher is gone; PR_SET_PDEATHSIG ends us soon
+        return;
+      }
+      done += static_cast<std::size_t>(n);
+    }
+  }
+
+ private:
+  int fd_;
+};
+
+// Non-blocking reader of the launcher's notices (rank 0).
+class NoticeReader {
+ public:
+  explicit NoticeReader(int fd) : fd_(fd) {
+    if (fd_ >= 0) ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_NONBLOCK);
+  }
+  std::vector<AvailabilityNotice> poll() {
+    std::vector<AvailabilityNotice> out;
+    if (fd_ < 0) return out;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(fd_, buf, sizeof buf)) > 0;) pending_.append(buf, static_cast<std::size_t>(n));
+    std::size_t start = 0;
+    for (std::size_t nl; (nl = pending_.find('\n', start)) != std::string::npos; start = nl + 1) {
+      auto m = decode(std::string_view(pending_).substr(start, nl - start));
+      if (m && std::holds_alternative<AvailabilityNotice>(*m)) out.push_back(std::get<AvailabilityNotice>(*m));
+    }
+    pending_.erase(0, start);
+    return out;
+  }
+
+ private:
+  int fd_;
+  std::string pending_;
+};
+
+struct Evaluation {
+  double loss = 0.0;
+  double accuracy = 0.0;
+};
+
+Evaluation evaluate(Net& net, const Split& test) {
+  torch::NoGradGuard no_grad;
+  net.module->eval();
+  double loss = 0.0;
+  std::int64_t correct = 0;
+  const std::int64_t n = test.images.size(0);
+  for (std::int64_t i = 0; i < n; i += 500) {
+    const std::int64_t len = std::min<std::int64_t>(500, n - i);
+    auto logits = net.forward(test.images.narrow(0, i, len));
+    auto y = test.labels.narrow(0, i, len);
+    loss += torch::nn::functional::cross_entropy(logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum)).item<double>();
+    correct += logits.argmax(1).eq(y).sum().item<std::int64_t>();
+  }
+  net.module->train();
+  return {loss / static_cast<double>(n), static_cast<double>(correct) / static_cast<double>(n)};
+}
+
+int fail(const std::string& msg, int rank) {
+  std::cerr << "omnilearn-emulate-worker " << rank << ": " << msg << "\n";
+  return 1;
+}
+
+int run(const WorkerOptions& o) {
+  const int rank = o.rank;
+  const auto world = static_cast<std::size_t>(o.world);
+  auto scenario_or = scenarios::load_scenario(o.scenario_path, o.overrides);
+  if (!scenario_or) return fail(scenario_or.status().message(), rank);
+  const scenarios::Scenario& scenario = *scenario_or;
+  if (scenario.worker_count() != world) return fail("the scenario's worker count differs from --world", rank);
+  const EmulatorConfig& cfg = o.config;
+
+  at::set_num_threads(o.threads);
+  const Clock::time_point t0{std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(o.t0_ns))};
+  auto since_t0 = [&]() { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+
+  auto train = read_split(o.data_dir, "train", std::min<std::int64_t>(scenario.workload.dataset_samples, 60000));
+  if (!train) return fail(train.status().message(), rank);
+  std::optional<Split> test;
+  if (rank == 0) {
+    auto t = read_split(o.data_dir, "t10k", cfg.eval_samples);
+    if (!t) return fail(t.status().message(), rank);
+    test = std::move(t).value();
+  }
+  const std::int64_t train_n = train->images.size(0);
+
+  torch::manual_seed(scenario.seed);
+  Net net = make_net(cfg.network);
+  std::vector<torch::Tensor> params = net.module->parameters();
+  std::int64_t n_params = 0;
+  for (const auto& p : params) n_params += p.numel();
+
+  Reporter reporter(o.out_fd);
+  NoticeReader notices(rank == 0 ? o.in_fd : -1);
+
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> pg;
+  try {
+    c10d::TCPStoreOptions so;
+    so.port = static_cast<std::uint16_t>(o.port);
+    so.isServer = rank == 0;
+    so.numWorkers = world;
+    so.waitWorkers = true;
+    so.timeout = std::chrono::seconds(120);
+    auto store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", so);
+    auto pg_opts = c10d::ProcessGroupGloo::Options::create(std::chrono::seconds(300));
+    pg_opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+    pg = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, o.world, pg_opts);
+    // Start from rank 0's weights (the seed already makes them equal; this makes it a fact).
+    std::vector<torch::Tensor> flat{torch::cat([&] {
+      std::vector<torch::Tensor> v;
+      for (auto& p : params) v.push_back(p.detach().reshape(-1));
+      return v;
+    }())};
+    pg->broadcast(flat)->wait();
+    torch::NoGradGuard ng;
+    std::int64_t at = 0;
+    for (auto& p : params) {
+      p.copy_(flat[0].narrow(0, at, p.numel()).view_as(p));
+      at += p.numel();
+    }
+  } catch (const std::exception& e) {
+    return fail(std::string("rendezvous on 127.0.0.1:").append(std::to_string(o.port)).append(" failed: ").append(e.what()), rank);
+  }
+
+  // Training starts now on every rank (the broadcast above is a barrier): run times count from here, and the
+  // launcher starts replaying timed availability from here, so start-up (~1-4 s of library loading and
+  // rendezvous) is in no measurement.
+  const double train_start_s = since_t0();
+  if (rank == 0) reporter.send(ExtraRecord{"training_start_s", train_start_s});
+
+  auto registry = controller::make_default_registry();
+  auto policy = registry.make(scenario.policy.name, scenario.policy.options);
+  if (!policy) return fail(policy.status().message(), rank);
+  auto ctl_or = controller::Controller::create(scenario.controller_options(), std::move(policy).value());
+  if (!ctl_or) return fail(ctl_or.status().message(), rank);
+  controller::Controller ctl = std::move(ctl_or).value();
+  std::vector<BatchSize> batches = ctl.current_plan().batch;
+
+  torch::optim::SGD sgd(params, torch::optim::SGDOptions(cfg.learning_rate).momentum(cfg.momentum));
+  GlobalSampler sampler(train_n, scenario.seed);
+
+  auto plan_record = [](const controller::Plan& p, std::int64_t epoch) {
+    scenarios::PlanRecord r;
+    r.step = p.step, r.epoch = epoch, r.time_s = p.time_s, r.reason = controller::to_string(p.reason);
+    r.changed = p.changed, r.imbalance = p.imbalance, r.batch = p.batch, r.weight = p.weight;
+    return r;
+  };
+  if (rank == 0) reporter.send(plan_record(ctl.current_plan(), 0));
+
+  // Buffer layout: [gradients | compute_s per worker | availability+1 per worker (0 = none) | stop | now_s].
+  const std::int64_t kCompute = n_params, kAvail = kCompute + o.world, kStop = kAvail + o.world, kNow = kStop + 1;
+  const std::int64_t buffer_size = kNow + 1;
+
+  double decision_s = 0.0, eval_s = 0.0, train_s = 0.0;
+  std::optional<double> time_to_target;
+  std::int64_t samples_seen = 0;
+  bool stop_next = false;
+  std::string reason = "epochs";
+  std::int64_t step = 0;
+  std::int64_t last_eval_step = -1, epoch = 0;
+  std::vector<double> pending_avail(world, -1.0);
+
+  auto run_evaluation = [&](std::int64_t at_step, std::int64_t at_epoch) {
+    const auto e0 = Clock::now();
+    const Evaluation ev = evaluate(net, *test);
+    const double at_s = since_t0();
+    eval_s += std::chrono::duration<double>(Clock::now() - e0).count();
+    reporter.send(scenarios::EvaluationRecord{at_s, at_step, at_epoch, ev.loss, ev.accuracy});
+    last_eval_step = at_step;
+    if (cfg.target_accuracy > 0 && ev.accuracy >= cfg.target_accuracy && !time_to_target) {
+      time_to_target = at_s - train_start_s - eval_s;  // evaluation pauses do not count
+      reason = "target";
+      stop_next = true;
+    }
+  };
+
+  try {
+    for (;; ++step) {
+      if (scenario.max_iterations > 0 && step >= scenario.max_iterations) { reason = "iterations"; break; }
+      if (scenario.workload.sample_budget > 0 && samples_seen >= scenario.workload.sample_budget) { reason = "budget"; break; }
+      const double start_s = since_t0();
+      const StepAssignment a = sampler.next(batches);
+      if (a.epoch >= scenario.workload.epochs) { reason = "epochs"; break; }
+      epoch = a.epoch;
+      const BatchSize total = std::accumulate(a.batch.begin(), a.batch.end(), BatchSize{0});
+      const BatchSize mine = a.batch[static_cast<std::size_t>(rank)];
+
+      // Forward + backward on this worker's share: the compute time the controller sees.
+      const auto c0 = Clock::now();
+      sgd.zero_grad();
+      double loss_v = 0.0, acc_v = 0.0;
+      if (mine > 0) {
+        const auto idx_span = sampler.indices(a, static_cast<std::size_t>(rank));
+        auto idx = torch::from_blob(const_cast<std::int64_t*>(idx_span.data()), {mine}, torch::kInt64);
+        auto x = train->images.index_select(0, idx);
+        auto y = train->labels.index_select(0, idx);
+        auto logits = net.forward(x);
+        auto loss = torch::nn::functional::cross_entropy(logits, y);
+        loss.backward();
+        loss_v = loss.item<double>();
+        acc_v = logits.argmax(1).eq(y).to(torch::kFloat32).mean().item<double>();
+      }
+      const double compute_s = std::chrono::duration<double>(Clock::now() - c0).count();
+
+      // λ_k-weighted gradients and the step's facts, in one SUM all-reduce.
+      auto buffer = torch::zeros({buffer_size}, torch::kFloat32);
+      {
+        torch::NoGradGuard ng;
+        const double lambda = static_cast<double>(mine) / static_cast<double>(total);
+        std::int64_t at = 0;
+        for (auto& p : params) {
+          if (mine > 0 && p.grad().defined()) buffer.narrow(0, at, p.numel()).copy_(p.grad().reshape(-1)).mul_(lambda);
+          at += p.numel();
+        }
+        auto acc = buffer.accessor<float, 1>();
+        acc[kCompute + rank] = static_cast<float>(compute_s);
+        if (rank == 0) {
+          for (const AvailabilityNotice& n : notices.poll()) {
+            if (n.worker < world) pending_avail[n.worker] = n.fraction;
+          }
+          for (std::size_t k = 0; k < world; ++k) {
+            if (pending_avail[k] >= 0.0) acc[kAvail + static_cast<std::int64_t>(k)] = static_cast<float>(pending_avail[k] + 1.0);
+            pending_avail[k] = -1.0;
+          }
+          if (cfg.time_budget_s > 0 && since_t0() - train_start_s >= cfg.time_budget_s) { stop_next = true; reason = "time"; }
+          acc[kStop] = stop_next ? 1.0f : 0.0f;
+          acc[kNow] = static_cast<float>(since_t0());
+        }
+      }
+      const auto m0 = Clock::now();
+      std::vector<torch::Tensor> bufs{buffer};
+      pg->allreduce(bufs)->wait();
+      const double comm_total = std::chrono::duration<double>(Clock::now() - m0).count();
+      {
+        torch::NoGradGuard ng;
+        std::int64_t at = 0;
+        for (auto& p : params) {
+          if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+          p.grad().copy_(buffer.narrow(0, at, p.numel()).view_as(p));
+          at += p.numel();
+        }
+      }
+      sgd.step();
+      samples_seen += total;
+
+      auto acc = buffer.accessor<float, 1>();
+      std::vector<double> times(world);
+      double slowest = 0.0;
+      for (std::size_t k = 0; k < world; ++k) {
+        times[k] = acc[kCompute + static_cast<std::int64_t>(k)];
+        if (a.batch[k] > 0) slowest = std::max(slowest, times[k]);
+      }
+      // The all-reduce time splits into waiting for the slowest worker and the exchange itself.
+      const double wait_s = mine > 0 ? std::max(0.0, slowest - compute_s) : 0.0;
+      const double comm_s = std::max(0.0, comm_total - wait_s);
+      scenarios::IterationRecord rec;
+      rec.worker = static_cast<WorkerId>(rank), rec.step = step, rec.epoch = a.epoch, rec.start_s = start_s;
+      rec.compute_s = compute_s, rec.comm_s = comm_s, rec.wait_s = std::min(wait_s, comm_total), rec.batch = mine;
+      if (mine > 0) rec.loss = loss_v, rec.accuracy = acc_v;
+      reporter.send(rec);
+      train_s += compute_s + comm_total;
+
+      // Every rank feeds the same facts to its own Controller, so every rank gets the same plan.
+      const double now_s = acc[kNow];
+      const auto d0 = Clock::now();
+      if (!a.last_in_epoch) {  // the shrunken remainder step would skew the per-batch times
+        for (std::size_t k = 0; k < world; ++k) {
+          if (a.batch[k] > 0) {
+            (void)ctl.report(controller::IterationDone{static_cast<WorkerId>(k), step, now_s, times[k], a.batch[k]});
+          }
+        }
+      }
+      for (std::size_t k = 0; k < world; ++k) {
+        if (acc[kAvail + static_cast<std::int64_t>(k)] > 0.0f) {
+          (void)ctl.report(controller::AvailabilityChange{static_cast<WorkerId>(k), now_s,
+                                                          static_cast<double>(acc[kAvail + static_cast<std::int64_t>(k)]) - 1.0});
+        }
+      }
+      auto plan = ctl.plan_next(controller::DecisionPoint{step + 1, a.last_in_epoch ? a.epoch + 1 : a.epoch, now_s});
+      if (!plan) return fail(plan.status().message(), rank);
+      decision_s += std::chrono::duration<double>(Clock::now() - d0).count();
+      batches = plan->batch;
+      if (rank == 0 && plan->decided) reporter.send(plan_record(*plan, a.epoch));
+      if (acc[kStop] > 0.0f) {
+        if (rank != 0) reason = "target";
+        ++step;
+        break;
+      }
+      if (rank == 0) {
+        const bool due = cfg.eval_every > 0 ? (step + 1) % cfg.eval_every == 0 : a.last_in_epoch;
+        if (due) run_evaluation(step, a.epoch);
+      }
+    }
+  } catch (const std::exception& e) {
+    return fail(std::string("training failed at step ").append(std::to_string(step)).append(": ").append(e.what()), rank);
+  }
+
+  if (rank == 0) {
+    if (last_eval_step != step - 1) run_evaluation(step - 1, epoch);
+    reporter.send(ExtraRecord{"controller_decision_s", decision_s});
+    reporter.send(ExtraRecord{"controller_overhead", train_s > 0 ? decision_s / train_s : 0.0});
+    reporter.send(ExtraRecord{"training_time_s", train_s});
+    reporter.send(ExtraRecord{"evaluation_time_s", eval_s});
+    reporter.send(ExtraRecord{"parameters", static_cast<double>(n_params)});
+    reporter.send(ExtraRecord{"time_to_target_s", time_to_target.value_or(-1.0)});
+  }
+  reporter.send(DoneRecord{reason});
+  return 0;
+}
+
+}  // namespace
+
+int run_bsp_worker(const WorkerOptions& options) {
+  try {
+    return run(options);
+  } catch (const std::exception& e) {
+    return fail(e.what(), options.rank);
+  }
+}
+
+}  // namespace omnilearn::emulator::worker

@@ -1,0 +1,68 @@
+// A short real BSP run: two LibTorch worker processes train the LeNet-sized CNN on a 1024-sample subset of
+// Fashion-MNIST for 2 epochs (32 steps) over Gloo, under cgroup quotas when this process may create them (else a
+// fake throttler), and the run folder is checked.
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "omnilearn/emulator/fake_throttler.h"
+#include "omnilearn/emulator/launcher.h"
+#include "omnilearn/scenarios/scenario_parser.h"
+#include "test_scenarios.h"
+
+namespace omnilearn::emulator {
+namespace {
+
+namespace fs = std::filesystem;
+
+int count_rows(const std::string& path) {
+  std::ifstream in(path);
+  int rows = -1;  // header
+  for (std::string line; std::getline(in, line);) ++rows;
+  return rows;
+}
+
+TEST(EmulatorEndToEnd, TwoWorkerBspRunWritesTheRunFolder) {
+  if (!fs::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "Fashion-MNIST missing: install the Debian package dataset-fashion-mnist";
+  }
+  const std::string dir = testing::fresh_dir("e2e");
+  auto scenario = scenarios::load_scenario(testing::write_scenario(dir, "e2e", 2, "", 1024, 64, 2));
+  ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
+  EmulatorConfig config;
+  config.eval_samples = 500;
+  config.target_accuracy = 0.0;
+  config.cpu_budget = 1.5;
+  LaunchOptions o;
+  o.output_dir = dir + "/run";
+  o.worker_executable = OMNILEARN_WORKER;
+  o.argv = {"e2e_test"};
+  if (const Status access = check_cgroup_access(); !access.is_ok()) {
+    std::printf("no cgroup access (%s): running without CPU quotas\n", access.message().c_str());
+    o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<std::unique_ptr<ResourceThrottler>> {
+      return std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size()));
+    };
+  }
+  auto r = run_emulation(*scenario, config, o);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_EQ(r->exit_code, 0) << r->message;
+  EXPECT_EQ(r->summary.iterations, 16 * 2);  // 1024 / 64 per epoch
+  EXPECT_EQ(r->summary.epochs, 2);
+  EXPECT_EQ(count_rows(dir + "/run/iterations.csv"), 2 * 32);
+  EXPECT_GE(count_rows(dir + "/run/plans.csv"), 2);  // the initial plan, one row per worker
+  EXPECT_GE(count_rows(dir + "/run/evaluations.csv"), 2);
+  const auto summary = nlohmann::json::parse(std::ifstream(dir + "/run/summary.json"));
+  ASSERT_TRUE(summary.contains("final_accuracy"));
+  const double acc = summary["final_accuracy"].get<double>();
+  std::printf("final accuracy after 2 epochs of 1024 samples: %.3f, %.2f s\n", acc, r->summary.total_time_s);
+  EXPECT_GT(acc, 0.3);  // well above chance (0.1)
+  EXPECT_TRUE(summary["extra"].contains("controller_overhead"));
+  EXPECT_GT(r->summary.decisions, 0);
+}
+
+}  // namespace
+}  // namespace omnilearn::emulator

@@ -1,0 +1,250 @@
+// The launcher with the Torch-free fake worker: a run that completes, a worker killed with SIGKILL, SIGINT and
+// SIGTERM to the launcher, and the errors that must come before any worker starts.
+#include "omnilearn/emulator/launcher.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "omnilearn/emulator/fake_throttler.h"
+#include "omnilearn/emulator/names.h"
+#include "omnilearn/scenarios/scenario_parser.h"
+#include "test_scenarios.h"
+
+namespace omnilearn::emulator {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::fresh_dir;
+using testing::write_scenario;
+
+// Forwards to a FakeThrottler the test keeps, so the test can look at it after the launcher dropped its handle.
+class SharedFake final : public ResourceThrottler {
+ public:
+  explicit SharedFake(std::shared_ptr<FakeThrottler> f) : f_(std::move(f)) {}
+  std::string_view name() const override { return "shared-fake"; }
+  Status attach(WorkerId w, pid_t pid) override { return f_->attach(w, pid); }
+  Status apply(WorkerId w, double x) override { return f_->apply(w, x); }
+  bool can_change_live() const override { return true; }
+  Status remove() override { return f_->remove(); }
+  std::size_t worker_count() const override { return f_->worker_count(); }
+
+ private:
+  std::shared_ptr<FakeThrottler> f_;
+};
+
+scenarios::Scenario load(const std::string& path) {
+  auto s = scenarios::load_scenario(path);
+  EXPECT_TRUE(s.is_ok()) << s.status().message();
+  return *s;
+}
+
+LaunchOptions fake_options(const std::string& out, std::vector<std::string> extra = {}) {
+  LaunchOptions o;
+  o.output_dir = out;
+  o.worker_executable = OMNILEARN_FAKE_WORKER;
+  o.extra_worker_args = std::move(extra);
+  o.prepare_dataset = false;
+  o.log = [](const std::string&) {};
+  return o;
+}
+
+bool alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
+
+// No cgroup folder of this process's runs is left in any controller.
+void expect_no_cgroups_left(const std::string& scenario_name) {
+  const std::string prefix = cgroup_run_folder(scenario_name + "-" + std::to_string(::getpid()));
+  for (const char* c : {"cpu", "cpuacct", "freezer"}) {
+    const fs::path p = fs::path("/sys/fs/cgroup") / c / prefix;
+    EXPECT_FALSE(fs::exists(p)) << p;
+  }
+}
+
+#define SKIP_WITHOUT_CGROUPS()                                                          \
+  do {                                                                                  \
+    const Status access = check_cgroup_access();                                        \
+    if (!access.is_ok()) GTEST_SKIP() << "no cgroup write access: " << access.message(); \
+  } while (0)
+
+TEST(Launcher, CompletedRunWritesTheRunFolderAndReplaysAvailability) {
+  const std::string dir = fresh_dir("complete");
+  const auto scenario = load(write_scenario(dir, "complete", 2,
+                                            "availability:\n  schedule:\n    unit: seconds\n    phases:\n"
+                                            "      - {at: 0, fractions: [1, 0.5]}\n      - {at: 0.1, fractions: [0.25, 1]}\n"));
+  auto fake = std::make_shared<FakeThrottler>(2);
+  LaunchOptions o = fake_options(dir + "/run", {"--fake-steps", "30", "--fake-step-ms", "10"});
+  o.make_throttler = [fake](const std::string&, const std::vector<double>&) -> Result<std::unique_ptr<ResourceThrottler>> {
+    return std::unique_ptr<ResourceThrottler>(new SharedFake(fake));
+  };
+  auto r = run_emulation(scenario, EmulatorConfig{}, o);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->outcome, RunOutcome::kCompleted) << r->message;
+  EXPECT_EQ(r->exit_code, 0);
+  EXPECT_EQ(fake->attached().size(), 2u);
+  EXPECT_TRUE(fake->removed());
+  // Initial level, then the change at 0.1 s (worker 0 to 0.25, worker 1 back to 1).
+  ASSERT_GE(fake->calls().size(), 3u);
+  EXPECT_EQ(fake->fractions(), (std::vector<double>{0.25, 1.0}));
+  for (const char* f : {"manifest.json", "iterations.csv", "plans.csv", "availability.csv", "evaluations.csv",
+                        "summary.json", "timeline.json"}) {
+    EXPECT_TRUE(fs::exists(dir + "/run/" + f)) << f;
+  }
+  const auto summary = nlohmann::json::parse(std::ifstream(dir + "/run/summary.json"));
+  EXPECT_EQ(summary["iterations"], 30);
+  EXPECT_EQ(summary["workers"], 2);
+  EXPECT_DOUBLE_EQ(summary["time_to_target_s"].get<double>(), 0.2);
+  const auto manifest = nlohmann::json::parse(std::ifstream(dir + "/run/manifest.json"));
+  EXPECT_EQ(manifest["backend"], "emulate");
+  std::ifstream avail(dir + "/run/availability.csv");
+  int rows = -1;
+  for (std::string line; std::getline(avail, line);) ++rows;
+  EXPECT_EQ(rows, 4);  // two initial levels, two changes
+}
+
+TEST(Launcher, WorkersStartInsideTheirCgroup) {
+  SKIP_WITHOUT_CGROUPS();
+  const std::string dir = fresh_dir("incgroup");
+  const auto scenario = load(write_scenario(dir, "incgroup"));
+  auto r = run_emulation(scenario, EmulatorConfig{}, fake_options(dir + "/run", {"--fake-steps", "3"}));
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_EQ(r->exit_code, 0) << r->message;
+  EXPECT_EQ(r->summary.extra.count("started_in_cgroup_0"), 1u);
+  EXPECT_EQ(r->summary.extra.count("started_in_cgroup_1"), 1u);
+  expect_no_cgroups_left("incgroup");
+}
+
+TEST(Launcher, KilledWorkerStopsTheRunAndCleansUp) {
+  SKIP_WITHOUT_CGROUPS();
+  const std::string dir = fresh_dir("kill9");
+  const auto scenario = load(write_scenario(dir, "kill9", 3));
+  std::vector<pid_t> pids;
+  std::chrono::steady_clock::time_point killed_at;
+  LaunchOptions o = fake_options(dir + "/run", {"--fake-steps", "100000", "--fake-step-ms", "5", "--fake-ignore-term"});
+  std::thread killer;
+  o.on_started = [&](const std::vector<pid_t>& p) {
+    pids = p;
+    killer = std::thread([&, victim = p[1]] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      killed_at = std::chrono::steady_clock::now();
+      ::kill(victim, SIGKILL);
+    });
+  };
+  auto r = run_emulation(scenario, EmulatorConfig{}, o);
+  const auto ended = std::chrono::steady_clock::now();
+  killer.join();
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->outcome, RunOutcome::kWorkerFailed);
+  EXPECT_EQ(r->exit_code, 1);
+  EXPECT_NE(r->message.find("worker 1"), std::string::npos) << r->message;
+  EXPECT_NE(r->message.find("signal 9"), std::string::npos) << r->message;
+  EXPECT_LT(std::chrono::duration<double>(ended - killed_at).count(), 5.0);
+  for (pid_t p : pids) EXPECT_FALSE(alive(p)) << p;
+  expect_no_cgroups_left("kill9");
+  // What was written is kept; no summary for a failed run.
+  EXPECT_TRUE(fs::exists(dir + "/run/iterations.csv"));
+  EXPECT_GT(fs::file_size(dir + "/run/iterations.csv"), 100u);
+  EXPECT_FALSE(fs::exists(dir + "/run/summary.json"));
+}
+
+TEST(Launcher, WorkerExitCodeIsReported) {
+  const std::string dir = fresh_dir("exitcode");
+  const auto scenario = load(write_scenario(dir, "exitcode"));
+  LaunchOptions o = fake_options(dir + "/run", {"--fake-steps", "40", "--fake-exit", "0:7"});
+  o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<std::unique_ptr<ResourceThrottler>> {
+    return std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size()));
+  };
+  auto r = run_emulation(scenario, EmulatorConfig{}, o);
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->exit_code, 1);
+  EXPECT_NE(r->message.find("worker 0"), std::string::npos) << r->message;
+  EXPECT_NE(r->message.find("exited with code 7"), std::string::npos) << r->message;
+}
+
+void stop_by_signal(int signo, int expected_exit, RunOutcome expected) {
+  SKIP_WITHOUT_CGROUPS();
+  const std::string name = std::string("sig").append(std::to_string(signo));
+  const std::string dir = fresh_dir(name);
+  const auto scenario = load(write_scenario(dir, name, 2));
+  std::vector<pid_t> pids;
+  LaunchOptions o = fake_options(dir + "/run", {"--fake-steps", "100000", "--fake-step-ms", "5"});
+  std::thread sender;
+  o.on_started = [&](const std::vector<pid_t>& p) {
+    pids = p;
+    sender = std::thread([signo] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      ::kill(::getpid(), signo);
+    });
+  };
+  auto r = run_emulation(scenario, EmulatorConfig{}, o);
+  sender.join();
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->outcome, expected);
+  EXPECT_EQ(r->exit_code, expected_exit);
+  for (pid_t p : pids) EXPECT_FALSE(alive(p)) << p;
+  expect_no_cgroups_left(name);
+  EXPECT_GT(fs::file_size(dir + "/run/iterations.csv"), 100u);
+}
+
+TEST(Launcher, SigintStopsEverythingWithExit130) { stop_by_signal(SIGINT, 130, RunOutcome::kInterrupted); }
+TEST(Launcher, SigtermStopsEverythingWithExit143) { stop_by_signal(SIGTERM, 143, RunOutcome::kTerminated); }
+
+TEST(Launcher, MissingDatasetIsAnErrorBeforeAnyWorkerStarts) {
+  const std::string dir = fresh_dir("nodata");
+  const auto scenario = load(write_scenario(dir, "nodata"));
+  LaunchOptions o = fake_options(dir + "/run");
+  o.prepare_dataset = true;
+  bool started = false;
+  o.on_started = [&](const std::vector<pid_t>&) { started = true; };
+  EmulatorConfig c;
+  c.data_source = dir + "/no-such-folder";
+  c.cache_dir = dir + "/cache";
+  auto r = run_emulation(scenario, c, o);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.status().message().find("dataset-fashion-mnist"), std::string::npos) << r.status().message();
+  EXPECT_FALSE(started);
+  EXPECT_FALSE(fs::exists(dir + "/run"));
+}
+
+TEST(Launcher, TooMuchCpuIsAnErrorBeforeAnyWorkerStarts) {
+  const std::string dir = fresh_dir("toomuch");
+  const auto scenario = load(write_scenario(dir, "toomuch"));
+  EmulatorConfig c;
+  c.cpu_budget = 1000.0;
+  auto r = run_emulation(scenario, c, fake_options(dir + "/run"));
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.status().message().find("CPUs"), std::string::npos) << r.status().message();
+}
+
+TEST(Launcher, ThrottlerErrorsComeBackBeforeAnyWorkerStarts) {
+  const std::string dir = fresh_dir("noperm");
+  const auto scenario = load(write_scenario(dir, "noperm"));
+  LaunchOptions o = fake_options(dir + "/run");
+  o.make_throttler = [](const std::string&, const std::vector<double>&) -> Result<std::unique_ptr<ResourceThrottler>> {
+    return Status::permission_denied("no permission to create cgroups under /sys/fs/cgroup/cpu");
+  };
+  auto r = run_emulation(scenario, EmulatorConfig{}, o);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kPermissionDenied);
+}
+
+TEST(Launcher, MissingWorkerProgramIsAnError) {
+  const std::string dir = fresh_dir("noexe");
+  const auto scenario = load(write_scenario(dir, "noexe"));
+  LaunchOptions o = fake_options(dir + "/run");
+  o.worker_executable = dir + "/nope";
+  auto r = run_emulation(scenario, EmulatorConfig{}, o);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.status().message().find("not found"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace omnilearn::emulator
