@@ -62,13 +62,14 @@ struct PolicySpec {
   controller::PolicyOptions options;  // gain, fit_window (true_costs is set by the simulator)
   BatchSize min_batch = 16;         // per-worker bounds
   BatchSize max_batch = 96;
-  double dead_band = 0.05;
-  double ewma_alpha = 0.1;
-  controller::DecisionTrigger trigger = controller::DecisionTrigger::kEveryNIterations;
-  std::int64_t every_n = 10;
-  double imbalance_threshold = 0.05;
-  bool memory_guard = true;
-  double memory_guard_tolerance = 0.10;  // relative throughput drop that counts as "fell"
+  // The controller's own defaults (ControllerOptions documents each).
+  double dead_band = controller::ControllerOptions{}.dead_band;
+  double ewma_alpha = controller::ControllerOptions{}.ewma_alpha;
+  controller::DecisionTrigger trigger = controller::ControllerOptions{}.trigger;
+  std::int64_t every_n = controller::ControllerOptions{}.every_n;
+  double imbalance_threshold = controller::ControllerOptions{}.imbalance_threshold;
+  bool memory_guard = controller::ControllerOptions{}.memory_guard;
+  double memory_guard_tolerance = controller::ControllerOptions{}.memory_guard_tolerance;
 };
 
 // When availability levels change: at simulated/real times, or at epoch boundaries.
