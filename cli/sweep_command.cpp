@@ -1,22 +1,17 @@
 // `omnilearn sweep`: expand a sweep file and run each point as its own `omnilearn sim` process (SimGrid allows one
-// engine per process), N at a time; then gather every summary.json into sweep.csv and print a table.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
+// engine per process), N at a time, here or across MPI ranks; or write a SLURM array script for it; then gather
+// every summary.json into sweep.csv and print a table.
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <map>
 
 #include "cli/commands.h"
-#include "cli/progress_bar.h"
+#include "cli/mpi_sweep.h"
+#include "cli/sweep_runner.h"
+#include "cli/sweep_slurm.h"
 #include "cli/sweep_table.h"
 #include "omnilearn/scenarios/sweep.h"
-
-extern char** environ;
 
 namespace omnilearn::cli {
 namespace {
@@ -24,43 +19,90 @@ namespace {
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
-// Starts `omnilearn sim` for one point with its output and errors in `log_path`; no shell is involved.
-Result<pid_t> spawn_point(const std::string& exe, const scenarios::SweepPoint& p, const std::string& run_dir,
-                          const std::string& log_path, bool iteration_rows) {
-  std::vector<std::string> words{exe, "sim", p.base_path, "--quiet", "--out", run_dir};
-  for (const std::string& o : p.overrides) words.insert(words.end(), {"--set", o});
-  if (!iteration_rows) words.push_back("--no-iterations");
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return Status::io_error("cannot start " + exe + " for point " + p.name);
-  return pid;
+constexpr const char* kSweepHelp =
+    "omnilearn sweep SWEEP [options]\n\n"
+    "Runs every point of SWEEP (a sweep YAML: a base scenario and axes of values) as its own simulation,\n"
+    "N at a time, writes <out>/<point>/ run folders, <out>/sweep.csv (one row per point: axis values, status and\n"
+    "summary fields, with the change against `uniform` at the same coordinates) and prints a table.\n"
+    "A failing point is reported (its log is <out>/<point>.log) and does not stop the others; the exit code is\n"
+    "then 1. Under mpirun, --mpi splits the points across ranks (rank r runs points i with i % size == r,\n"
+    "--jobs at a time each) and rank 0 writes sweep.csv. --emit-slurm writes a SLURM job-array script instead of\n"
+    "running anything; --gather then builds sweep.csv from the point folders the array tasks wrote.\n\n"
+    "examples:\n"
+    "  omnilearn sweep scenarios/paper/sweep-bsp-levels.yaml --jobs 2\n"
+    "  omnilearn sweep scenarios/paper/sweep-asp-levels.yaml --out runs/asp\n"
+    "  mpirun -np 4 omnilearn sweep scenarios/traces/sweep-traces.yaml --mpi --jobs 1 --out runs/traces\n"
+    "  omnilearn sweep scenarios/paper/sweep-bsp-levels.yaml --emit-slurm bsp.slurm --out /scratch/bsp\n"
+    "  omnilearn sweep scenarios/paper/sweep-bsp-levels.yaml --gather --out /scratch/bsp\n\n"
+    "options";
+
+// Prints the failed and missing points and the table, writes sweep.csv; returns the command's exit code.
+int report_sweep(const scenarios::Sweep& sweep, const std::vector<scenarios::SweepPoint>& points,
+                 const std::vector<int>& exit_codes, const std::string& out) {
+  int failed = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (exit_codes[i] == 0) continue;
+    ++failed;
+    if (exit_codes[i] < 0) {
+      std::cerr << "omnilearn sweep: point " << points[i].name << " has no results (no " << out << "/" << points[i].name
+                << "/summary.json)\n";
+    } else {
+      std::cerr << "omnilearn sweep: point " << points[i].name << " failed (exit " << exit_codes[i] << "), see " << out
+                << "/" << points[i].name << ".log\n";
+    }
+  }
+  auto table = gather_sweep_table(sweep, points, exit_codes, out);
+  if (!table) {
+    std::cerr << "omnilearn sweep: " << table.status().message() << "\n";
+    return 1;
+  }
+  if (const Status written = write_sweep_csv(*table, out + "/sweep.csv"); !written) {
+    std::cerr << "omnilearn sweep: " << written.message() << "\n";
+    return 1;
+  }
+  print_sweep_table(*table, std::cout);
+  std::printf("\n%zu points, %d failed; results in %s/sweep.csv\n", points.size(), failed, out.c_str());
+  return failed == 0 ? 0 : 1;
+}
+
+int emit_slurm(const scenarios::Sweep& sweep, const std::vector<scenarios::SweepPoint>& points,
+               const po::variables_map& vm, const std::string& exe, const std::string& out) {
+  SlurmOptions slurm;
+  if (vm.count("slurm-job-name")) slurm.job_name = vm["slurm-job-name"].as<std::string>();
+  slurm.time_limit = vm["slurm-time"].as<std::string>();
+  slurm.cpus_per_task = vm["slurm-cpus"].as<int>();
+  if (vm.count("slurm-partition")) slurm.partition = vm["slurm-partition"].as<std::string>();
+  const std::string path = vm["emit-slurm"].as<std::string>();
+  const std::string sweep_path = fs::absolute(vm["sweep"].as<std::string>()).lexically_normal().string();
+  const Status written = write_slurm_script(
+      slurm_array_script(sweep, points, exe, sweep_path, out, !vm.count("no-iterations"), slurm), path);
+  if (!written) {
+    std::cerr << "omnilearn sweep: " << written.message() << "\n";
+    return 1;
+  }
+  std::printf(
+      "wrote %s: %zu array tasks, run folders in %s\nsubmit: sbatch %s\ngather: omnilearn sweep %s --gather "
+      "--out %s\n",
+      path.c_str(), points.size(), out.c_str(), shell_quote(path).c_str(), shell_quote(sweep_path).c_str(),
+      shell_quote(out).c_str());
+  return 0;
 }
 
 }  // namespace
 
 int run_sweep_command(const std::vector<std::string>& args) {
-  po::options_description opts(
-      "omnilearn sweep SWEEP [options]\n\n"
-      "Runs every point of SWEEP (a sweep YAML: a base scenario and axes of values) as its own simulation,\n"
-      "N at a time, writes <out>/<point>/ run folders, <out>/sweep.csv (one row per point: axis values and\n"
-      "summary fields, with the change against `uniform` at the same coordinates) and prints a table.\n"
-      "A failing point is reported (its log is <out>/<point>.log) and does not stop the others.\n\n"
-      "examples:\n"
-      "  omnilearn sweep scenarios/paper/sweep-bsp-levels.yaml --jobs 2\n"
-      "  omnilearn sweep scenarios/paper/sweep-asp-levels.yaml --out runs/asp\n\n"
-      "options");
+  po::options_description opts(kSweepHelp);
   opts.add_options()("help,h", "print this help")("sweep", po::value<std::string>(), "sweep YAML file")(
-      "jobs,j", po::value<int>()->default_value(2), "points run at the same time")(
+      "jobs,j", po::value<int>()->default_value(2), "points run at the same time (per MPI rank with --mpi)")(
       "out", po::value<std::string>(), "output folder (default: runs/<sweep name>)")("quiet,q", "no progress bar")(
-      "no-iterations", "skip per-iteration rows in each run's iterations.csv");
+      "no-iterations", "skip per-iteration rows in each run's iterations.csv")(
+      "mpi", "split the points across the ranks of an mpirun job; rank 0 writes sweep.csv")(
+      "emit-slurm", po::value<std::string>(), "write a SLURM job-array script to this file instead of running")(
+      "gather", "run nothing: build sweep.csv and the table from existing point folders in --out")(
+      "slurm-time", po::value<std::string>()->default_value("01:00:00"), "--emit-slurm: time limit per task")(
+      "slurm-cpus", po::value<int>()->default_value(1), "--emit-slurm: CPUs per task")(
+      "slurm-partition", po::value<std::string>(), "--emit-slurm: partition")(
+      "slurm-job-name", po::value<std::string>(), "--emit-slurm: job name (default: omnilearn-<sweep name>)");
   po::positional_options_description pos;
   pos.add("sweep", 1);
   po::variables_map vm;
@@ -75,8 +117,17 @@ int run_sweep_command(const std::vector<std::string>& args) {
     std::cout << opts << "\n";
     return 0;
   }
-  if (!vm.count("sweep") || vm["jobs"].as<int>() < 1) {
-    std::cerr << "omnilearn sweep: need a SWEEP file and --jobs >= 1 (see omnilearn sweep --help)\n";
+  if (!vm.count("sweep") || vm["jobs"].as<int>() < 1 || vm["slurm-cpus"].as<int>() < 1) {
+    std::cerr << "omnilearn sweep: need a SWEEP file, --jobs >= 1 and --slurm-cpus >= 1 (see omnilearn sweep --help)\n";
+    return 2;
+  }
+  if (vm.count("mpi") + vm.count("emit-slurm") + vm.count("gather") > 1) {
+    std::cerr << "omnilearn sweep: --mpi, --emit-slurm and --gather exclude each other\n";
+    return 2;
+  }
+  if (vm.count("mpi") && !mpi_available()) {
+    std::cerr << "omnilearn sweep: --mpi: this omnilearn was built without MPI (install libopenmpi-dev and "
+                 "openmpi-bin, e.g. with scripts/setup.sh, then rebuild)\n";
     return 2;
   }
   auto sweep = scenarios::load_sweep(vm["sweep"].as<std::string>());
@@ -85,67 +136,47 @@ int run_sweep_command(const std::vector<std::string>& args) {
     return 1;
   }
   const std::vector<scenarios::SweepPoint> points = scenarios::expand(*sweep);
+  // An invalid point is named now and fails on its own when it runs; the others are not held back.
+  for (const auto& point : points) {
+    const Status checked = scenarios::check_point(*sweep, point);
+    if (!checked.is_ok()) std::cerr << "omnilearn sweep: " << checked.message() << "\n";
+  }
   const std::string out = vm.count("out") ? vm["out"].as<std::string>() : "runs/" + sweep->name;
   std::error_code ec;
+  if (vm.count("gather")) {
+    if (!fs::is_directory(out, ec)) {
+      std::cerr << "omnilearn sweep: --gather: no folder " << out << " (pass the sweep's --out)\n";
+      return 1;
+    }
+    return report_sweep(*sweep, points, exit_codes_from_folders(points, out), out);
+  }
   fs::create_directories(out, ec);
   if (ec) {
     std::cerr << "omnilearn sweep: cannot create " << out << ": " << ec.message() << "\n";
     return 1;
   }
   const std::string exe = fs::read_symlink("/proc/self/exe", ec).string();
+  if (vm.count("emit-slurm")) return emit_slurm(*sweep, points, vm, exe, fs::absolute(out).lexically_normal());
 
-  std::map<pid_t, std::size_t> running;
-  std::vector<int> exit_codes(points.size(), -1);
-  std::size_t next = 0;
-  std::size_t done = 0;
-  ProgressBar bar("sweep " + sweep->name, !vm.count("quiet"));
-  bar.update(0.0, "0/" + std::to_string(points.size()));
-  while (done < points.size()) {
-    while (next < points.size() && running.size() < static_cast<std::size_t>(vm["jobs"].as<int>())) {
-      const auto& p = points[next];
-      auto pid = spawn_point(exe, p, out + "/" + p.name, out + "/" + p.name + ".log", !vm.count("no-iterations"));
-      if (pid) {
-        running[*pid] = next;
-      } else {
-        std::cerr << "omnilearn sweep: " << pid.status().message() << "\n";
-        exit_codes[next] = 127;
-        ++done;
-      }
-      ++next;
-    }
-    if (running.empty()) continue;
-    int wstatus = 0;
-    const pid_t pid = waitpid(-1, &wstatus, 0);
-    if (pid < 0 || !running.contains(pid)) continue;
-    const std::size_t i = running[pid];
-    running.erase(pid);
-    exit_codes[i] = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-    ++done;
-    bar.update(static_cast<double>(done) / static_cast<double>(points.size()),
-               std::to_string(done) + "/" + std::to_string(points.size()));
+  PointRunOptions run;
+  run.exe = exe;
+  run.out = out;
+  run.jobs = vm["jobs"].as<int>();
+  run.iteration_rows = !vm.count("no-iterations");
+  run.progress = !vm.count("quiet");
+  run.label = "sweep " + sweep->name;
+  if (!vm.count("mpi")) {
+    std::vector<std::size_t> all(points.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    return report_sweep(*sweep, points, run_sweep_points(points, all, run), out);
   }
-  bar.finish();
-
-  int failed = 0;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    if (exit_codes[i] == 0) continue;
-    ++failed;
-    std::cerr << "omnilearn sweep: point " << points[i].name << " failed (exit " << exit_codes[i] << "), see "
-              << out << "/" << points[i].name << ".log\n";
-  }
-  auto table = gather_sweep_table(*sweep, points, exit_codes, out);
-  if (!table) {
-    std::cerr << "omnilearn sweep: " << table.status().message() << "\n";
+  auto outcome = run_sweep_points_mpi(points, run);
+  if (!outcome) {
+    std::cerr << "omnilearn sweep: --mpi: " << outcome.status().message() << "\n";
     return 1;
   }
-  const Status written = write_sweep_csv(*table, out + "/sweep.csv");
-  if (!written) {
-    std::cerr << "omnilearn sweep: " << written.message() << "\n";
-    return 1;
-  }
-  print_sweep_table(*table, std::cout);
-  std::printf("\n%zu points, %d failed; results in %s/sweep.csv\n", points.size(), failed, out.c_str());
-  return failed == 0 ? 0 : 1;
+  // Failures are reported once, by rank 0, whose exit code carries them.
+  return outcome->root ? report_sweep(*sweep, points, outcome->exit_codes, out) : 0;
 }
 
 }  // namespace omnilearn::cli

@@ -61,7 +61,9 @@ Result<SweepTable> gather_sweep_table(const scenarios::Sweep& sweep, const std::
     for (const auto& [axis, label] : points[i].coordinates) r.coordinates.push_back(label);
     r.coordinates.resize(t.axes.size());
     r.fields.resize(SweepTable::kSummaryFields.size());
-    r.status = exit_codes[i] == 0 ? "ok" : "failed (exit " + std::to_string(exit_codes[i]) + ")";
+    r.status = exit_codes[i] == 0  ? "ok"
+               : exit_codes[i] < 0 ? "missing"
+                                   : "failed (exit " + std::to_string(exit_codes[i]) + ")";
     if (exit_codes[i] == 0) {
       const std::string path = out + "/" + points[i].name + "/summary.json";
       std::ifstream in(path);
@@ -87,6 +89,22 @@ Result<SweepTable> gather_sweep_table(const scenarios::Sweep& sweep, const std::
     if (oracle.contains(key)) r.vs_oracle_pct = 100.0 * (*r.total_time_s / oracle[key] - 1.0);
   }
   return t;
+}
+
+std::vector<int> exit_codes_from_folders(const std::vector<scenarios::SweepPoint>& points, const std::string& out) {
+  std::vector<int> codes;
+  for (const scenarios::SweepPoint& p : points) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(out + "/" + p.name + "/summary.json", ec)) {
+      codes.push_back(0);
+      continue;
+    }
+    std::ifstream in(out + "/" + p.name + ".exit");
+    int code = -1;
+    if (!(in >> code) || code == 0) code = -1;  // 0 without a summary: the folder was removed or never written
+    codes.push_back(code);
+  }
+  return codes;
 }
 
 Status write_sweep_csv(const SweepTable& t, const std::string& path) {
@@ -125,7 +143,9 @@ void print_sweep_table(const SweepTable& t, std::ostream& os) {
   for (const SweepRow& r : t.rows) {
     std::string coords;
     for (const auto& c : r.coordinates) coords += c.substr(0, 22) + std::string(c.size() < 22 ? 23 - c.size() : 1, ' ');
-    auto pct = [](const std::optional<double>& v) { return v ? (v > 0 ? "+" : "") + format_number(std::round(*v * 10) / 10) + "%" : std::string("-"); };
+    auto pct = [](const std::optional<double>& v) {
+      return v ? (v > 0 ? "+" : "") + format_number(std::round(*v * 10) / 10) + "%" : std::string("-");
+    };
     auto fixed = [](const std::string& v, int digits) {
       char* end = nullptr;
       const double d = std::strtod(v.c_str(), &end);

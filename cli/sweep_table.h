@@ -28,9 +28,13 @@ struct SweepTable {
   std::vector<SweepRow> rows;
 };
 
-// Reads <out>/<point>/summary.json for every point that exited 0.
+// Reads <out>/<point>/summary.json for every point that exited 0. A negative exit code (a point with no outcome)
+// gives the status "missing".
 Result<SweepTable> gather_sweep_table(const scenarios::Sweep& sweep, const std::vector<scenarios::SweepPoint>& points,
                                       const std::vector<int>& exit_codes, const std::string& out);
+// The outcome of each point from existing folders (`omnilearn sweep --gather`): 0 when <out>/<point>/summary.json
+// exists, else the status recorded in <out>/<point>.exit (written by the SLURM script), else -1.
+std::vector<int> exit_codes_from_folders(const std::vector<scenarios::SweepPoint>& points, const std::string& out);
 // Writes the table as CSV (write to a temporary file, then rename).
 Status write_sweep_csv(const SweepTable& table, const std::string& path);
 void print_sweep_table(const SweepTable& table, std::ostream& os);

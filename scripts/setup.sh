@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   libboost-program-options-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
-  libsimgrid-dev
+  libsimgrid-dev libopenmpi-dev openmpi-bin
   libtorch-dev libgloo-dev libcgroup-dev zlib1g-dev dataset-fashion-mnist
   python3 python3-pandas python3-matplotlib python3-pytest
 )

@@ -154,13 +154,18 @@ Result<Sweep> load_sweep(const std::string& path) {
     }
   }
 
-  for (const SweepPoint& point : expand(sweep)) {
-    auto scenario = load_scenario(point.base_path, point.overrides);
-    if (!scenario) {
-      return Status::invalid_argument(path + ": point '" + point.name + "': " + scenario.status().message());
+  for (const SweepBase& base : sweep.bases) {
+    if (!std::filesystem::is_regular_file(base.path)) {
+      return Status::not_found(path + ": base scenario " + base.path + ": cannot open file");
     }
   }
   return sweep;
+}
+
+Status check_point(const Sweep& sweep, const SweepPoint& point) {
+  auto scenario = load_scenario(point.base_path, point.overrides);
+  if (scenario) return Status::ok();
+  return Status::invalid_argument(sweep.source_path + ": point '" + point.name + "': " + scenario.status().message());
 }
 
 std::vector<SweepPoint> expand(const Sweep& sweep) {

@@ -27,7 +27,11 @@ TEST(ShippedFiles, EveryYamlFileParses) {
     SCOPED_TRACE(p.string());
     if (p.filename().string().starts_with("sweep")) {
       auto s = load_sweep(p.string());
-      EXPECT_TRUE(s.is_ok()) << s.status().message();
+      ASSERT_TRUE(s.is_ok()) << s.status().message();
+      for (const SweepPoint& point : expand(*s)) {
+        const Status checked = check_point(*s, point);
+        EXPECT_TRUE(checked.is_ok()) << checked.message();
+      }
       ++sweeps;
     } else {
       auto s = load_scenario(p.string());

@@ -46,9 +46,12 @@ struct SweepPoint {
   std::vector<std::pair<std::string, std::string>> coordinates;
 };
 
-// Reads a sweep file (format in scenarios/README section "Sweeps"), then loads every point's scenario once
-// to check it: an error names the sweep file, line and field, or the point and the scenario error.
+// Reads a sweep file (format in scenarios/README section "Sweeps"): an error names the sweep file, line and
+// field. The points' scenarios are not loaded here, so that one invalid point cannot stop the others.
 Result<Sweep> load_sweep(const std::string& path);
+
+// Loads the scenario of `point` to check it: the error names the sweep file, the point and the scenario error.
+Status check_point(const Sweep& sweep, const SweepPoint& point);
 
 // Every point of the cartesian product of bases x axes, first axis slowest.
 std::vector<SweepPoint> expand(const Sweep& sweep);

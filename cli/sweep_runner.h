@@ -1,0 +1,38 @@
+// Running sweep points: each point is its own `omnilearn sim` process (SimGrid allows one engine per process),
+// started with posix_spawn (no shell), N at a time. Not thread-safe: reaps children with waitpid(-1) in the caller.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "omnilearn/scenarios/sweep.h"
+
+namespace omnilearn::cli {
+
+// Exit code recorded for a point that was not run here (another MPI rank's point, or one without results).
+inline constexpr int kPointNotRun = -1;
+
+struct PointRunOptions {
+  std::string exe;              // the omnilearn binary to start for each point
+  std::string out;              // the sweep's output folder: <out>/<point>/ and <out>/<point>.log
+  int jobs = 2;                 // points run at the same time, >= 1
+  bool iteration_rows = true;   // false passes --no-iterations to each point
+  bool progress = true;         // a progress bar on stderr (when it is a terminal)
+  std::string label = "sweep";  // the progress bar's label
+  // Drops OpenMPI/PMIx variables from the children's environment, so that a point never takes itself for an
+  // MPI process.
+  bool strip_mpi_environment = false;
+};
+
+// The command line of one point: `<exe> sim <base> --quiet --out <run_dir> [--set o]... [--no-iterations]`.
+std::vector<std::string> point_command_words(const std::string& exe, const scenarios::SweepPoint& point,
+                                             const std::string& run_dir, bool iteration_rows);
+
+// Runs points[i] for every i in `indices` and returns one exit code per point of `points`: the process's exit
+// status, 128 + signal when killed, 127 when it could not be started, kPointNotRun for points not in `indices`.
+// Start failures are reported on stderr.
+std::vector<int> run_sweep_points(const std::vector<scenarios::SweepPoint>& points,
+                                  const std::vector<std::size_t>& indices, const PointRunOptions& options);
+
+}  // namespace omnilearn::cli

@@ -1,0 +1,317 @@
+// `omnilearn validate`: the simulator against the real testbed on one scenario. Calibrates the model on this host,
+// runs the testbed and the simulator on the same scenario, and compares them (analysis/omnilearn_analysis/validate.py).
+// Each stage is this same binary (or python3) started with posix_spawn; no shell is involved.
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "omnilearn/base/status.h"
+#include "omnilearn/scenarios/scenario_parser.h"
+
+extern char** environ;
+
+#ifndef OMNILEARN_ANALYSIS_DIR
+#define OMNILEARN_ANALYSIS_DIR "analysis"
+#endif
+
+namespace omnilearn::cli {
+namespace {
+
+namespace fs = std::filesystem;
+namespace po = boost::program_options;
+
+// Runs `words` (words[0] is the program) with this process's environment plus `extra_env`; returns its exit code.
+int spawn_and_wait(std::vector<std::string> words, const std::vector<std::string>& extra_env = {}) {
+  std::cerr << "omnilearn validate: running";
+  for (const std::string& w : words) std::cerr << " " << w;
+  std::cerr << "\n";
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_store = extra_env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv(*e);
+    bool replaced = false;
+    for (const std::string& x : extra_env) replaced |= kv.compare(0, x.find('=') + 1, x, 0, x.find('=') + 1) == 0;
+    if (!replaced) env_store.push_back(kv);
+  }
+  std::vector<char*> envp;
+  for (std::string& e : env_store) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, words[0].c_str(), nullptr, nullptr, argv.data(), envp.data()) != 0) return 127;
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0) return 1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string self_executable() {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("omnilearn") : p.string();
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// What the simulator needs to know of the testbed run: the CPU share behind each scenario speed, the quota period
+// and how many steps it trained.
+struct TestbedFacts {
+  double host_core_flops = 0.0;
+  double quota_period_s = 0.010;
+  long long iterations = 0;
+};
+
+Result<TestbedFacts> read_testbed(const fs::path& run) {
+  TestbedFacts f;
+  try {
+    const auto manifest = nlohmann::json::parse(read_text(run / "manifest.json"));
+    const auto& shares = manifest.at("cpu_shares");
+    const auto& workers = manifest.at("scenario").at("cluster").at("workers");
+    if (shares.size() != workers.size() || shares.empty()) {
+      return Status::parse_error((run / "manifest.json").string() + ": cpu_shares does not match cluster.workers");
+    }
+    // Shares are scenario speeds times one scale, so speed / share is the same for every worker: one host core.
+    for (std::size_t k = 0; k < shares.size(); ++k) {
+      const double ratio = workers[k].at("speed_flops").get<double>() / shares[k].get<double>();
+      if (k > 0 && std::abs(ratio - f.host_core_flops) > 1e-6 * f.host_core_flops) {
+        return Status::parse_error((run / "manifest.json").string() +
+                                   ": cpu_shares are not proportional to the workers' speed_flops");
+      }
+      f.host_core_flops = ratio;
+    }
+    for (const auto& setting : manifest.value("emulator", nlohmann::json::array())) {
+      const std::string s = setting.get<std::string>();
+      if (s.rfind("cpu_period_s=", 0) == 0) f.quota_period_s = std::stod(s.substr(13));
+    }
+    const auto summary = nlohmann::json::parse(read_text(run / "summary.json"));
+    f.iterations = summary.at("iterations").get<long long>();
+  } catch (const std::exception& e) {
+    return Status::parse_error(run.string() + ": not a complete testbed run folder (" + e.what() + ")");
+  }
+  return f;
+}
+
+// A number `key: value` from the calibrated profile (0 when absent).
+double profile_number(const std::string& text, const std::string& key) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(key + ":", 0) == 0) return std::atof(line.c_str() + key.size() + 1);
+  }
+  return 0.0;
+}
+
+// The calibrated profile plus the testbed terms: host_core_flops, the share -> slowdown table from fidelity.csv,
+// the quota period and the all-reduce's fixed cost. Two readings of fidelity.csv:
+// - default: slowdown(s) = 1 / achieved_share(s) below a full core. A BSP worker idles in every all-reduce, so it
+//   computes at the full-core law for the CPU its quota grants; measured on the testbed, throttled workers took
+//   1.03-1.09x the linear time (law / share), while the calibration's back-to-back loop took 1.3-1.6x.
+// - continuous: slowdown(s) = the loop's step time at share s (batch `share_batch`) over the profile's law at that
+//   batch (not over the share-1.0 row, so that the law and the table agree even if the host was busier during one
+//   sweep than the other): the super-linear slowdown of a process that is never idle.
+Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, double allreduce_fixed_s,
+                         double share_batch, bool continuous_slowdown, const fs::path& out) {
+  const fs::path profile = fs::is_directory(calibration) ? calibration / "profile.yaml" : calibration;
+  if (!fs::is_regular_file(profile)) return Status::not_found(profile.string() + ": no calibrated profile");
+  std::string text = read_text(profile);
+  const double law_s = profile_number(text, "measured_fixed_s") + share_batch * profile_number(text, "measured_per_sample_s");
+  if (!(law_s > 0.0)) return Status::invalid_argument(profile.string() + ": needs measured_fixed_s and measured_per_sample_s");
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", tb.host_core_flops);
+  text += "# Added by `omnilearn validate`: the testbed's CPU shares and quota.\nhost_core_flops: " + std::string(buf) + "\n";
+  std::vector<std::string> shares, slowdowns;
+  std::ifstream fidelity(profile.parent_path() / "fidelity.csv");
+  std::string line;
+  std::getline(fidelity, line);  // target_share,achieved_share,throughput_samples_s,relative_throughput,slowdown
+  while (std::getline(fidelity, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+    const double target = std::atof(cells.empty() ? "0" : cells[0].c_str());
+    const double achieved = cells.size() >= 5 ? std::atof(cells[1].c_str()) : 0.0;
+    const double throughput = cells.size() >= 5 ? std::atof(cells[2].c_str()) : 0.0;
+    double slowdown = 0.0;
+    if (continuous_slowdown) {
+      slowdown = throughput > 0.0 ? share_batch / throughput / law_s : 0.0;
+    } else {
+      slowdown = target >= 1.0 ? 1.0 : (achieved > 0.0 ? 1.0 / achieved : 0.0);
+    }
+    if (!(slowdown > 0.0)) continue;
+    std::snprintf(buf, sizeof buf, "%.4g", slowdown);
+    shares.push_back(cells[0]);
+    slowdowns.push_back(buf);
+  }
+  if (!shares.empty()) {
+    auto join = [](const std::vector<std::string>& v) {
+      std::string s;
+      for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+      return s;
+    };
+    text += "cpu_slowdown: {share: [" + join(shares) + "], slowdown: [" + join(slowdowns) + "]}\n";
+  } else {
+    std::cerr << "omnilearn validate: no fidelity.csv next to " << profile << ": the simulator assumes a linear quota\n";
+  }
+  std::snprintf(buf, sizeof buf, "%.6g", tb.quota_period_s);
+  text += "quota_period_s: " + std::string(buf) + "\n";
+  std::snprintf(buf, sizeof buf, "%.6g", allreduce_fixed_s);
+  text += "allreduce_fixed_s: " + std::string(buf) + "\n";
+  std::ofstream o(out);
+  o << text;
+  return o ? Status::ok() : Status::io_error(out.string() + ": cannot write");
+}
+
+}  // namespace
+
+int run_validate_command(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
+  (void)argv;
+  po::options_description opts(
+      "omnilearn validate SCENARIO [options]\n\n"
+      "Validates the simulator against the real testbed on SCENARIO (a BSP testbed scenario). Runs, in order:\n"
+      "  1. omnilearn calibrate --out OUT/calibration   (compute law and CPU-quota slowdown on this host)\n"
+      "  2. omnilearn emulate SCENARIO --out OUT/testbed (real training under cgroup CPU quotas)\n"
+      "  3. omnilearn sim SCENARIO --out OUT/sim with OUT/sim-profile.yaml: the calibrated profile plus the\n"
+      "     testbed's terms (host_core_flops = scenario speed of one host core, from the run's cpu_shares; the\n"
+      "     share -> slowdown table from fidelity.csv's achieved shares; the quota period) and the testbed's\n"
+      "     number of steps\n"
+      "  4. python3 -m omnilearn_analysis validate OUT/testbed OUT/sim --out OUT\n"
+      "and prints, per worker, the mean and max (over 20-step windows) iteration-time error, the batch trajectory\n"
+      "difference and the time-to-epoch error; OUT/validation.csv holds the table. Needs root (cgroups) and\n"
+      "Fashion-MNIST, like `omnilearn emulate`. Exit codes: 0 done, 1 a stage failed, 2 usage.\n\n"
+      "examples:\n"
+      "  omnilearn validate scenarios/testbed/bsp-hl8.yaml --out runs/validate-hl8\n"
+      "  omnilearn validate scenarios/testbed/bsp-hl2.yaml --skip-calibrate runs/validate-hl8/calibration\n"
+      "  omnilearn validate scenarios/testbed/bsp-hl4.yaml --set policy.name=uniform --time-budget 60\n"
+      "  omnilearn validate scenarios/testbed/bsp-hl1.yaml --testbed runs/tb-hl1 --skip-calibrate runs/cal\n\n"
+      "options");
+  opts.add_options()("help,h", "print this help")("scenario", po::value<std::string>(), "scenario YAML file")(
+      "out", po::value<std::string>(), "output folder (default: runs/validate-<scenario name>)")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override a scenario field in both back ends: --set path.to.key=value (repeatable)")(
+      "skip-calibrate", po::value<std::string>(),
+      "use this calibration (a folder with profile.yaml and fidelity.csv, or a profile.yaml) instead of calibrating")(
+      "testbed", po::value<std::string>(), "use this existing testbed run folder of SCENARIO instead of running one")(
+      "time-budget", po::value<double>(), "stop the testbed after this many seconds of training")(
+      "allreduce-fixed", po::value<double>()->default_value(0.0),
+      "fixed cost of each all-reduce in seconds (the simulator's allreduce_fixed_s)")(
+      "share-batch", po::value<long long>()->default_value(32), "the batch of the calibration's quota sweep")(
+      "continuous-slowdown",
+      "slow throttled workers down by the calibration loop's measured throughput (super-linear) instead of by its "
+      "achieved CPU share")(
+      "window", po::value<int>()->default_value(20), "steps per window of the max error");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "omnilearn validate: " << e.what() << " (see omnilearn validate --help)\n";
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  if (!vm.count("scenario")) {
+    std::cerr << "omnilearn validate: missing SCENARIO (see omnilearn validate --help)\n";
+    return 2;
+  }
+  const std::string scenario_path = vm["scenario"].as<std::string>();
+  const auto sets = vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  auto scenario = scenarios::load_scenario(scenario_path, sets);
+  if (!scenario) {
+    std::cerr << "omnilearn validate: " << scenario.status().message() << "\n";
+    return 1;
+  }
+  if (scenario->mode != controller::TrainingMode::kBsp) {
+    std::cerr << "omnilearn validate: " << scenario_path << ": mode: validation covers BSP scenarios\n";
+    return 2;
+  }
+  const fs::path out = fs::absolute(vm.count("out") ? vm["out"].as<std::string>() : "runs/validate-" + scenario->name);
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  const std::string self = self_executable();
+  std::vector<std::string> set_words;
+  for (const std::string& s : sets) set_words.insert(set_words.end(), {"--set", s});
+
+  fs::path calibration = out / "calibration";
+  if (vm.count("skip-calibrate")) {
+    calibration = fs::absolute(vm["skip-calibrate"].as<std::string>());
+  } else {
+    char period[32];
+    std::snprintf(period, sizeof period, "%g", scenario->emulator.cpu_period_s);
+    const std::string batch = std::to_string(vm["share-batch"].as<long long>());
+    if (int rc = spawn_and_wait({self, "calibrate", "--out", calibration.string(), "--period", period, "--share-batch", batch});
+        rc != 0) {
+      std::cerr << "omnilearn validate: calibration failed (exit " << rc << ")\n";
+      return 1;
+    }
+  }
+
+  fs::path testbed = out / "testbed";
+  if (vm.count("testbed")) {
+    testbed = fs::absolute(vm["testbed"].as<std::string>());
+  } else {
+    std::vector<std::string> words{self, "emulate", scenario_path, "--out", testbed.string()};
+    words.insert(words.end(), set_words.begin(), set_words.end());
+    if (vm.count("time-budget")) words.insert(words.end(), {"--time-budget", std::to_string(vm["time-budget"].as<double>())});
+    if (int rc = spawn_and_wait(words); rc != 0) {
+      std::cerr << "omnilearn validate: the testbed run failed (exit " << rc << ")\n";
+      return 1;
+    }
+  }
+  auto facts = read_testbed(testbed);
+  if (!facts) {
+    std::cerr << "omnilearn validate: " << facts.status().message() << "\n";
+    return 1;
+  }
+
+  const fs::path profile = out / "sim-profile.yaml";
+  if (Status st = write_sim_profile(calibration, *facts, vm["allreduce-fixed"].as<double>(),
+                                    static_cast<double>(vm["share-batch"].as<long long>()),
+                                    vm.count("continuous-slowdown") > 0, profile);
+      !st.is_ok()) {
+    std::cerr << "omnilearn validate: " << st.message() << "\n";
+    return 1;
+  }
+  std::vector<std::string> sim{self, "sim", scenario_path, "--quiet", "--out", (out / "sim").string()};
+  sim.insert(sim.end(), set_words.begin(), set_words.end());
+  sim.insert(sim.end(), {"--set", "workload.model=" + profile.string(), "--set",
+                         "max_iterations=" + std::to_string(facts->iterations)});
+  if (int rc = spawn_and_wait(sim); rc != 0) {
+    std::cerr << "omnilearn validate: the simulation failed (exit " << rc << ")\n";
+    return 1;
+  }
+
+  const char* dir_env = std::getenv("OMNILEARN_ANALYSIS_DIR");
+  const char* python_env = std::getenv("OMNILEARN_PYTHON");
+  const std::string python = python_env != nullptr ? python_env : "/usr/bin/python3";
+  const int rc = spawn_and_wait({python, "-m", "omnilearn_analysis", "validate", testbed.string(),
+                                 (out / "sim").string(), "--out", out.string(), "--level", scenario->name,
+                                 "--window", std::to_string(vm["window"].as<int>())},
+                                {"PYTHONPATH=" + std::string(dir_env != nullptr ? dir_env : OMNILEARN_ANALYSIS_DIR)});
+  if (rc != 0) {
+    std::cerr << "omnilearn validate: the comparison failed (exit " << rc << ")\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace omnilearn::cli

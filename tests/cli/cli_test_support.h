@@ -1,0 +1,145 @@
+// Support for tests that run the built `omnilearn` binary as a subprocess (posix_spawn, no shell): a fresh temp
+// folder per test, and a runner that captures exit code, stdout and stderr. OMNILEARN_BIN and
+// OMNILEARN_SOURCE_DIR come from tests/cli/CMakeLists.txt.
+#pragma once
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace omnilearn::cli::testing {
+
+namespace fs = std::filesystem;
+
+inline std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+inline std::string source_path(const std::string& relative) {
+  return std::string(OMNILEARN_SOURCE_DIR) + "/" + relative;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name =
+        "omnilearn_cli_" + std::string(info->test_suite_name()) + "_" + info->name() + "_" + std::to_string(::getpid());
+    std::replace(name.begin(), name.end(), '/', '_');  // parameterised tests are named Suite/Test/Param
+    path_ = fs::temp_directory_path() / name;
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!::testing::Test::HasFailure()) fs::remove_all(path_, ec);  // kept for a look when the test failed
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const fs::path& path() const { return path_; }
+  std::string at(const std::string& relative) const { return (path_ / relative).string(); }
+  // Writes `text` to `relative` (creating folders) and returns the full path.
+  std::string write(const std::string& relative, const std::string& text) const {
+    const fs::path p = path_ / relative;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+
+ private:
+  fs::path path_;
+};
+
+struct RunResult {
+  int exit_code = -1;  // 128 + signal when killed
+  std::string out;
+  std::string err;
+};
+
+// Runs `program` with `args` in `cwd`, with the environment plus `extra_env` ("NAME=value"), and waits for it.
+inline RunResult run_program(const std::string& program, const std::vector<std::string>& args, const fs::path& cwd,
+                             const std::vector<std::string>& extra_env = {}) {
+  static int counter = 0;
+  const std::string tag = std::to_string(::getpid()) + "_" + std::to_string(counter++);
+  const fs::path out_file = fs::temp_directory_path() / ("omnilearn_cli_out_" + tag);
+  const fs::path err_file = fs::temp_directory_path() / ("omnilearn_cli_err_" + tag);
+  std::vector<std::string> words{program};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_store(extra_env);
+  for (char** e = environ; *e != nullptr; ++e) env_store.emplace_back(*e);
+  std::vector<char*> envp;
+  for (std::string& e : env_store) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  RunResult r;
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    r.err = "cannot start " + program;
+    return r;
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_file(out_file);
+  r.err = read_file(err_file);
+  std::error_code ec;
+  fs::remove(out_file, ec);
+  fs::remove(err_file, ec);
+  return r;
+}
+
+inline RunResult run_omnilearn(const std::vector<std::string>& args, const fs::path& cwd,
+                               const std::vector<std::string>& extra_env = {}) {
+  return run_program(OMNILEARN_BIN, args, cwd, extra_env);
+}
+
+// The full path of `name` on PATH, or "" when it is not there.
+inline std::string find_on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+    const fs::path candidate = fs::path(dirs.substr(start, end - start)) / name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    start = end + 1;
+  }
+  return "";
+}
+
+// A copy of scenarios/examples/quick.yaml (2 workers, 8 iterations, well under a second) with `from` replaced by
+// `to` (once; `from` must occur).
+inline std::string quick_yaml(const std::string& from = "", const std::string& to = "") {
+  std::string text = read_file(source_path("scenarios/examples/quick.yaml"));
+  if (!from.empty()) {
+    const std::size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+}  // namespace omnilearn::cli::testing
