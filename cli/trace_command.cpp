@@ -22,7 +22,16 @@ namespace ot = omnilearn::traces;
 namespace {
 
 constexpr const char* kUsage =
-    "usage: omnilearn trace <import|synth|stats> [options]   (each takes --help)\n";
+    "usage: omnilearn trace <import|synth|stats> [options]   (each takes --help)\n\n"
+    "  import   convert a raw public trace into the trace format (traces/FORMAT.md)\n"
+    "  synth    generate a trace: the paper's HL routines, Markov on/off, random walk, diurnal\n"
+    "  stats    per-worker availability, time down, changes, and the heterogeneity level\n\n"
+    "examples:\n"
+    "  omnilearn trace stats traces/data/azure-v1-16vms.csv\n"
+    "  omnilearn trace synth markov --workers 8 --duration 7200 --mtbf 900 --mttr 120 --output m.csv\n"
+    "  omnilearn trace import --format lanl --input LA-UR-05-7318-failure-data-1996-2005.csv --system 20 \\\n"
+    "      --max-workers 64 --select most-active --output lanl.csv\n"
+    "  omnilearn report trace-plot traces/data/lanl-64nodes.csv --out lanl.png   (plot a trace)\n";
 
 std::string joined(const std::string& head, const std::vector<std::string>& args) {
   std::string out = head;
