@@ -16,12 +16,13 @@ constexpr const char* kUsage = R"(omnilearn: batch-size control for heterogeneou
 usage: omnilearn <command> [options]     (omnilearn <command> --help for a command's options)
 
 commands:
-  demo     closed-loop controller demo against synthetic workers (no simulator needed)
-  sim      simulate one scenario in SimGrid and write its run folder
-  sweep    run the cartesian product of a sweep file, each point in its own process
-  emulate  train for real: LibTorch worker processes throttled by cgroups, driven by the same controller
-  trace    import, synthesise and summarise availability traces
-  report   figures and an HTML report for run and sweep folders (Python: pandas, matplotlib)
+  demo       closed-loop controller demo against synthetic workers (no simulator needed)
+  sim        simulate one scenario in SimGrid and write its run folder
+  sweep      run the cartesian product of a sweep file, each point in its own process
+  emulate    train for real: LibTorch worker processes throttled by cgroups, driven by the same controller
+  calibrate  measure compute time vs batch and CPU share here; write a model profile for the simulator
+  trace      import, synthesise and summarise availability traces
+  report     figures and an HTML report for run and sweep folders (Python: pandas, matplotlib)
 
 examples:
   omnilearn sim scenarios/paper/bsp-hl8.yaml --set policy.name=omnilearn
@@ -52,10 +53,11 @@ int main(int argc, char** argv) {
 #endif
 #ifdef OMNILEARN_HAVE_EMULATOR
   if (command == "emulate") return omnilearn::cli::run_emulate_command(args, full);
+  if (command == "calibrate") return omnilearn::cli::run_calibrate_command(args, full);
 #endif
   if (command == "trace") return run_trace_command(args);
   if (command == "report") return omnilearn::cli::run_report_command(args);
-  std::fprintf(stderr, "omnilearn: unknown command '%s' (expected demo, sim, sweep, emulate, trace or report)\n\n%s", command.c_str(),
+  std::fprintf(stderr, "omnilearn: unknown command '%s' (expected demo, sim, sweep, emulate, calibrate, trace or report)\n\n%s", command.c_str(),
                kUsage);
   return 2;
 }

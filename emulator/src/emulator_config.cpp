@@ -167,8 +167,9 @@ Status validate_for_testbed(const scenarios::Scenario& s, const EmulatorConfig& 
   }
   if (s.worker_count() < 1) return Status::invalid_argument("cluster: no workers");
   if (c.device == Device::kCuda) {
-    return Status::invalid_argument("--device cuda: this build's LibTorch has no CUDA (build with a CUDA LibTorch via "
-                                    "Torch_DIR); GPU runs are not available here");
+    return Status::invalid_argument("--device cuda: the worker program is built against a CPU-only LibTorch (Debian's "
+                                    "libtorch-dev) and has no CUDA training path yet; GPU shares through CUDA MPS "
+                                    "(MpsDaemon, gpu_burn) are checked by scripts/gpu-check.sh");
   }
   const auto shares = worker_cpu_shares(s, c);
   const double scale = cpu_scale(s, c);

@@ -158,9 +158,14 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
                                    const LaunchOptions& options) {
   auto log = options.log ? options.log : [](const std::string& line) { std::cerr << line << "\n"; };
   const std::size_t n = scenario.worker_count();
-  if (scenario.mode != controller::TrainingMode::kBsp) {
-    return Status::invalid_argument("mode: the testbed runs bsp only so far (asp is not implemented yet)");
-  }
+  // ASP adds a parameter server process (index n, Gloo rank n) outside the workers' groups; it runs the controller,
+  // so it gets the availability notices and reports the stop reason (BSP: rank 0).
+  const bool asp = scenario.mode == controller::TrainingMode::kAsp;
+  const std::size_t processes = n + (asp ? 1 : 0);
+  const std::size_t control = asp ? n : 0;
+  auto process_name = [&](std::size_t k) {
+    return k == n ? std::string("parameter server") : "worker " + std::to_string(k);
+  };
   if (scenario.source_path.empty()) return Status::invalid_argument("the testbed needs a scenario file (workers load it)");
   if (options.check_host_cpus) OMNI_RETURN_IF_ERROR(validate_for_testbed(scenario, config, host_cpu_count()));
   const std::vector<double> shares = worker_cpu_shares(scenario, config);
@@ -219,8 +224,8 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
   LaunchResult result;
   result.run_dir = options.output_dir;
   std::vector<std::unique_ptr<detail::WorkerProcess>> workers;
-  std::vector<std::string> buffers(n);
-  std::vector<bool> done(n, false);
+  std::vector<std::string> buffers(processes);
+  std::vector<bool> done(processes, false);
   Status failure;
 
   // Initial availability (before anyone starts, so nobody runs at the wrong level).
@@ -233,20 +238,24 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
   }
 
   const std::string scenario_path = std::filesystem::absolute(scenario.source_path).string();
-  for (std::size_t k = 0; k < n && failure.is_ok(); ++k) {
-    const int threads = threads_for_share(shares[k]);
+  for (std::size_t k = 0; k < processes && failure.is_ok(); ++k) {
+    const bool server = k == n;
+    const int threads = server ? 1 : threads_for_share(shares[k]);
     std::vector<std::string> argv = {worker_exe, "--scenario", scenario_path};
     for (const std::string& o : options.overrides) argv.insert(argv.end(), {"--set", o});
     argv.insert(argv.end(), {"--rank", std::to_string(k), "--world", std::to_string(n), "--port",
                              std::to_string(*port), "--t0-ns", std::to_string(t0_ns), "--out-fd", "{out_fd}",
                              "--in-fd", "{in_fd}", "--threads", std::to_string(threads), "--data-dir", data_dir});
     for (const std::string& s : to_settings(config)) argv.insert(argv.end(), {"--cfg", s});
+    if (asp) argv.insert(argv.end(), {server ? "--server" : "--asp", "1"});
     argv.insert(argv.end(), options.extra_worker_args.begin(), options.extra_worker_args.end());
     auto w = std::make_unique<detail::WorkerProcess>();
     const auto id = static_cast<WorkerId>(k);
-    Status started = w->start(argv, worker_env(threads), [&](pid_t pid) { return throttler->attach(id, pid); });
+    Status started = w->start(argv, worker_env(threads), [&](pid_t pid) {
+      return server ? Status::ok() : throttler->attach(id, pid);  // the server is not a throttled worker
+    });
     if (!started.is_ok()) {
-      failure = started.with_context("starting worker " + std::to_string(k));
+      failure = started.with_context("starting " + process_name(k));
       break;
     }
     workers.push_back(std::move(w));
@@ -254,14 +263,15 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
   if (failure.is_ok()) {
     std::vector<pid_t> pids;
     for (const auto& w : workers) pids.push_back(w->pid());
-    log("omnilearn emulate: " + std::to_string(n) + " workers started (run " + run_id + ")");
+    log("omnilearn emulate: " + std::to_string(n) + " workers " + (asp ? "and a parameter server " : "") +
+        "started (run " + run_id + ")");
     if (options.on_started) options.on_started(pids);
   }
 
   auto handle_line = [&](std::size_t k, std::string_view line) {
     auto msg = decode(line);
     if (!msg) {
-      log("omnilearn emulate: worker " + std::to_string(k) + ": " + msg.status().message());
+      log("omnilearn emulate: " + process_name(k) + ": " + msg.status().message());
       return;
     }
     if (const auto* r = std::get_if<scenarios::IterationRecord>(&*msg)) {
@@ -282,7 +292,7 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
       if (x->key == "training_start_s") replay_origin_s = x->value;
     } else if (const auto* d = std::get_if<DoneRecord>(&*msg)) {
       done[k] = true;
-      if (k == 0) stats.stop_reason = d->reason;
+      if (k == control) stats.stop_reason = d->reason;
     }
   };
   auto drain = [&](std::size_t k) {
@@ -337,7 +347,7 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
       writer->add(scenarios::AvailabilityRecord{at, e.worker, e.fraction});
       writer->instant("availability", at, std::string("{\"worker\": ").append(std::to_string(e.worker))
                                               .append(", \"fraction\": ").append(std::to_string(e.fraction)).append("}"));
-      if (!workers.empty()) workers[0]->send(encode(AvailabilityNotice{e.worker, at, e.fraction}));
+      if (workers.size() > control) workers[control]->send(encode(AvailabilityNotice{e.worker, at, e.fraction}));
     }
     if (!failure.is_ok()) break;
 
@@ -350,7 +360,7 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
       const int status = workers[k]->status();
       if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
         drain(k);
-        failure = Status::internal("worker " + std::to_string(k) + " (pid " + std::to_string(workers[k]->pid()) + ") " +
+        failure = Status::internal(process_name(k) + " (pid " + std::to_string(workers[k]->pid()) + ") " +
                                    describe_exit(status));
         break;
       }

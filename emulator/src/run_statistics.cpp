@@ -16,6 +16,11 @@ void RunStatistics::add(const scenarios::IterationRecord& r) {
   last_end_s_ = std::max(last_end_s_, r.start_s + step);
   compute_s_ += r.compute_s, comm_s_ += r.comm_s, wait_s_ += r.wait_s;
   if (r.worker == 0) step_time_sum_ += step, ++steps_of_0_;
+  if (r.staleness) {
+    staleness_sum_ += static_cast<double>(*r.staleness);
+    ++staleness_count_;
+    max_staleness_ = std::max(max_staleness_, *r.staleness);
+  }
 }
 
 void RunStatistics::add(const scenarios::PlanRecord& r) {
@@ -44,6 +49,10 @@ scenarios::RunSummary RunStatistics::summary(const scenarios::Scenario& scenario
   }
   s.final_accuracy = final_accuracy_;
   if (const auto it = extra.find("time_to_target_s"); it != extra.end() && it->second >= 0.0) s.time_to_target_s = it->second;
+  if (staleness_count_ > 0) {
+    s.mean_staleness = staleness_sum_ / static_cast<double>(staleness_count_);
+    s.max_staleness = max_staleness_;
+  }
   s.decisions = decisions_;
   s.batch_changes = changes_;
   s.extra = extra;

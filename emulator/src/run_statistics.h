@@ -34,6 +34,8 @@ class RunStatistics {
   std::int64_t steps_of_0_ = 0;
   std::int64_t decisions_ = 0, changes_ = 0;
   std::optional<double> final_accuracy_;
+  double staleness_sum_ = 0.0;         // ASP: over every iteration that reported one
+  std::int64_t staleness_count_ = 0, max_staleness_ = 0;
 };
 
 }  // namespace omnilearn::emulator::detail

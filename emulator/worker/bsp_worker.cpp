@@ -1,5 +1,4 @@
-// The BSP worker: the only translation unit of the testbed that includes LibTorch (NOTES.md: each costs ~25 s to
-// compile). Fashion-MNIST from the decompressed IDX files, a LeNet-sized CNN or a small ResNet, c10d TCPStore +
+// The BSP worker (LibTorch; data, networks and the compute step are in torch_parts.h). c10d TCPStore +
 // ProcessGroupGloo on 127.0.0.1, one flattened SUM all-reduce per step that also carries every worker's measured
 // compute time and rank 0's availability notices and stop flag, so every rank runs an identical Controller.
 #include <fcntl.h>
@@ -18,206 +17,20 @@
 
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
-#include <torch/torch.h>
 
 #include "omnilearn/controller/controller.h"
 #include "omnilearn/controller/policy_registry.h"
 #include "omnilearn/emulator/global_sampler.h"
 #include "omnilearn/emulator/worker_protocol.h"
 #include "omnilearn/scenarios/scenario_parser.h"
+#include "torch_parts.h"
+#include "worker_io.h"
 #include "worker_options.h"
 
 namespace omnilearn::emulator::worker {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// ---------------------------------------------------------------- data
-struct Split {
-  torch::Tensor images;  // [N, 1, 28, 28] float, normalised
-  torch::Tensor labels;  // [N] int64
-};
-
-Result<std::vector<unsigned char>> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::not_found("cannot open " + path + " (the launcher decompresses Fashion-MNIST there)");
-  return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), {});
-}
-
-std::uint32_t be32(const std::vector<unsigned char>& b, std::size_t at) {
-  return (std::uint32_t{b[at]} << 24) | (std::uint32_t{b[at + 1]} << 16) | (std::uint32_t{b[at + 2]} << 8) | b[at + 3];
-}
-
-// Reads the first `limit` (0 = all) samples of an IDX image/label pair ("train" or "t10k").
-Result<Split> read_split(const std::string& dir, const std::string& prefix, std::int64_t limit) {
-  auto images = read_file(dir + "/" + prefix + "-images-idx3-ubyte");
-  if (!images) return images.status();
-  auto labels = read_file(dir + "/" + prefix + "-labels-idx1-ubyte");
-  if (!labels) return labels.status();
-  if (images->size() < 16 || be32(*images, 0) != 0x803 || labels->size() < 8 || be32(*labels, 0) != 0x801) {
-    return Status::parse_error(dir + "/" + prefix + ": not an IDX image/label pair");
-  }
-  std::int64_t n = be32(*images, 4);
-  const std::int64_t rows = be32(*images, 8), cols = be32(*images, 12);
-  if (be32(*labels, 4) != n || images->size() < 16 + static_cast<std::size_t>(n * rows * cols) ||
-      labels->size() < 8 + static_cast<std::size_t>(n)) {
-    return Status::parse_error(dir + "/" + prefix + ": truncated IDX files");
-  }
-  if (limit > 0) n = std::min(n, limit);
-  Split s;
-  s.images = torch::from_blob(images->data() + 16, {n, 1, rows, cols}, torch::kUInt8)
-                 .to(torch::kFloat32)
-                 .div_(255.0)
-                 .sub_(0.2860)
-                 .div_(0.3530);
-  s.labels = torch::from_blob(labels->data() + 8, {n}, torch::kUInt8).to(torch::kInt64);
-  return s;
-}
-
-// ---------------------------------------------------------------- models
-struct LeNetImpl : torch::nn::Module {
-  LeNetImpl()
-      : conv1(register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 6, 5).padding(2)))),
-        conv2(register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(6, 16, 5)))),
-        fc1(register_module("fc1", torch::nn::Linear(400, 48))),
-        fc2(register_module("fc2", torch::nn::Linear(48, 10))) {}
-  torch::Tensor forward(torch::Tensor x) {
-    x = torch::max_pool2d(torch::relu(conv1->forward(x)), 2);
-    x = torch::max_pool2d(torch::relu(conv2->forward(x)), 2);
-    x = torch::relu(fc1->forward(x.flatten(1)));
-    return fc2->forward(x);
-  }
-  torch::nn::Conv2d conv1, conv2;
-  torch::nn::Linear fc1, fc2;
-};
-TORCH_MODULE(LeNet);
-
-struct BlockImpl : torch::nn::Module {
-  BlockImpl(int in, int out, int stride)
-      : conv1(register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(false)))),
-        bn1(register_module("bn1", torch::nn::BatchNorm2d(out))),
-        conv2(register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(out, out, 3).padding(1).bias(false)))),
-        bn2(register_module("bn2", torch::nn::BatchNorm2d(out))) {
-    if (stride != 1 || in != out) {
-      shortcut = register_module("shortcut", torch::nn::Sequential(
-          torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, 1).stride(stride).bias(false)), torch::nn::BatchNorm2d(out)));
-    }
-  }
-  torch::Tensor forward(const torch::Tensor& x) {
-    auto y = torch::relu(bn1->forward(conv1->forward(x)));
-    y = bn2->forward(conv2->forward(y));
-    return torch::relu(y + (shortcut.is_empty() ? x : shortcut->forward(x)));
-  }
-  torch::nn::Conv2d conv1;
-  torch::nn::BatchNorm2d bn1;
-  torch::nn::Conv2d conv2;
-  torch::nn::BatchNorm2d bn2;
-  torch::nn::Sequential shortcut{nullptr};
-};
-TORCH_MODULE(Block);
-
-struct ResNetImpl : torch::nn::Module {
-  ResNetImpl()
-      : stem(register_module("stem", torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 16, 3).padding(1).bias(false)))),
-        bn(register_module("bn", torch::nn::BatchNorm2d(16))),
-        b1(register_module("b1", Block(16, 16, 1))),
-        b2(register_module("b2", Block(16, 32, 2))),
-        b3(register_module("b3", Block(32, 64, 2))),
-        fc(register_module("fc", torch::nn::Linear(64, 10))) {}
-  torch::Tensor forward(torch::Tensor x) {
-    x = torch::relu(bn->forward(stem->forward(x)));
-    x = b3->forward(b2->forward(b1->forward(x)));
-    return fc->forward(torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1));
-  }
-  torch::nn::Conv2d stem;
-  torch::nn::BatchNorm2d bn;
-  Block b1, b2, b3;
-  torch::nn::Linear fc;
-};
-TORCH_MODULE(ResNet);
-
-struct Net {
-  std::shared_ptr<torch::nn::Module> module;
-  std::function<torch::Tensor(const torch::Tensor&)> forward;
-};
-
-Net make_net(Network network) {
-  if (network == Network::kResNet) {
-    ResNet r;
-    return {r.ptr(), [r](const torch::Tensor& x) mutable { return r->forward(x); }};
-  }
-  LeNet l;
-  return {l.ptr(), [l](const torch::Tensor& x) mutable { return l->forward(x); }};
-}
-
-// ---------------------------------------------------------------- reporting
-class Reporter {
- public:
-  explicit Reporter(int fd) : fd_(fd) {}
-  void send(const WorkerMessage& m) {
-    const std::string line = encode(m);
-    std::size_t done = 0;
-    while (fd_ >= 0 && done < line.size()) {
-      const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
-      if (n <= 0) {
-        if (n < 0 && errno == EINTR) continue;
-        fd_ = -1;  // the launcher is gone; PR_SET_PDEATHSIG ends us soon
-        return;
-      }
-      done += static_cast<std::size_t>(n);
-    }
-  }
-
- private:
-  int fd_;
-};
-
-// Non-blocking reader of the launcher's notices (rank 0).
-class NoticeReader {
- public:
-  explicit NoticeReader(int fd) : fd_(fd) {
-    if (fd_ >= 0) ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_NONBLOCK);
-  }
-  std::vector<AvailabilityNotice> poll() {
-    std::vector<AvailabilityNotice> out;
-    if (fd_ < 0) return out;
-    char buf[4096];
-    for (ssize_t n; (n = ::read(fd_, buf, sizeof buf)) > 0;) pending_.append(buf, static_cast<std::size_t>(n));
-    std::size_t start = 0;
-    for (std::size_t nl; (nl = pending_.find('\n', start)) != std::string::npos; start = nl + 1) {
-      auto m = decode(std::string_view(pending_).substr(start, nl - start));
-      if (m && std::holds_alternative<AvailabilityNotice>(*m)) out.push_back(std::get<AvailabilityNotice>(*m));
-    }
-    pending_.erase(0, start);
-    return out;
-  }
-
- private:
-  int fd_;
-  std::string pending_;
-};
-
-struct Evaluation {
-  double loss = 0.0;
-  double accuracy = 0.0;
-};
-
-Evaluation evaluate(Net& net, const Split& test) {
-  torch::NoGradGuard no_grad;
-  net.module->eval();
-  double loss = 0.0;
-  std::int64_t correct = 0;
-  const std::int64_t n = test.images.size(0);
-  for (std::int64_t i = 0; i < n; i += 500) {
-    const std::int64_t len = std::min<std::int64_t>(500, n - i);
-    auto logits = net.forward(test.images.narrow(0, i, len));
-    auto y = test.labels.narrow(0, i, len);
-    loss += torch::nn::functional::cross_entropy(logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum)).item<double>();
-    correct += logits.argmax(1).eq(y).sum().item<std::int64_t>();
-  }
-  net.module->train();
-  return {loss / static_cast<double>(n), static_cast<double>(correct) / static_cast<double>(n)};
-}
 
 int fail(const std::string& msg, int rank) {
   std::cerr << "omnilearn-emulate-worker " << rank << ": " << msg << "\n";
@@ -357,11 +170,9 @@ int run(const WorkerOptions& o) {
         auto idx = torch::from_blob(const_cast<std::int64_t*>(idx_span.data()), {mine}, torch::kInt64);
         auto x = train->images.index_select(0, idx);
         auto y = train->labels.index_select(0, idx);
-        auto logits = net.forward(x);
-        auto loss = torch::nn::functional::cross_entropy(logits, y);
-        loss.backward();
-        loss_v = loss.item<double>();
-        acc_v = logits.argmax(1).eq(y).to(torch::kFloat32).mean().item<double>();
+        const StepResult r = forward_backward(net, x, y);
+        loss_v = r.loss;
+        acc_v = r.accuracy;
       }
       const double compute_s = std::chrono::duration<double>(Clock::now() - c0).count();
 

@@ -37,7 +37,14 @@ Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args) {
     else if (a == "--out-fd") o.out_fd = static_cast<int>(n);
     else if (a == "--in-fd") o.in_fd = static_cast<int>(n);
     else if (a == "--threads") o.threads = static_cast<int>(n);
+    else if (a == "--server") o.server = n != 0;
+    else if (a == "--asp") o.asp = n != 0;
     else return Status::invalid_argument("unknown argument " + a);
+  }
+  if (o.server) {
+    if (o.rank != o.world) return Status::invalid_argument("--server: the parameter server's --rank is --world");
+    if (o.scenario_path.empty() || o.out_fd < 0) return Status::invalid_argument("--server needs --scenario and --out-fd");
+    return o;
   }
   if (o.scenario_path.empty() || o.out_fd < 0 || o.world < 1 || o.rank < 0 || o.rank >= o.world) {
     return Status::invalid_argument("needs --scenario, --rank < --world and --out-fd (started by omnilearn emulate)");
@@ -45,14 +52,51 @@ Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args) {
   return o;
 }
 
+Result<CalibrateOptions> parse_calibrate_args(const std::vector<std::string>& args) {
+  CalibrateOptions o;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (i + 1 >= args.size()) return Status::invalid_argument(a + ": missing value");
+    const std::string& v = args[++i];
+    char* end = nullptr;
+    const long long n = std::strtoll(v.c_str(), &end, 10);
+    const bool is_int = !v.empty() && *end == '\0';
+    if (a == "--data-dir") o.data_dir = v;
+    else if (a == "--network") {
+      if (v != "lenet" && v != "resnet") return Status::invalid_argument("--network: lenet or resnet, got " + v);
+      o.network = v == "resnet" ? Network::kResNet : Network::kLeNet;
+    } else if (!is_int) return Status::invalid_argument(a + ": expected an integer, got " + v);
+    else if (a == "--threads") o.threads = static_cast<int>(n);
+    else if (a == "--samples") o.samples = n;
+    else if (a == "--seed") o.seed = static_cast<std::uint64_t>(n);
+    else if (a == "--out-fd") o.out_fd = static_cast<int>(n);
+    else if (a == "--in-fd") o.in_fd = static_cast<int>(n);
+    else return Status::invalid_argument("unknown argument " + a);
+  }
+  if (o.data_dir.empty() || o.out_fd < 0 || o.in_fd < 0 || o.threads < 1) {
+    return Status::invalid_argument("--calibrate needs --data-dir, --out-fd and --in-fd (started by omnilearn calibrate)");
+  }
+  return o;
+}
+
 }  // namespace omnilearn::emulator::worker
 
 int main(int argc, char** argv) {
+  namespace w = omnilearn::emulator::worker;
   const std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "--calibrate") {
+    auto calibrate = w::parse_calibrate_args(std::vector<std::string>(args.begin() + 1, args.end()));
+    if (!calibrate) {
+      std::cerr << "omnilearn-emulate-worker: " << calibrate.status().message() << "\n";
+      return 2;
+    }
+    return w::run_calibration_worker(*calibrate);
+  }
   auto options = omnilearn::emulator::worker::parse_worker_args(args);
   if (!options) {
     std::cerr << "omnilearn-emulate-worker: " << options.status().message() << "\n";
     return 2;
   }
-  return omnilearn::emulator::worker::run_bsp_worker(*options);
+  if (options->server) return w::run_parameter_server(*options);
+  return options->asp ? w::run_asp_worker(*options) : w::run_bsp_worker(*options);
 }

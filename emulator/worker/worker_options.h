@@ -1,6 +1,7 @@
 // What the launcher tells one worker process (command-line arguments of omnilearn-emulate-worker). Torch-free.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ struct WorkerOptions {
   int in_fd = -1;                      // notices from the launcher (rank 0 reads availability changes)
   int threads = 1;
   std::string data_dir;                // decompressed Fashion-MNIST
+  bool asp = false;                    // ASP worker (pushes to the parameter server) instead of BSP
+  bool server = false;                 // ASP: this process is the parameter server (Gloo rank `world`)
   EmulatorConfig config;
 };
 
@@ -27,5 +30,22 @@ Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args);
 
 // The BSP worker (Torch): trains until the stopping rule, reporting to out_fd. Returns the process exit code.
 int run_bsp_worker(const WorkerOptions& options);
+// ASP (Torch, asp_worker.cpp): a worker that pushes gradients to the parameter server and trains on the weights
+// it gets back, and the parameter server that applies them, runs the controller, evaluates and decides when to stop.
+int run_asp_worker(const WorkerOptions& options);
+int run_parameter_server(const WorkerOptions& options);
+
+// `--calibrate` mode (calibrate_worker.cpp): a timing server for `omnilearn calibrate`.
+struct CalibrateOptions {
+  Network network = Network::kLeNet;
+  int threads = 1;
+  std::string data_dir;
+  std::int64_t samples = 8192;         // training samples loaded (batches are drawn from them at random)
+  std::uint64_t seed = 1;
+  int out_fd = -1;
+  int in_fd = -1;
+};
+Result<CalibrateOptions> parse_calibrate_args(const std::vector<std::string>& args);
+int run_calibration_worker(const CalibrateOptions& options);
 
 }  // namespace omnilearn::emulator::worker

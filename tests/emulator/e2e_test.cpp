@@ -64,5 +64,55 @@ TEST(EmulatorEndToEnd, TwoWorkerBspRunWritesTheRunFolder) {
   EXPECT_GT(r->summary.decisions, 0);
 }
 
+// ASP: two workers and a parameter server for 2 epochs of 1024 samples; staleness is recorded.
+TEST(EmulatorEndToEnd, TwoWorkerAspRunRecordsStaleness) {
+  if (!fs::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "Fashion-MNIST missing: install the Debian package dataset-fashion-mnist";
+  }
+  const std::string dir = testing::fresh_dir("e2e-asp");
+  std::string path = testing::write_scenario(dir, "asp", 2, "", 1024, 64, 2);
+  {
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    text.replace(text.find("mode: bsp"), 9, "mode: asp");
+    std::ofstream(path) << text;
+  }
+  auto scenario = scenarios::load_scenario(path);
+  ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
+  EXPECT_EQ(scenario->policy.name, "omnilearn-asp");
+  EmulatorConfig config;
+  config.eval_samples = 500;
+  config.target_accuracy = 0.0;
+  config.learning_rate = 0.02;
+  LaunchOptions o;
+  o.output_dir = dir + "/run";
+  o.worker_executable = OMNILEARN_WORKER;
+  o.argv = {"e2e_test"};
+  if (const Status access = check_cgroup_access(); !access.is_ok()) {
+    o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<std::unique_ptr<ResourceThrottler>> {
+      return std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size()));
+    };
+  }
+  auto r = run_emulation(*scenario, config, o);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_EQ(r->exit_code, 0) << r->message;
+  EXPECT_EQ(r->summary.mode, "asp");
+  EXPECT_GE(r->summary.iterations, 2 * 1024 / 56);  // 2 epochs of samples at batches <= max_batch 56
+  const auto summary = nlohmann::json::parse(std::ifstream(dir + "/run/summary.json"));
+  ASSERT_TRUE(summary.contains("mean_staleness")) << summary.dump();
+  ASSERT_TRUE(summary.contains("max_staleness"));
+  ASSERT_TRUE(summary.contains("final_accuracy"));
+  std::printf("ASP: %lld updates, mean staleness %.2f, max %lld, accuracy %.3f\n",
+              static_cast<long long>(r->summary.iterations), summary["mean_staleness"].get<double>(),
+              summary["max_staleness"].get<long long>(), summary["final_accuracy"].get<double>());
+  EXPECT_GT(summary["final_accuracy"].get<double>(), 0.2);  // above chance (0.1) after ~60 small async updates
+  std::ifstream iters(dir + "/run/iterations.csv");
+  std::string header, row;
+  std::getline(iters, header);
+  std::getline(iters, row);
+  EXPECT_NE(header.find("staleness"), std::string::npos);
+  EXPECT_NE(row.back(), ',') << "the staleness cell is filled: " << row;
+}
+
 }  // namespace
 }  // namespace omnilearn::emulator

@@ -10,7 +10,7 @@ namespace {
 
 TEST(GpuEmulation, CudaDeviceIsRefusedWithAReasonOnThisBuild) {
   if (std::filesystem::exists("/dev/nvidia0") && std::filesystem::exists("/dev/nvidiactl")) {
-    GTEST_SKIP() << "a GPU is present but the GPU path (MPS, duty cycle) is not implemented yet";
+    GTEST_SKIP() << "a GPU is present: the MPS share check is emulator_mps_test; the CUDA training worker is not built";
   }
   EmulatorConfig c;
   ASSERT_TRUE(apply_setting(c, "device=cuda").is_ok());

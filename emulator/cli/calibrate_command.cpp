@@ -1,0 +1,148 @@
+// `omnilearn calibrate`: measures the testbed worker's compute time on this host against batch size and CPU quota,
+// writes a model profile for the simulator and the throttle-fidelity table.
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "emulator_commands.h"
+#include "omnilearn/emulator/calibration.h"
+
+namespace omnilearn::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+template <typename T>
+bool parse_list(const std::string& text, std::vector<T>& out) {
+  out.clear();
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    std::istringstream one(item);
+    T v{};
+    if (!(one >> v) || !one.eof()) return false;
+    out.push_back(v);
+  }
+  return !out.empty();
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+int run_calibrate_command(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
+  (void)argv;
+  po::options_description opts(
+      "omnilearn calibrate [options]\n\n"
+      "Measures, on this host, the testbed worker's compute time (forward+backward of the BSP worker's own step, one\n"
+      "thread) against batch size at a full core and fits t = a + c*b (least squares, R^2 reported); then, under a\n"
+      "real cgroup CPU quota, against CPU share (0.1..1.0 of a core): achieved CPU share (cgroup CPU usage / wall\n"
+      "time) and throughput relative to the full core (the throttle-fidelity table). Writes OUT/profile.yaml (load\n"
+      "it in a scenario as `workload.model: OUT/profile.yaml`) and OUT/fidelity.csv. The share sweep needs write\n"
+      "access to the cgroup tree (root); without it only the batch sweep runs. Exit codes: 0 done, 1 failure, 2 usage.\n\n"
+      "examples:\n"
+      "  omnilearn calibrate --out runs/calibrate\n"
+      "  omnilearn calibrate --batches 8,16,32,64,128 --shares 0.25,0.5,1 --reps 10 --out runs/cal-quick\n"
+      "  omnilearn calibrate --network resnet --no-shares --out runs/cal-resnet\n"
+      "  omnilearn sim scenarios/paper/bsp-hl8.yaml --set workload.model=runs/calibrate/profile.yaml\n\n"
+      "options");
+  opts.add_options()("help,h", "print this help")(
+      "out", po::value<std::string>()->default_value("runs/calibrate"), "output folder")(
+      "network", po::value<std::string>()->default_value("lenet"), "lenet or resnet")(
+      "name", po::value<std::string>(), "profile name (default: <network>-calibrated)")(
+      "batches", po::value<std::string>()->default_value("8,16,32,48,64,96,128"), "batch sizes of the batch sweep")(
+      "shares", po::value<std::string>()->default_value("0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"),
+      "CPU shares (of one core) of the quota sweep")(
+      "share-batch", po::value<long long>()->default_value(32), "batch size of the quota sweep")(
+      "reps", po::value<int>()->default_value(20), "timed steps per point")(
+      "warmup", po::value<int>()->default_value(3), "untimed steps before each point")(
+      "period", po::value<double>()->default_value(0.010), "CFS quota period in seconds (the testbed's default)")(
+      "cpuset", po::value<std::string>()->default_value(""), "pin the worker to these CPUs, e.g. 1")(
+      "no-shares", "skip the quota sweep");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(opts).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "omnilearn calibrate: " << e.what() << " (see omnilearn calibrate --help)\n";
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  emulator::CalibrationOptions o;
+  const std::string network = vm["network"].as<std::string>();
+  if (network != "lenet" && network != "resnet") {
+    std::cerr << "omnilearn calibrate: --network: lenet or resnet, got " << network << "\n";
+    return 2;
+  }
+  o.network = network == "resnet" ? emulator::Network::kResNet : emulator::Network::kLeNet;
+  std::vector<long long> batches;
+  if (!parse_list(vm["batches"].as<std::string>(), batches) || batches.size() < 2) {
+    std::cerr << "omnilearn calibrate: --batches: expected at least two comma-separated integers\n";
+    return 2;
+  }
+  o.batches.assign(batches.begin(), batches.end());
+  if (!parse_list(vm["shares"].as<std::string>(), o.shares)) {
+    std::cerr << "omnilearn calibrate: --shares: expected comma-separated numbers in (0, 1]\n";
+    return 2;
+  }
+  o.share_batch = vm["share-batch"].as<long long>();
+  o.reps = vm["reps"].as<int>();
+  o.warmup = vm["warmup"].as<int>();
+  o.period_s = vm["period"].as<double>();
+  o.cpuset = vm["cpuset"].as<std::string>();
+  o.share_sweep = vm.count("no-shares") == 0;
+  o.log = [](const std::string& line) { std::cerr << line << "\n"; };
+
+  std::cerr << "omnilearn calibrate: measuring " << network << " (batch sweep" << (o.share_sweep ? " + quota sweep" : "")
+            << ")\n";
+  auto report = emulator::run_calibration(o);
+  if (!report) {
+    std::cerr << "omnilearn calibrate: " << report.status().message() << "\n";
+    return 1;
+  }
+  const std::string out = vm["out"].as<std::string>();
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  const std::string name = vm.count("name") ? vm["name"].as<std::string>() : network + "-calibrated";
+  if (!write_file(out + "/profile.yaml", emulator::profile_yaml(*report, name))) {
+    std::cerr << "omnilearn calibrate: cannot write " << out << "/profile.yaml\n";
+    return 1;
+  }
+  std::printf("%s: %lld parameters; t = %.4g ms + %.4g ms * b (R^2 = %.4f) over %zu batch sizes\n", name.c_str(),
+              static_cast<long long>(report->parameters), 1e3 * report->fit.fixed, 1e3 * report->fit.per_unit,
+              report->fit.r2, report->batches.size());
+  std::printf("  %6s %12s %12s\n", "batch", "median_ms", "mean_ms");
+  for (const auto& b : report->batches) {
+    std::printf("  %6lld %12.3f %12.3f\n", static_cast<long long>(b.batch), 1e3 * b.median_s, 1e3 * b.mean_s);
+  }
+  std::printf("profile: %s/profile.yaml\n", out.c_str());
+  if (report->fidelity.empty()) {
+    std::printf("throttle fidelity: not measured (%s)\n", report->share_sweep_skipped.c_str());
+    return 0;
+  }
+  if (!write_file(out + "/fidelity.csv", emulator::fidelity_csv(*report))) {
+    std::cerr << "omnilearn calibrate: cannot write " << out << "/fidelity.csv\n";
+    return 1;
+  }
+  std::printf("throttle fidelity (batch %lld, cgroup quota, %.0f ms period): %s/fidelity.csv\n",
+              static_cast<long long>(o.share_batch), 1e3 * o.period_s, out.c_str());
+  std::printf("  %12s %14s %20s %19s %9s\n", "target_share", "achieved_share", "throughput_samples_s",
+              "relative_throughput", "slowdown");
+  for (const auto& f : report->fidelity) {
+    std::printf("  %12.2f %14.3f %20.1f %19.3f %9.2f\n", f.target_share, f.achieved_share, f.throughput_samples_s,
+                f.relative_throughput, f.slowdown);
+  }
+  return 0;
+}
+
+}  // namespace omnilearn::cli

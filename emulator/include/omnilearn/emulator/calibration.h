@@ -1,0 +1,81 @@
+// Calibration (`omnilearn calibrate`): measures on this host the testbed worker's compute time (the BSP worker's
+// own forward+backward step, in `omnilearn-emulate-worker --calibrate`) against batch size at a full core, fits
+// t = a + c·b, and measures how faithfully a cgroup CPU quota turns a target share into achieved CPU and
+// throughput (the throttle-fidelity table). Writes a model profile the simulator loads. Not thread-safe; one
+// calibration at a time per process (it owns one worker process and, with cgroup access, one cgroup).
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "omnilearn/base/status.h"
+#include "omnilearn/base/units.h"
+#include "omnilearn/emulator/emulator_config.h"
+
+namespace omnilearn::emulator {
+
+struct CalibrationOptions {
+  Network network = Network::kLeNet;
+  std::vector<BatchSize> batches = {8, 16, 32, 48, 64, 96, 128};  // batch sweep, at a full core
+  std::vector<double> shares = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};  // of one core
+  BatchSize share_batch = 32;      // batch of the share sweep
+  int reps = 20;                   // timed steps per point
+  int warmup = 3;                  // untimed steps before them
+  double period_s = 0.010;         // CFS period of the quota (the testbed's default)
+  std::string cpuset;              // pin the worker to these CPUs ("" = no pinning)
+  bool share_sweep = true;         // false: batch sweep only
+  std::string worker_executable;   // "" = default_worker_executable()
+  std::string data_source = "/usr/share/datasets/fashion-mnist";
+  std::string cache_dir;           // "" = default_dataset_cache_dir()
+  std::function<void(const std::string&)> log;  // progress lines; default: none
+};
+
+struct BatchTiming {
+  BatchSize batch = 0;
+  int reps = 0;
+  double mean_s = 0.0;
+  double median_s = 0.0;
+  double min_s = 0.0;
+};
+
+// Least-squares line y = fixed + per_unit·x, with its coefficient of determination.
+struct LinearFit {
+  double fixed = 0.0;
+  double per_unit = 0.0;
+  double r2 = 0.0;
+};
+// Needs >= 2 points with distinct x.
+Result<LinearFit> fit_linear(std::span<const double> x, std::span<const double> y);
+
+struct FidelityRow {
+  double target_share = 0.0;         // of one core
+  double achieved_share = 0.0;       // CPU time used (cpuacct.usage / cpu.stat usage_usec) / wall time
+  double throughput_samples_s = 0.0;
+  double relative_throughput = 0.0;  // vs the same batch at share 1.0
+  double slowdown = 0.0;             // 1 / relative_throughput
+};
+
+struct CalibrationReport {
+  std::string network;               // "lenet" or "resnet"
+  std::int64_t parameters = 0;
+  double forward_macs = 0.0;         // per sample
+  int threads = 1;
+  std::vector<BatchTiming> batches;
+  LinearFit fit;                     // median step time (s) against batch: fixed = a, per_unit = c
+  std::vector<FidelityRow> fidelity; // empty when the share sweep did not run
+  std::string share_sweep_skipped;   // why not, when it did not run
+};
+
+// Runs the calibration. An error means nothing useful was measured (worker program or dataset missing, worker
+// died); without cgroup write access the share sweep is skipped and the reason is in the report.
+Result<CalibrationReport> run_calibration(const CalibrationOptions& options);
+
+// The model profile (scenarios' profile keys: name, parameters, flops_per_sample, flops_per_iteration,
+// measured_fixed_s, measured_per_sample_s), with a comment header saying how it was measured.
+std::string profile_yaml(const CalibrationReport& report, const std::string& name);
+// target_share,achieved_share,throughput_samples_s,relative_throughput,slowdown
+std::string fidelity_csv(const CalibrationReport& report);
+
+}  // namespace omnilearn::emulator

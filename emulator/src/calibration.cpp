@@ -1,0 +1,250 @@
+#include "omnilearn/emulator/calibration.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <numeric>
+#include <nlohmann/json.hpp>
+
+#include "omnilearn/emulator/dataset_cache.h"
+#include "omnilearn/emulator/launcher.h"
+#include "omnilearn/emulator/resource_throttler.h"
+#include "worker_process.h"
+
+extern char** environ;
+
+namespace omnilearn::emulator {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Reads one JSON line from the worker, waiting up to `timeout_s`.
+Result<nlohmann::json> read_reply(detail::WorkerProcess& w, std::string& buffer, double timeout_s) {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
+  for (;;) {
+    if (const std::size_t nl = buffer.find('\n'); nl != std::string::npos) {
+      const std::string line = buffer.substr(0, nl);
+      buffer.erase(0, nl + 1);
+      try {
+        return nlohmann::json::parse(line);
+      } catch (const std::exception& e) {
+        return Status::parse_error("calibration worker sent \"" + line.substr(0, 200) + "\": " + e.what());
+      }
+    }
+    const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+    if (left <= 0) return Status::io_error("calibration worker: no answer within " + std::to_string(timeout_s) + " s");
+    pollfd fd{w.report_fd(), POLLIN, 0};
+    if (fd.fd < 0) return Status::io_error("calibration worker closed its pipe");
+    (void)::poll(&fd, 1, static_cast<int>(std::min(left, 1.0) * 1000.0) + 1);
+    if (!w.read_available(buffer) && buffer.find('\n') == std::string::npos) {
+      w.wait();
+      return Status::io_error("calibration worker exited (status " + std::to_string(w.status()) +
+                              "); its error is on stderr above");
+    }
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string fmt(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+}  // namespace
+
+Result<LinearFit> fit_linear(std::span<const double> x, std::span<const double> y) {
+  const std::size_t n = x.size();
+  if (n < 2 || y.size() != n) return Status::invalid_argument("fit_linear: needs >= 2 points");
+  const double mx = std::accumulate(x.begin(), x.end(), 0.0) / static_cast<double>(n);
+  const double my = std::accumulate(y.begin(), y.end(), 0.0) / static_cast<double>(n);
+  double sxx = 0.0, sxy = 0.0, syy = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    sxx += (x[i] - mx) * (x[i] - mx);
+    sxy += (x[i] - mx) * (y[i] - my);
+    syy += (y[i] - my) * (y[i] - my);
+  }
+  if (sxx <= 0.0) return Status::invalid_argument("fit_linear: needs two distinct x values");
+  LinearFit f;
+  f.per_unit = sxy / sxx;
+  f.fixed = my - f.per_unit * mx;
+  double ss_res = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double r = y[i] - (f.fixed + f.per_unit * x[i]);
+    ss_res += r * r;
+  }
+  f.r2 = syy > 0.0 ? 1.0 - ss_res / syy : 1.0;
+  return f;
+}
+
+Result<CalibrationReport> run_calibration(const CalibrationOptions& o) {
+  auto log = o.log ? o.log : [](const std::string&) {};
+  if (o.batches.size() < 2) return Status::invalid_argument("--batches: at least two batch sizes are needed for the fit");
+  if (o.reps < 1) return Status::invalid_argument("--reps: must be >= 1");
+  for (double s : o.shares) {
+    if (!(s > 0.0 && s <= 1.0)) return Status::invalid_argument("--shares: each share must be in (0, 1]");
+  }
+  const std::string exe = o.worker_executable.empty() ? default_worker_executable() : o.worker_executable;
+  if (::access(exe.c_str(), X_OK) != 0) return Status::not_found("worker program " + exe + " not found or not executable");
+  auto data_dir = prepare_fashion_mnist(o.data_source, o.cache_dir.empty() ? default_dataset_cache_dir() : o.cache_dir);
+  if (!data_dir) return data_dir.status();
+
+  CalibrationReport report;
+  // One core, one thread: a share of 1.0 is a full core (the testbed gives each worker ceil(share) threads).
+  std::unique_ptr<ResourceThrottler> throttler;
+  if (o.share_sweep || !o.cpuset.empty()) {
+    CgroupThrottlerOptions c;
+    c.run_id = "calibrate-" + std::to_string(::getpid());
+    c.nominal_cores = {1.0};
+    c.period_s = o.period_s;
+    c.cpuset = o.cpuset;
+    auto t = make_cgroup_throttler(c);
+    if (t) {
+      throttler = std::move(t).value();
+    } else {
+      report.share_sweep_skipped = t.status().message();
+      log("omnilearn calibrate: no CPU quota sweep: " + t.status().message());
+    }
+  } else {
+    report.share_sweep_skipped = "not asked for (--no-shares)";
+  }
+
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string_view kv(*e);
+    if (kv.starts_with("OMP_WAIT_POLICY=") || kv.starts_with("OMP_NUM_THREADS=") || kv.starts_with("MKL_NUM_THREADS=")) continue;
+    env.emplace_back(kv);
+  }
+  env.insert(env.end(), {"OMP_WAIT_POLICY=PASSIVE", "OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1"});
+  const std::vector<std::string> argv = {exe, "--calibrate", "--network", o.network == Network::kResNet ? "resnet" : "lenet",
+                                         "--threads", "1", "--data-dir", *data_dir, "--out-fd", "{out_fd}", "--in-fd", "{in_fd}"};
+  detail::WorkerProcess worker;
+  OMNI_RETURN_IF_ERROR(worker.start(argv, env, [&](pid_t pid) {
+    return throttler ? throttler->attach(0, pid) : Status::ok();
+  }));
+  std::string buffer;
+  auto ready = read_reply(worker, buffer, 120.0);
+  if (!ready) return ready.status();
+  report.network = (*ready)["network"].get<std::string>();
+  report.parameters = (*ready)["parameters"].get<std::int64_t>();
+  report.forward_macs = (*ready)["forward_macs"].get<double>();
+  report.threads = (*ready)["threads"].get<int>();
+
+  struct Point {
+    std::vector<double> times;
+    double worker_wall_s = 0.0;
+    double wall_s = 0.0;    // around the whole command, seen from here
+    double cpu_s = -1.0;    // CPU the cgroup used in that window (-1: unknown)
+  };
+  auto measure = [&](BatchSize batch, int reps) -> Result<Point> {
+    Point p;
+    const auto cpu0 = throttler ? cgroup_cpu_usage_s(*throttler, 0) : Result<double>(Status::not_found("no cgroup"));
+    const auto w0 = Clock::now();
+    if (!worker.send("run " + std::to_string(batch) + " " + std::to_string(reps) + " " + std::to_string(o.warmup) + "\n")) {
+      return Status::io_error("calibration worker is gone");
+    }
+    auto reply = read_reply(worker, buffer, 600.0);
+    if (!reply) return reply.status();
+    p.wall_s = std::chrono::duration<double>(Clock::now() - w0).count();
+    const auto cpu1 = throttler ? cgroup_cpu_usage_s(*throttler, 0) : Result<double>(Status::not_found("no cgroup"));
+    if (cpu0 && cpu1) p.cpu_s = *cpu1 - *cpu0;
+    p.times = (*reply)["times_s"].get<std::vector<double>>();
+    p.worker_wall_s = (*reply)["wall_s"].get<double>();
+    return p;
+  };
+
+  Status failed;
+  std::vector<double> xs, ys;
+  for (BatchSize b : o.batches) {
+    auto p = measure(b, o.reps);
+    if (!p) { failed = p.status(); break; }
+    BatchTiming t;
+    t.batch = b;
+    t.reps = static_cast<int>(p->times.size());
+    t.mean_s = std::accumulate(p->times.begin(), p->times.end(), 0.0) / static_cast<double>(t.reps);
+    t.median_s = median(p->times);
+    t.min_s = *std::min_element(p->times.begin(), p->times.end());
+    report.batches.push_back(t);
+    xs.push_back(static_cast<double>(b));
+    ys.push_back(t.median_s);
+    log("  batch " + std::to_string(b) + ": median " + fmt(t.median_s * 1e3) + " ms, mean " + fmt(t.mean_s * 1e3) + " ms");
+  }
+  if (failed.is_ok()) {
+    auto fit = fit_linear(xs, ys);
+    if (!fit) failed = fit.status(); else report.fit = *fit;
+  }
+
+  if (failed.is_ok() && throttler) {
+    std::vector<double> shares = o.shares;
+    std::sort(shares.begin(), shares.end(), std::greater<>());
+    if (shares.empty() || shares.front() != 1.0) shares.insert(shares.begin(), 1.0);  // the reference
+    double full = 0.0;
+    for (double s : shares) {
+      if (Status st = throttler->apply(0, s); !st.is_ok()) { failed = st; break; }
+      auto p = measure(o.share_batch, o.reps);
+      if (!p) { failed = p.status(); break; }
+      FidelityRow r;
+      r.target_share = s;
+      r.achieved_share = p->cpu_s >= 0.0 && p->wall_s > 0.0 ? p->cpu_s / p->wall_s : 0.0;
+      r.throughput_samples_s = static_cast<double>(o.share_batch) * static_cast<double>(p->times.size()) / p->worker_wall_s;
+      if (s == 1.0) full = r.throughput_samples_s;
+      r.relative_throughput = full > 0.0 ? r.throughput_samples_s / full : 0.0;
+      r.slowdown = r.relative_throughput > 0.0 ? 1.0 / r.relative_throughput : 0.0;
+      report.fidelity.push_back(r);
+      log("  share " + fmt(s) + ": achieved " + fmt(r.achieved_share) + ", " + fmt(r.throughput_samples_s) + " samples/s");
+    }
+    std::sort(report.fidelity.begin(), report.fidelity.end(),
+              [](const FidelityRow& a, const FidelityRow& b) { return a.target_share < b.target_share; });
+  }
+  (void)worker.send("quit\n");
+  worker.wait();
+  if (throttler) (void)throttler->remove();
+  if (!failed.is_ok()) return failed;
+  return report;
+}
+
+std::string profile_yaml(const CalibrationReport& r, const std::string& name) {
+  char host[256] = "host";
+  (void)::gethostname(host, sizeof host - 1);
+  const std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  const double flops_per_sample = 3.0 * 2.0 * r.forward_macs;  // forward + backward ~ 3 forward passes
+  const double fixed = std::max(0.0, r.fit.fixed);
+  const double per_sample = std::max(1e-12, r.fit.per_unit);
+  std::string out = "# Measured by `omnilearn calibrate` on " + std::string(host) + " (" + date + "): forward+backward of the\n"
+                    "# testbed's " + r.network + " network (the BSP worker's compute step), " + std::to_string(r.threads) +
+                    " thread, full core; t = measured_fixed_s + measured_per_sample_s * b fitted to the median step\n"
+                    "# time over batches ";
+  for (std::size_t i = 0; i < r.batches.size(); ++i) out += (i ? "," : "") + std::to_string(r.batches[i].batch);
+  out += " (R^2 = " + fmt(r.fit.r2) + "). flops_per_sample = 3 x forward MACs x 2; flops_per_iteration is the\n"
+         "# fixed cost at the measured speed (measured_fixed_s / measured_per_sample_s * flops_per_sample).\n";
+  out += "name: " + name + "\n";
+  out += "parameters: " + std::to_string(r.parameters) + "\n";
+  out += "flops_per_sample: " + fmt(flops_per_sample) + "\n";
+  out += "flops_per_iteration: " + fmt(fixed / per_sample * flops_per_sample) + "\n";
+  out += "measured_fixed_s: " + fmt(fixed) + "\n";
+  out += "measured_per_sample_s: " + fmt(per_sample) + "\n";
+  return out;
+}
+
+std::string fidelity_csv(const CalibrationReport& r) {
+  std::string out = "target_share,achieved_share,throughput_samples_s,relative_throughput,slowdown\n";
+  for (const FidelityRow& f : r.fidelity) {
+    out += fmt(f.target_share) + "," + fmt(f.achieved_share) + "," + fmt(f.throughput_samples_s) + "," +
+           fmt(f.relative_throughput) + "," + fmt(f.slowdown) + "\n";
+  }
+  return out;
+}
+
+}  // namespace omnilearn::emulator

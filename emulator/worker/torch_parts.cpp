@@ -1,0 +1,158 @@
+#include "torch_parts.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+namespace omnilearn::emulator::worker {
+namespace {
+
+// ---------------------------------------------------------------- data
+Result<std::vector<unsigned char>> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::not_found("cannot open " + path + " (the launcher decompresses Fashion-MNIST there)");
+  return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), {});
+}
+
+std::uint32_t be32(const std::vector<unsigned char>& b, std::size_t at) {
+  return (std::uint32_t{b[at]} << 24) | (std::uint32_t{b[at + 1]} << 16) | (std::uint32_t{b[at + 2]} << 8) | b[at + 3];
+}
+
+// ---------------------------------------------------------------- models
+struct LeNetImpl : torch::nn::Module {
+  LeNetImpl()
+      : conv1(register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 6, 5).padding(2)))),
+        conv2(register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(6, 16, 5)))),
+        fc1(register_module("fc1", torch::nn::Linear(400, 48))),
+        fc2(register_module("fc2", torch::nn::Linear(48, 10))) {}
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::max_pool2d(torch::relu(conv1->forward(x)), 2);
+    x = torch::max_pool2d(torch::relu(conv2->forward(x)), 2);
+    x = torch::relu(fc1->forward(x.flatten(1)));
+    return fc2->forward(x);
+  }
+  torch::nn::Conv2d conv1, conv2;
+  torch::nn::Linear fc1, fc2;
+};
+TORCH_MODULE(LeNet);
+
+struct BlockImpl : torch::nn::Module {
+  BlockImpl(int in, int out, int stride)
+      : conv1(register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(false)))),
+        bn1(register_module("bn1", torch::nn::BatchNorm2d(out))),
+        conv2(register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(out, out, 3).padding(1).bias(false)))),
+        bn2(register_module("bn2", torch::nn::BatchNorm2d(out))) {
+    if (stride != 1 || in != out) {
+      shortcut = register_module("shortcut", torch::nn::Sequential(
+          torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, 1).stride(stride).bias(false)), torch::nn::BatchNorm2d(out)));
+    }
+  }
+  torch::Tensor forward(const torch::Tensor& x) {
+    auto y = torch::relu(bn1->forward(conv1->forward(x)));
+    y = bn2->forward(conv2->forward(y));
+    return torch::relu(y + (shortcut.is_empty() ? x : shortcut->forward(x)));
+  }
+  torch::nn::Conv2d conv1;
+  torch::nn::BatchNorm2d bn1;
+  torch::nn::Conv2d conv2;
+  torch::nn::BatchNorm2d bn2;
+  torch::nn::Sequential shortcut{nullptr};
+};
+TORCH_MODULE(Block);
+
+struct ResNetImpl : torch::nn::Module {
+  ResNetImpl()
+      : stem(register_module("stem", torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 16, 3).padding(1).bias(false)))),
+        bn(register_module("bn", torch::nn::BatchNorm2d(16))),
+        b1(register_module("b1", Block(16, 16, 1))),
+        b2(register_module("b2", Block(16, 32, 2))),
+        b3(register_module("b3", Block(32, 64, 2))),
+        fc(register_module("fc", torch::nn::Linear(64, 10))) {}
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::relu(bn->forward(stem->forward(x)));
+    x = b3->forward(b2->forward(b1->forward(x)));
+    return fc->forward(torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1));
+  }
+  torch::nn::Conv2d stem;
+  torch::nn::BatchNorm2d bn;
+  Block b1, b2, b3;
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(ResNet);
+
+}  // namespace
+
+// Reads the first `limit` (0 = all) samples of an IDX image/label pair ("train" or "t10k").
+Result<Split> read_split(const std::string& dir, const std::string& prefix, std::int64_t limit) {
+  auto images = read_file(dir + "/" + prefix + "-images-idx3-ubyte");
+  if (!images) return images.status();
+  auto labels = read_file(dir + "/" + prefix + "-labels-idx1-ubyte");
+  if (!labels) return labels.status();
+  if (images->size() < 16 || be32(*images, 0) != 0x803 || labels->size() < 8 || be32(*labels, 0) != 0x801) {
+    return Status::parse_error(dir + "/" + prefix + ": not an IDX image/label pair");
+  }
+  std::int64_t n = be32(*images, 4);
+  const std::int64_t rows = be32(*images, 8), cols = be32(*images, 12);
+  if (be32(*labels, 4) != n || images->size() < 16 + static_cast<std::size_t>(n * rows * cols) ||
+      labels->size() < 8 + static_cast<std::size_t>(n)) {
+    return Status::parse_error(dir + "/" + prefix + ": truncated IDX files");
+  }
+  if (limit > 0) n = std::min(n, limit);
+  Split s;
+  s.images = torch::from_blob(images->data() + 16, {n, 1, rows, cols}, torch::kUInt8)
+                 .to(torch::kFloat32)
+                 .div_(255.0)
+                 .sub_(0.2860)
+                 .div_(0.3530);
+  s.labels = torch::from_blob(labels->data() + 8, {n}, torch::kUInt8).to(torch::kInt64);
+  return s;
+}
+
+Net make_net(Network network) {
+  if (network == Network::kResNet) {
+    ResNet r;
+    return {r.ptr(), [r](const torch::Tensor& x) mutable { return r->forward(x); }};
+  }
+  LeNet l;
+  return {l.ptr(), [l](const torch::Tensor& x) mutable { return l->forward(x); }};
+}
+
+Evaluation evaluate(Net& net, const Split& test) {
+  torch::NoGradGuard no_grad;
+  net.module->eval();
+  double loss = 0.0;
+  std::int64_t correct = 0;
+  const std::int64_t n = test.images.size(0);
+  for (std::int64_t i = 0; i < n; i += 500) {
+    const std::int64_t len = std::min<std::int64_t>(500, n - i);
+    auto logits = net.forward(test.images.narrow(0, i, len));
+    auto y = test.labels.narrow(0, i, len);
+    loss += torch::nn::functional::cross_entropy(logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum)).item<double>();
+    correct += logits.argmax(1).eq(y).sum().item<std::int64_t>();
+  }
+  net.module->train();
+  return {loss / static_cast<double>(n), static_cast<double>(correct) / static_cast<double>(n)};
+}
+
+double forward_macs(Network network) {
+  if (network == Network::kResNet) {
+    // stem 16x28x28x9; b1 2 x 16x28x28x144; b2 32x14x14x(144 + 288) + shortcut 32x14x14x16;
+    // b3 64x7x7x(288 + 576) + shortcut 64x7x7x32; fc 64x10.
+    return 112896.0 + 2 * 1806336.0 + 903168.0 + 1806336.0 + 100352.0 + 903168.0 + 1806336.0 + 100352.0 + 640.0;
+  }
+  // conv1 6x28x28x25; conv2 16x10x10x150; fc1 400x48; fc2 48x10.
+  return 117600.0 + 240000.0 + 19200.0 + 480.0;
+}
+
+StepResult forward_backward(Net& net, const torch::Tensor& x, const torch::Tensor& y) {
+  for (auto& p : net.module->parameters()) {
+    if (p.grad().defined()) p.mutable_grad().zero_();
+  }
+  auto logits = net.forward(x);
+  auto loss = torch::nn::functional::cross_entropy(logits, y);
+  loss.backward();
+  return {loss.item<double>(), logits.argmax(1).eq(y).to(torch::kFloat32).mean().item<double>()};
+}
+
+}  // namespace omnilearn::emulator::worker

@@ -1,0 +1,38 @@
+// The worker's pipes to the launcher (Torch-free): records out (worker_protocol.h lines), notices and commands in.
+// Not thread-safe: one per pipe end.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "omnilearn/emulator/worker_protocol.h"
+
+namespace omnilearn::emulator::worker {
+
+// Writes whole lines to the launcher; once the launcher is gone it drops them (PR_SET_PDEATHSIG ends us soon).
+class Reporter {
+ public:
+  explicit Reporter(int fd) : fd_(fd) {}
+  void send(const WorkerMessage& m) { send_line(encode(m)); }
+  void send_line(std::string_view line);
+
+ private:
+  int fd_;
+};
+
+// Non-blocking reader of the launcher's availability notices (the process that runs the controller).
+class NoticeReader {
+ public:
+  explicit NoticeReader(int fd);
+  std::vector<AvailabilityNotice> poll();
+
+ private:
+  int fd_;
+  std::string pending_;
+};
+
+// Blocking line reader (calibration commands). Returns false at end of file.
+bool read_line(int fd, std::string& pending, std::string& line);
+
+}  // namespace omnilearn::emulator::worker

@@ -1,0 +1,73 @@
+// `omnilearn calibrate`'s measurement, short: three batch sizes, two CPU shares (with cgroup access), few reps; the
+// profile it writes must load as a scenario's model. Without cgroup access only the batch sweep runs (and the
+// report says why).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "omnilearn/emulator/calibration.h"
+#include "omnilearn/emulator/resource_throttler.h"
+#include "omnilearn/scenarios/scenario_parser.h"
+#include "test_scenarios.h"
+
+namespace omnilearn::emulator {
+namespace {
+
+TEST(Calibration, FitsALine) {
+  const std::vector<double> x = {8, 16, 32, 64};
+  const std::vector<double> y = {0.002 + 8e-4 * 8, 0.002 + 8e-4 * 16, 0.002 + 8e-4 * 32, 0.002 + 8e-4 * 64};
+  auto f = fit_linear(x, y);
+  ASSERT_TRUE(f.is_ok());
+  EXPECT_NEAR(f->fixed, 0.002, 1e-12);
+  EXPECT_NEAR(f->per_unit, 8e-4, 1e-12);
+  EXPECT_NEAR(f->r2, 1.0, 1e-12);
+  EXPECT_FALSE(fit_linear(std::vector<double>{1, 1}, std::vector<double>{1, 2}).is_ok());
+}
+
+TEST(Calibration, ShortRunWritesALoadableProfile) {
+  if (!std::filesystem::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "Fashion-MNIST missing: install the Debian package dataset-fashion-mnist";
+  }
+  CalibrationOptions o;
+  o.batches = {8, 32, 64};
+  o.shares = {0.5, 1.0};
+  o.share_batch = 16;
+  o.reps = 4;
+  o.warmup = 1;
+  o.worker_executable = OMNILEARN_WORKER;
+  const Status access = check_cgroup_access();
+  o.share_sweep = access.is_ok();
+  auto r = run_calibration(o);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_EQ(r->batches.size(), 3u);
+  EXPECT_EQ(r->network, "lenet");
+  EXPECT_GT(r->parameters, 20000);
+  EXPECT_GT(r->fit.per_unit, 0.0);
+  std::printf("t = %.3f ms + %.4f ms * b, R^2 %.3f\n", 1e3 * r->fit.fixed, 1e3 * r->fit.per_unit, r->fit.r2);
+  if (access.is_ok()) {
+    ASSERT_EQ(r->fidelity.size(), 2u);
+    const FidelityRow& half = r->fidelity[0];
+    std::printf("share 0.5: achieved %.3f, relative throughput %.3f\n", half.achieved_share, half.relative_throughput);
+    EXPECT_NEAR(half.achieved_share, 0.5, 0.2);
+    EXPECT_LT(half.relative_throughput, 0.85);
+    EXPECT_NEAR(r->fidelity[1].relative_throughput, 1.0, 1e-9);
+  } else {
+    std::printf("no cgroup access (%s): batch sweep only\n", access.message().c_str());
+  }
+
+  const std::string dir = testing::fresh_dir("calibrate");
+  std::ofstream(dir + "/profile.yaml") << profile_yaml(*r, "lenet-calibrated");
+  std::ofstream(dir + "/fidelity.csv") << fidelity_csv(*r);
+  std::ofstream(dir + "/s.yaml") << "seed: 1\nmode: bsp\ncluster:\n  nodes:\n    - {name: w0, cores: 1, core_speed: 1e9}\n"
+                                    "workload:\n  model: profile.yaml\n  dataset: fashion-mnist\n  global_batch: 32\n"
+                                    "  epochs: 1\npolicy: {name: uniform}\n";
+  auto s = scenarios::load_scenario(dir + "/s.yaml");
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  EXPECT_EQ(s->workload.model.name, "lenet-calibrated");
+  ASSERT_TRUE(s->workload.model.measured_per_sample_s.has_value());
+  EXPECT_NEAR(*s->workload.model.measured_per_sample_s, r->fit.per_unit, 1e-5 * r->fit.per_unit);
+}
+
+}  // namespace
+}  // namespace omnilearn::emulator
