@@ -128,7 +128,9 @@ def sweep_bars(table: pd.DataFrame, metric: str = "total_time_s"):
         return fig
     group_cols = [c for c in axis_columns(table) if c not in ("policy.name", "policy")]
     ok["group"] = ok[group_cols].astype(str).agg(" / ".join, axis=1) if group_cols else "all"
-    pivot = ok.pivot_table(index="group", columns="policy", values=metric, aggfunc="first")
+    pivot = ok.pivot_table(index="group", columns="policy", values=metric, aggfunc="first", sort=False)
+    preferred = ["uniform", "static", "omnilearn", "omnilearn-asp", "affine", "oracle"]
+    pivot = pivot[sorted(pivot.columns, key=lambda p: (preferred.index(p) if p in preferred else len(preferred), p))]
     pivot.plot.bar(ax=ax, rot=0)
     ax.set_ylabel(metric)
     ax.set_xlabel(" / ".join(group_cols) if group_cols else "")
