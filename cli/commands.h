@@ -15,6 +15,8 @@ int run_demo_command(const std::vector<std::string>& args);
 // `argv` is the whole command line, recorded in the run's manifest.
 int run_sim_command(const std::vector<std::string>& args, const std::vector<std::string>& argv);
 int run_sweep_command(const std::vector<std::string>& args);
+// Calibrates, runs the testbed and the simulator on one scenario, and compares them (needs the emulator too).
+int run_validate_command(const std::vector<std::string>& args, const std::vector<std::string>& argv);
 // Runs the Python analysis package (figures, HTML report, trace plots).
 int run_report_command(const std::vector<std::string>& args);
 

@@ -21,6 +21,7 @@ commands:
   sweep      run the cartesian product of a sweep file, each point in its own process
   emulate    train for real: LibTorch worker processes throttled by cgroups, driven by the same controller
   calibrate  measure compute time vs batch and CPU share here; write a model profile for the simulator
+  validate   calibrate, run the testbed and the simulator on one scenario, report the simulator's error
   trace      import, synthesise and summarise availability traces
   report     figures and an HTML report for run and sweep folders (Python: pandas, matplotlib)
 
@@ -54,10 +55,13 @@ int main(int argc, char** argv) {
 #ifdef OMNILEARN_HAVE_EMULATOR
   if (command == "emulate") return omnilearn::cli::run_emulate_command(args, full);
   if (command == "calibrate") return omnilearn::cli::run_calibrate_command(args, full);
+#ifdef OMNILEARN_HAVE_SIM
+  if (command == "validate") return omnilearn::cli::run_validate_command(args, full);
+#endif
 #endif
   if (command == "trace") return run_trace_command(args);
   if (command == "report") return omnilearn::cli::run_report_command(args);
-  std::fprintf(stderr, "omnilearn: unknown command '%s' (expected demo, sim, sweep, emulate, calibrate, trace or report)\n\n%s", command.c_str(),
+  std::fprintf(stderr, "omnilearn: unknown command '%s' (expected demo, sim, sweep, emulate, calibrate, validate, trace or report)\n\n%s", command.c_str(),
                kUsage);
   return 2;
 }

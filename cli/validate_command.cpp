@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -57,17 +59,87 @@ int spawn_and_wait(std::vector<std::string> words, const std::vector<std::string
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-std::string self_executable() {
-  std::error_code ec;
-  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("omnilearn") : p.string();
-}
-
 std::string read_text(const fs::path& path) {
   std::ifstream in(path);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// CPU seconds the whole host has spent busy (/proc/stat: all but idle and iowait); < 0 when unreadable.
+double host_busy_s() {
+  std::ifstream in("/proc/stat");
+  std::string cpu;
+  double v[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // user nice system idle iowait irq softirq steal
+  if (!(in >> cpu) || cpu != "cpu") return -1.0;
+  for (double& x : v) in >> x;
+  return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+// CPU seconds used by the testbed run's cgroup (v1 cpuacct or v2 cpu.stat); < 0 when unreadable.
+double cgroup_usage_s(const std::string& folder) {
+  for (const char* mount : {"/sys/fs/cgroup/cpuacct/", "/sys/fs/cgroup/cpu,cpuacct/"}) {
+    std::ifstream in(mount + folder + "/cpuacct.usage");
+    double ns = 0.0;
+    if (in >> ns) return ns * 1e-9;
+  }
+  std::ifstream in("/sys/fs/cgroup/" + folder + "/cpu.stat");
+  std::string key;
+  double value = 0.0;
+  while (in >> key >> value) {
+    if (key == "usage_usec") return value * 1e-6;
+  }
+  return -1.0;
+}
+
+// Runs the testbed (`words`) and, while its workers train, measures the host CPU that other processes use; returns
+// the exit code and sets `available_cores` to the host's cores minus that load (0 when it could not be measured).
+int run_testbed_measuring_load(std::vector<std::string> words, const fs::path& run, double& available_cores) {
+  available_cores = 0.0;
+  std::cerr << "omnilearn validate: running";
+  for (const std::string& w : words) std::cerr << " " << w;
+  std::cerr << "\n";
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, words[0].c_str(), nullptr, nullptr, argv.data(), environ) != 0) return 127;
+  std::string folder;
+  double t0 = -1.0, busy0 = 0.0, ours0 = 0.0, t1 = -1.0, busy1 = 0.0, ours1 = 0.0;
+  const auto start = std::chrono::steady_clock::now();
+  int status = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    ::usleep(250000);
+    if (folder.empty()) {
+      try {
+        folder = nlohmann::json::parse(read_text(run / "manifest.json")).value("cgroup_folder", "");
+      } catch (const std::exception&) {
+        continue;  // not written yet
+      }
+    }
+    const double ours = folder.empty() ? -1.0 : cgroup_usage_s(folder);
+    const double busy = host_busy_s();
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (ours <= 0.0 || busy < 0.0) continue;
+    if (t0 < 0.0) {
+      t0 = t, busy0 = busy, ours0 = ours;  // the workers have started
+    } else {
+      t1 = t, busy1 = busy, ours1 = ours;
+    }
+  }
+  if (t1 > t0 + 1.0) {
+    const double others = std::max(0.0, ((busy1 - busy0) - (ours1 - ours0)) / (t1 - t0));
+    available_cores = std::max(0.05, static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN)) - others);
+    std::fprintf(stderr, "omnilearn validate: other load on the host during the testbed run: %.2f cores; %.2f left\n",
+                 others, available_cores);
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string self_executable() {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("omnilearn") : p.string();
 }
 
 // What the simulator needs to know of the testbed run: the CPU share behind each scenario speed, the quota period
@@ -126,7 +198,7 @@ double profile_number(const std::string& text, const std::string& key) {
 //   batch (not over the share-1.0 row, so that the law and the table agree even if the host was busier during one
 //   sweep than the other): the super-linear slowdown of a process that is never idle.
 Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, double allreduce_fixed_s,
-                         double share_batch, bool continuous_slowdown, const fs::path& out) {
+                         double share_batch, bool continuous_slowdown, double available_cores, const fs::path& out) {
   const fs::path profile = fs::is_directory(calibration) ? calibration / "profile.yaml" : calibration;
   if (!fs::is_regular_file(profile)) return Status::not_found(profile.string() + ": no calibrated profile");
   std::string text = read_text(profile);
@@ -172,6 +244,10 @@ Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, do
   text += "quota_period_s: " + std::string(buf) + "\n";
   std::snprintf(buf, sizeof buf, "%.6g", allreduce_fixed_s);
   text += "allreduce_fixed_s: " + std::string(buf) + "\n";
+  if (available_cores > 0.0) {
+    std::snprintf(buf, sizeof buf, "%.4g", available_cores);
+    text += "host_cpu_available: " + std::string(buf) + "\n";
+  }
   std::ofstream o(out);
   o << text;
   return o ? Status::ok() : Status::io_error(out.string() + ": cannot write");
@@ -189,7 +265,8 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       "  3. omnilearn sim SCENARIO --out OUT/sim with OUT/sim-profile.yaml: the calibrated profile plus the\n"
       "     testbed's terms (host_core_flops = scenario speed of one host core, from the run's cpu_shares; the\n"
       "     share -> slowdown table from fidelity.csv's achieved shares; the quota period) and the testbed's\n"
-      "     number of steps\n"
+      "     number of steps; and the host cores that other load left free during the testbed run (from\n"
+      "     /proc/stat minus the run's cgroup), shared by the workers by water-filling\n"
       "  4. python3 -m omnilearn_analysis validate OUT/testbed OUT/sim --out OUT\n"
       "and prints, per worker, the mean and max (over 20-step windows) iteration-time error, the batch trajectory\n"
       "difference and the time-to-epoch error; OUT/validation.csv holds the table. Needs root (cgroups) and\n"
@@ -211,6 +288,8 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       "allreduce-fixed", po::value<double>()->default_value(0.0),
       "fixed cost of each all-reduce in seconds (the simulator's allreduce_fixed_s)")(
       "share-batch", po::value<long long>()->default_value(32), "the batch of the calibration's quota sweep")(
+      "host-cpu-available", po::value<double>(),
+      "host cores left to the workers by other load (default: measured during the testbed run; with --testbed: none)")(
       "continuous-slowdown",
       "slow throttled workers down by the calibration loop's measured throughput (super-linear) instead of by its "
       "achieved CPU share")(
@@ -266,13 +345,17 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
   }
 
   fs::path testbed = out / "testbed";
+  double available_cores = vm.count("host-cpu-available") ? vm["host-cpu-available"].as<double>() : 0.0;
   if (vm.count("testbed")) {
     testbed = fs::absolute(vm["testbed"].as<std::string>());
   } else {
     std::vector<std::string> words{self, "emulate", scenario_path, "--out", testbed.string()};
     words.insert(words.end(), set_words.begin(), set_words.end());
     if (vm.count("time-budget")) words.insert(words.end(), {"--time-budget", std::to_string(vm["time-budget"].as<double>())});
-    if (int rc = spawn_and_wait(words); rc != 0) {
+    double measured = 0.0;
+    const int rc = run_testbed_measuring_load(words, testbed, measured);
+    if (!vm.count("host-cpu-available")) available_cores = measured;
+    if (rc != 0) {
       std::cerr << "omnilearn validate: the testbed run failed (exit " << rc << ")\n";
       return 1;
     }
@@ -286,7 +369,7 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
   const fs::path profile = out / "sim-profile.yaml";
   if (Status st = write_sim_profile(calibration, *facts, vm["allreduce-fixed"].as<double>(),
                                     static_cast<double>(vm["share-batch"].as<long long>()),
-                                    vm.count("continuous-slowdown") > 0, profile);
+                                    vm.count("continuous-slowdown") > 0, available_cores, profile);
       !st.is_ok()) {
     std::cerr << "omnilearn validate: " << st.message() << "\n";
     return 1;

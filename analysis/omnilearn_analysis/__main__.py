@@ -1,4 +1,4 @@
-"""Command line: python3 -m omnilearn_analysis {report,trace-plot,check-timeline} ... (see --help)."""
+"""Command line: python3 -m omnilearn_analysis {report,validate,trace-plot,check-timeline} ... (see --help)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,15 @@ def main(argv: list[str] | None = None) -> int:
                         epilog="example: omnilearn report trace-plot traces/data/azure-v1-16vms.csv --out azure.png")
     tp.add_argument("trace")
     tp.add_argument("--out", required=True, help="PNG file to write")
+    va = sub.add_parser("validate", help="compare a simulator run with a testbed run of the same scenario",
+                        epilog="example: python3 -m omnilearn_analysis validate runs/val/testbed runs/val/sim "
+                               "--out runs/val")
+    va.add_argument("testbed", help="testbed run folder (omnilearn emulate)")
+    va.add_argument("sim", help="simulator run folder (omnilearn sim) of the same scenario")
+    va.add_argument("--out", required=True, help="folder for validation.csv")
+    va.add_argument("--level", help="label of the scenario in the table (default: the scenario's name)")
+    va.add_argument("--window", type=int, default=20, help="steps per window of the max error (default 20)")
+    va.add_argument("--warmup", type=int, default=10, help="first steps left out (default 10)")
     ct = sub.add_parser("check-timeline", help="check that a timeline.json is valid trace-event JSON")
     ct.add_argument("timeline")
     args = parser.parse_args(argv)
@@ -30,6 +39,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "report":
             from .report import write_report
             print(write_report(args.paths, args.out))
+        elif args.command == "validate":
+            from .validate import Options, format_table, write_validation
+            table, path = write_validation(args.testbed, args.sim, args.out, args.level,
+                                           Options(window=args.window, warmup=args.warmup))
+            print(format_table(table))
+            print(path)
         elif args.command == "trace-plot":
             from .figures import trace_availability
             trace = pd.read_csv(args.trace, comment="#")

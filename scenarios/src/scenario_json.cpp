@@ -68,6 +68,13 @@ std::string scenario_to_json(const Scenario& s) {
              {"flops_per_iteration", m.flops_per_iteration}};
   if (m.measured_fixed_s) model["measured_fixed_s"] = *m.measured_fixed_s;
   if (m.measured_per_sample_s) model["measured_per_sample_s"] = *m.measured_per_sample_s;
+  if (m.host_core_flops) model["host_core_flops"] = *m.host_core_flops;
+  if (!m.slowdown_shares.empty()) {
+    model["cpu_slowdown"] = Json{{"share", m.slowdown_shares}, {"slowdown", m.slowdown_factors}};
+  }
+  if (m.allreduce_fixed_s > 0.0) model["allreduce_fixed_s"] = m.allreduce_fixed_s;
+  if (m.quota_period_s > 0.0) model["quota_period_s"] = m.quota_period_s;
+  if (m.host_cpu_available) model["host_cpu_available"] = *m.host_cpu_available;
   Json workload{{"model", model},
                 {"dataset", s.workload.dataset},
                 {"dataset_samples", s.workload.dataset_samples},

@@ -28,13 +28,53 @@ Status load_profile_file(const std::string& path, ModelProfile& out) {
   return parse_model_profile(source, *root, "", out);
 }
 
+// The CPU-testbed terms of a profile (ModelProfile documents them): host_core_flops, cpu_slowdown: {share: [...],
+// slowdown: [...]}, allreduce_fixed_s, quota_period_s, host_cpu_available.
+Status parse_testbed_terms(const YamlSource& source, const MapReader& r, ModelProfile& out) {
+  if (r.has("host_core_flops")) {
+    if (!r.has("measured_fixed_s")) {
+      return r.error("host_core_flops", "needs the measured law (measured_fixed_s, measured_per_sample_s)");
+    }
+    double flops = 0.0;
+    OMNI_RETURN_IF_ERROR(r.read("host_core_flops", flops, Range::kPositive));
+    out.host_core_flops = flops;
+  }
+  if (r.has("cpu_slowdown")) {
+    auto table = MapReader::open(source, r.get("cpu_slowdown"), r.field("cpu_slowdown"), {"share", "slowdown"});
+    if (!table) return table.status();
+    for (const char* key : {"share", "slowdown"}) {
+      if (!table->has(key)) return table->error(key, "missing (expected a list of positive numbers)");
+    }
+    OMNI_RETURN_IF_ERROR(table->read_numbers("share", out.slowdown_shares, Range::kOpenUnit));
+    OMNI_RETURN_IF_ERROR(table->read_numbers("slowdown", out.slowdown_factors, Range::kPositive));
+    if (out.slowdown_shares.size() != out.slowdown_factors.size() || out.slowdown_shares.empty()) {
+      return table->error("slowdown", "expected as many values as `share` (at least one)");
+    }
+    for (std::size_t i = 1; i < out.slowdown_shares.size(); ++i) {
+      if (!(out.slowdown_shares[i] > out.slowdown_shares[i - 1])) {
+        return table->error("share", "expected strictly ascending shares");
+      }
+    }
+  }
+  OMNI_RETURN_IF_ERROR(r.read("allreduce_fixed_s", out.allreduce_fixed_s, Range::kNonNegative));
+  OMNI_RETURN_IF_ERROR(r.read("quota_period_s", out.quota_period_s, Range::kNonNegative));
+  if (r.has("host_cpu_available")) {
+    if (!r.has("host_core_flops")) return r.error("host_cpu_available", "needs host_core_flops");
+    double cores = 0.0;
+    OMNI_RETURN_IF_ERROR(r.read("host_cpu_available", cores, Range::kPositive));
+    out.host_cpu_available = cores;
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Status parse_model_profile(const YamlSource& source, const YAML::Node& node, const std::string& path,
                            ModelProfile& out) {
   auto reader = MapReader::open(source, node, path,
                                 {"name", "parameters", "flops_per_sample", "flops_per_iteration", "gradient_bytes",
-                                 "measured_fixed_s", "measured_per_sample_s"});
+                                 "measured_fixed_s", "measured_per_sample_s", "host_core_flops", "cpu_slowdown",
+                                 "allreduce_fixed_s", "quota_period_s", "host_cpu_available"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
   for (const char* key : {"parameters", "flops_per_sample"}) {
@@ -59,7 +99,7 @@ Status parse_model_profile(const YamlSource& source, const YAML::Node& node, con
     out.measured_fixed_s = fixed;
     out.measured_per_sample_s = per_sample;
   }
-  return Status::ok();
+  return parse_testbed_terms(source, r, out);
 }
 
 Status parse_workload(const ParseContext& ctx, const YAML::Node& node, WorkloadSpec& out) {

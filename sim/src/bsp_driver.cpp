@@ -1,6 +1,7 @@
 #include "bsp_driver.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <string>
 
@@ -22,7 +23,10 @@ Seconds now() { return sg4::Engine::get_clock(); }
 }  // namespace
 
 BspDriver::BspDriver(RunContext& context)
-    : ctx_(context), progress_(context.scenario, context.options.progress), slots_(context.platform.workers.size()) {}
+    : ctx_(context),
+      progress_(context.scenario, context.options.progress),
+      slots_(context.platform.workers.size()),
+      phase_rng_(context.scenario.seed) {}
 
 void BspDriver::start() {
   const auto n = static_cast<unsigned>(slots_.size());
@@ -54,7 +58,9 @@ void BspDriver::worker(WorkerId k) {
       continue;
     }
     const Seconds t0 = now();
-    slot.exec = sg4::this_actor::exec_init(ctx_.cost.flops(k, slot.batch));
+    std::optional<double> phase;
+    if (ctx_.cost.bursts(k)) phase = std::uniform_real_distribution<double>(0.0, 1.0)(phase_rng_);
+    slot.exec = sg4::this_actor::exec_init(ctx_.cost.flops(k, slot.batch, phase));
     try {
       slot.exec->wait();
     } catch (const simgrid::CancelException&) {
@@ -106,6 +112,17 @@ std::size_t BspDriver::prepare_step() {
         workers[ring[i]].latency_s + ctx_.scenario.cluster.backbone_latency_s + workers[s.ring_next].latency_s;
     s.extra_latency_s = p > 1 ? static_cast<double>(2 * (p - 1) - 1) * hop_s : 0.0;
     s.analytic_comm_s = -1.0;
+  }
+  if (p > 1) {
+    // The profile's fixed all-reduce cost and, on a CPU-quota testbed, each ring step's wait for its most
+    // throttled participant (the model's shares scaled by the current availability).
+    const scenarios::ModelProfile& model = ctx_.scenario.workload.model;
+    std::vector<double> shares;
+    for (WorkerId k : ring) {
+      if (auto share = ctx_.cost.cpu_share(k)) shares.push_back(*share * ctx_.availability.fraction(k));
+    }
+    const Seconds fixed_s = model.allreduce_fixed_s + quota_ring_wait_s(shares, model.quota_period_s, 2 * (p - 1));
+    for (WorkerId k : ring) slots_[k].extra_latency_s += fixed_s;
   }
   if (p > 1 && p > ctx_.options.flow_allreduce_max_workers) {
     std::vector<double> caps(p);

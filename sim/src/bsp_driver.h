@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include <simgrid/s4u/Barrier.hpp>
@@ -51,6 +52,7 @@ class BspDriver {
   RunContext& ctx_;
   TrainingProgress progress_;
   std::vector<Slot> slots_;
+  std::mt19937_64 phase_rng_;  // quota phases of bursting workers, seeded from the scenario
   simgrid::s4u::BarrierPtr start_;    // all workers + coordinator: a step begins (or the run ends)
   simgrid::s4u::BarrierPtr end_;      // all workers + coordinator: the step's all-reduce is complete
   simgrid::s4u::BarrierPtr compute_;  // this step's participants: everyone has computed

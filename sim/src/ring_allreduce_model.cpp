@@ -51,4 +51,15 @@ std::vector<Seconds> max_min_flow_times(const std::vector<double>& caps, double 
   return out;
 }
 
+Seconds quota_ring_wait_s(const std::vector<double>& shares, Seconds period_s, std::size_t ring_steps) {
+  constexpr Seconds kMinQuotaS = 1e-3;  // the CFS minimum quota
+  if (!(period_s > 0.0)) return 0.0;
+  Seconds worst = 0.0;
+  for (double s : shares) {
+    if (!(s > 0.0) || s >= 1.0) continue;
+    worst = std::max(worst, 0.5 * (1.0 - s) * std::max(period_s, kMinQuotaS / s));
+  }
+  return static_cast<double>(ring_steps) * worst;
+}
+
 }  // namespace omnilearn::sim

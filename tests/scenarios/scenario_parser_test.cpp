@@ -183,6 +183,59 @@ TEST(ScenarioParser, ResolvesTraceAndProfilePathsAgainstTheScenarioFolder) {
   EXPECT_DOUBLE_EQ(*r->workload.model.measured_per_sample_s, 0.02);
 }
 
+TEST(ScenarioParser, ProfileCarriesTheCpuTestbedTerms) {
+  TempDir tmp;
+  tmp.write("profile.yaml",
+            "name: lenet-calibrated\nparameters: 22310\nflops_per_sample: 1e6\nmeasured_fixed_s: 0.001\n"
+            "measured_per_sample_s: 0.0002\nhost_core_flops: 1.92e11\n"
+            "cpu_slowdown: {share: [0.25, 0.5, 1.0], slowdown: [4.9, 2.4, 1.0]}\n"
+            "allreduce_fixed_s: 0.002\nquota_period_s: 0.01\nhost_cpu_available: 1.2\n");
+  const std::string path = tmp.write(
+      "s.yaml", "cluster: {preset: edge, workers: 2}\nworkload: {model: profile.yaml, global_batch: 32, epochs: 1}\n");
+  auto r = load_scenario(path);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  const ModelProfile& m = r->workload.model;
+  ASSERT_TRUE(m.host_core_flops.has_value());
+  EXPECT_DOUBLE_EQ(*m.host_core_flops, 1.92e11);
+  EXPECT_EQ(m.slowdown_shares, (std::vector<double>{0.25, 0.5, 1.0}));
+  EXPECT_EQ(m.slowdown_factors, (std::vector<double>{4.9, 2.4, 1.0}));
+  EXPECT_DOUBLE_EQ(m.allreduce_fixed_s, 0.002);
+  EXPECT_DOUBLE_EQ(m.quota_period_s, 0.01);
+  ASSERT_TRUE(m.host_cpu_available.has_value());
+  EXPECT_DOUBLE_EQ(*m.host_cpu_available, 1.2);
+  const auto j = nlohmann::json::parse(scenario_to_json(*r));
+  EXPECT_EQ(j["workload"]["model"]["cpu_slowdown"]["slowdown"][1], 2.4);
+  EXPECT_EQ(j["workload"]["model"]["host_core_flops"], 1.92e11);
+}
+
+TEST(ScenarioParser, CpuSlowdownTableErrorsNameTheField) {
+  const struct {
+    const char* table;
+    const char* expected;
+  } cases[] = {
+      {"{share: [0.5, 0.25], slowdown: [2, 4]}", "cpu_slowdown.share: expected strictly ascending shares"},
+      {"{share: [0.5], slowdown: [2, 4]}", "cpu_slowdown.slowdown: expected as many values"},
+      {"{share: [1.5], slowdown: [1]}", "cpu_slowdown.share"},
+      {"{share: [0.5]}", "cpu_slowdown.slowdown: missing"},
+  };
+  for (const auto& c : cases) {
+    auto r = parse_scenario(std::string("cluster: {preset: edge, workers: 1}\n"
+                                        "workload: {global_batch: 32, epochs: 1, model: {parameters: 10, "
+                                        "flops_per_sample: 1e6, cpu_slowdown: ") +
+                                c.table + "}}\n",
+                            "s.yaml");
+    ASSERT_FALSE(r.is_ok()) << c.table;
+    EXPECT_NE(r.status().message().find(c.expected), std::string::npos) << r.status().message();
+  }
+  auto no_law = parse_scenario(
+      "cluster: {preset: edge, workers: 1}\n"
+      "workload: {global_batch: 32, epochs: 1, model: {parameters: 10, flops_per_sample: 1e6, host_core_flops: 1e9}}\n",
+      "s.yaml");
+  ASSERT_FALSE(no_law.is_ok());
+  EXPECT_NE(no_law.status().message().find("host_core_flops: needs the measured law"), std::string::npos)
+      << no_law.status().message();
+}
+
 TEST(ScenarioParser, ProfileFileErrorsNameThatFile) {
   TempDir tmp;
   const std::string profile = tmp.write("p.json", "{\"parameters\": 10,\n \"flops_per_sample\": -1}\n");
@@ -214,6 +267,31 @@ TEST(ScenarioJson, IsValidJsonWithTheResolvedValues) {
   EXPECT_EQ(j["availability"]["phases"][0]["fractions"][1], 0.5);
   EXPECT_EQ(j["availability"]["phases"][1]["at"], 10.0);
   EXPECT_FALSE(j["workload"]["model"].contains("measured_fixed_s"));
+}
+
+TEST(ScenarioParser, EmulatorSectionForTheTestbed) {
+  auto defaults = parse_scenario(kTwoWorkers, "two.yaml");
+  ASSERT_TRUE(defaults.is_ok()) << defaults.status().message();
+  EXPECT_EQ(defaults->emulator.network, "");
+  EXPECT_DOUBLE_EQ(defaults->emulator.cpu_budget, 1.5);
+  EXPECT_DOUBLE_EQ(defaults->emulator.target_accuracy, 0.85);
+
+  auto r = parse_scenario(std::string(kTwoWorkers) +
+                              "emulator: {network: resnet, cpu_budget: 1.0, target_accuracy: 0.8, eval_every: 50}\n",
+                          "two.yaml", {"emulator.time_budget_s=120"});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->emulator.network, "resnet");
+  EXPECT_DOUBLE_EQ(r->emulator.cpu_budget, 1.0);
+  EXPECT_DOUBLE_EQ(r->emulator.target_accuracy, 0.8);
+  EXPECT_EQ(r->emulator.eval_every, 50);
+  EXPECT_DOUBLE_EQ(r->emulator.time_budget_s, 120.0);
+
+  auto bad = parse_scenario(std::string(kTwoWorkers) + "emulator: {network: vgg}\n", "two.yaml");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.status().message().find("emulator.network"), std::string::npos) << bad.status().message();
+  auto unknown = parse_scenario(std::string(kTwoWorkers) + "emulator: {gpus: 2}\n", "two.yaml");
+  ASSERT_FALSE(unknown.is_ok());
+  EXPECT_NE(unknown.status().message().find("gpus"), std::string::npos) << unknown.status().message();
 }
 
 }  // namespace

@@ -87,6 +87,50 @@ TEST(Simulation, HalvingAHostsSpeedLengthensItsCompute) {
   EXPECT_GT(mean_column(h, "wait_s", "worker", "0"), mean_column(b, "wait_s", "worker", "0"));  // others wait
 }
 
+TEST(Simulation, CpuQuotaTestbedTermsSlowComputeAndTheAllReduce) {
+  // Two workers at CPU shares 0.5 and 1.0 of a host core; the measured law, its slowdown table, a fixed
+  // all-reduce cost and the quota period's wait per ring step.
+  auto s = four_worker_scenario({1, 2}, "uniform");
+  scenarios::ModelProfile& m = s.workload.model;
+  m.measured_fixed_s = 0.001;
+  m.measured_per_sample_s = 0.0002;
+  m.host_core_flops = 20e9;
+  m.slowdown_shares = {0.5, 1.0};
+  m.slowdown_factors = {2.4, 1.0};
+  const std::string base = test_dir("base");
+  ASSERT_EQ(run_in_child(s, base), "");
+  m.allreduce_fixed_s = 0.002;
+  m.quota_period_s = 0.01;
+  const std::string quota = test_dir("quota");
+  ASSERT_EQ(run_in_child(s, quota), "");
+  const auto b = read_csv(base + "/iterations.csv");
+  const auto q = read_csv(quota + "/iterations.csv");
+  const double full = 0.001 + 64 * 0.0002;  // uniform: 64 per worker
+  EXPECT_NEAR(mean_column(b, "compute_s", "worker", "0"), 2.4 * full, 1e-9);
+  EXPECT_NEAR(mean_column(b, "compute_s", "worker", "1"), full, 1e-9);
+  // 2(P-1) = 2 ring steps, each waiting E[Uniform(0, (1 - 0.5) * 10 ms)] for worker 0, plus the fixed 2 ms.
+  const double added = 0.002 + 2 * 0.25 * 0.01;
+  EXPECT_NEAR(mean_column(q, "comm_s", "worker", "0") - mean_column(b, "comm_s", "worker", "0"), added, 1e-9);
+  EXPECT_NEAR(mean_column(q, "comm_s", "worker", "1") - mean_column(b, "comm_s", "worker", "1"), added, 1e-9);
+}
+
+TEST(Simulation, EachRingStepWaitsForTheMostThrottledParticipant) {
+  // Shares 0.5, 0.5, 0.25: each of the 4 ring steps waits for the most throttled one (0.25): (1 - 0.25) / 2 x 10 ms.
+  auto s = four_worker_scenario({2, 2, 1}, "uniform");
+  scenarios::ModelProfile& m = s.workload.model;
+  m.measured_fixed_s = 0.001;
+  m.measured_per_sample_s = 0.0002;
+  m.host_core_flops = 40e9;
+  const std::string base = test_dir("base");
+  ASSERT_EQ(run_in_child(s, base), "");
+  m.quota_period_s = 0.01;
+  const std::string quota = test_dir("quota");
+  ASSERT_EQ(run_in_child(s, quota), "");
+  const double added = mean_column(read_csv(quota + "/iterations.csv"), "comm_s", "worker", "2") -
+                       mean_column(read_csv(base + "/iterations.csv"), "comm_s", "worker", "2");
+  EXPECT_NEAR(added, 4 * 0.375 * 0.01, 1e-9);
+}
+
 TEST(Simulation, AnalyticAllReduceMatchesSimulatedFlows) {
   // Heterogeneous links and a backbone that binds: max-min sharing with progressive filling in both paths.
   auto s = four_worker_scenario({12, 12, 8, 16}, "uniform");

@@ -45,6 +45,27 @@ struct ModelProfile {
   // Optional measured law (from `omnilearn calibrate`): compute seconds at full speed = a + c * b.
   std::optional<double> measured_fixed_s;
   std::optional<double> measured_per_sample_s;
+
+  // Optional terms of a CPU testbed whose workers run under cgroup CPU quotas (`omnilearn validate` writes them
+  // from `omnilearn calibrate`'s measurements and the testbed run's shares). All default to "absent".
+  // The scenario speed (flop/s) that stands for one full core of the host where the measured law was taken: a
+  // worker of speed S then runs at CPU share s = S / host_core_flops and computes the measured law times
+  // slowdown(s). Requires the measured law. Absent: every worker computes the measured law as is.
+  std::optional<double> host_core_flops;
+  // slowdown(s) = compute time at CPU share s / time at a full core, measured at `slowdown_shares` (ascending, in
+  // (0, 1]); piecewise-linear between them, proportional to 1/s beyond either end. Empty: slowdown(s) = 1/s.
+  std::vector<double> slowdown_shares;
+  std::vector<double> slowdown_factors;
+  // Per BSP all-reduce: a fixed cost in seconds (e.g. the collective's round trips on loopback), and the CPU quota
+  // period: each of the 2(P-1) ring steps waits for its most throttled participant (share s < 1) to get CPU again,
+  // (1 - s) / 2 of the period on average; and a worker held back by its own quota computes each step as a burst
+  // that starts with its quota unused (sim: quota_burst_seconds). 0: none.
+  double allreduce_fixed_s = 0.0;
+  double quota_period_s = 0.0;
+  // Host cores left to the workers by other load on the host (measured during the testbed run). Requires
+  // host_core_flops. When the workers' shares add up to more, CPU is water-filled: each gets min(s_k, L), with L
+  // such that the sum is this, and computes at that share. Absent: the host has room for every share.
+  std::optional<double> host_cpu_available;
 };
 
 struct WorkloadSpec {

@@ -1,0 +1,182 @@
+"""Simulator against testbed on one scenario (`omnilearn validate`): per worker, how far the simulated iteration
+times, batch trajectory and time to epoch are from what the testbed measured.
+
+Both run folders follow the same schema (runs.py). BSP steps are aligned by index: every step processes the global
+batch in both back ends, so step s covers the same samples even when the per-worker batches differ. Compared:
+
+- iteration time of worker k at step s: compute_s + comm_s + wait_s (what the worker spent on that step); the
+  "all" row uses the step period instead (start of step s to start of step s+1), which also holds the work between
+  steps (optimizer step, sampling) that no worker records;
+- mean_iter_error_pct: |mean_sim - mean_testbed| / mean_testbed over the compared steps, in %;
+- max_iter_error_pct: the same on the means of consecutive windows of `window` steps, the largest over windows (a
+  single step is too noisy on a shared CPU to compare, and the two runs are not step-aligned in time);
+- compute_error_pct: signed error of the mean compute time alone (positive: the simulator is slower);
+- noise_floor_pct: the max_iter_error_pct that a simulator predicting exactly the testbed's own mean would get
+  (the largest deviation of a window mean from the overall mean): the testbed's window-to-window noise, which no
+  deterministic model goes below;
+- batch_trajectory_diff: mean over compared steps of |b_sim - b_testbed|, in samples;
+- time_to_epoch_error_pct: |T_sim - T_testbed| / T_testbed for the last epoch both runs completed, where T is the
+  time from the first step's start to the first start of the next epoch, without evaluation pauses.
+
+Compared steps: those both runs have, after the first `warmup` steps, without the last step of each epoch (a shrunken
+remainder) nor the first step of the next (the testbed evaluates in between, and its other ranks absorb that pause
+in their all-reduce).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .runs import Run, RunFormatError, load_run
+
+COLUMNS = ["level", "worker", "steps", "testbed_iter_s", "sim_iter_s", "mean_iter_error_pct", "max_iter_error_pct",
+           "noise_floor_pct", "compute_error_pct", "batch_trajectory_diff", "testbed_epoch_s", "sim_epoch_s", "time_to_epoch_error_pct"]
+
+
+@dataclass
+class Options:
+    window: int = 20   # steps per window for the max error
+    warmup: int = 10   # first steps left out (start-up, the first decision)
+
+
+def _pct(sim: float, ref: float) -> float:
+    return 100.0 * abs(sim - ref) / ref if ref > 0 else float("nan")
+
+
+def _bsp_iterations(run: Run) -> pd.DataFrame:
+    if run.mode not in ("bsp", "?"):
+        raise RunFormatError(f"{run.path}: validation compares BSP runs (this one is {run.mode})")
+    it = run.iterations
+    if it.empty:
+        raise RunFormatError(f"{run.path / 'iterations.csv'}: no iterations")
+    return it.assign(iter_s=it["compute_s"] + it["comm_s"] + it["wait_s"])
+
+
+def compared_steps(testbed: pd.DataFrame, sim: pd.DataFrame, warmup: int) -> np.ndarray:
+    """Steps both runs have, without the warm-up and the steps around each epoch boundary."""
+    common = np.intersect1d(testbed["step"].unique(), sim["step"].unique())
+    common = common[common >= warmup]
+    excluded: set[int] = set()
+    for it in (testbed, sim):
+        first = it.groupby("epoch")["step"].min()
+        last = it.groupby("epoch")["step"].max()
+        excluded.update(int(s) for e, s in first.items() if e > 0)
+        excluded.update(int(s) for e, s in last.items() if (e + 1) in first.index)
+    return np.array([s for s in common if int(s) not in excluded], dtype=np.int64)
+
+
+def epoch_times(it: pd.DataFrame) -> list[float]:
+    """Cumulative time to the end of each completed epoch (one whose next epoch started), evaluation pauses out.
+
+    An epoch lasts from the earliest start of its first step to the earliest start of the next epoch's first step.
+    The testbed evaluates between epochs, which lengthens the first step of the next epoch: that step counts at the
+    median duration of the steps of its epoch instead.
+    """
+    starts = it.groupby("step").agg(start_s=("start_s", "min"), epoch=("epoch", "min")).sort_index()
+    period = starts["start_s"].shift(-1) - starts["start_s"]
+    starts = starts.assign(period=period)
+    epochs = sorted(starts["epoch"].unique())
+    out: list[float] = []
+    total = 0.0
+    for e in epochs:
+        if e + 1 not in epochs:
+            break
+        rows = starts[starts["epoch"] == e]
+        periods = rows["period"].to_numpy(dtype=float)
+        if e > 0 and len(periods) > 1:
+            periods[0] = float(np.median(periods[1:]))
+        total += float(np.nansum(periods))
+        out.append(total)
+    return out
+
+
+def step_periods(it: pd.DataFrame) -> pd.Series:
+    """Per step, the time from its earliest start to the next step's earliest start ("iter_s"; NaN for the last):
+    what a step costs the run, including any work between steps that no worker records."""
+    starts = it.groupby("step")["start_s"].min().sort_index()
+    return (starts.shift(-1) - starts).rename("iter_s")
+
+
+def compare(testbed: Run, sim: Run, level: str | None = None, options: Options | None = None) -> pd.DataFrame:
+    """One row per worker plus an "all" row (the step period, step_periods); see the module doc."""
+    o = options or Options()
+    tb = _bsp_iterations(testbed)
+    sm = _bsp_iterations(sim)
+    level = level or str(testbed.manifest.get("scenario", {}).get("name", testbed.name))
+    steps = compared_steps(tb, sm, o.warmup)
+    if len(steps) == 0:
+        raise RunFormatError(f"{testbed.path} and {sim.path}: no steps to compare (too short a run?)")
+    tb_epochs, sm_epochs = epoch_times(tb), epoch_times(sm)
+    n_epochs = min(len(tb_epochs), len(sm_epochs))
+    tb_epoch = tb_epochs[n_epochs - 1] if n_epochs else float("nan")
+    sm_epoch = sm_epochs[n_epochs - 1] if n_epochs else float("nan")
+    epoch_err = _pct(sm_epoch, tb_epoch) if n_epochs else float("nan")
+
+    def rows_for(frame: pd.DataFrame, worker) -> pd.DataFrame:
+        f = frame[frame["step"].isin(steps)]
+        if worker == "all":
+            per_step = f.groupby("step").agg(compute_s=("compute_s", "max"), batch=("batch", "sum"))
+            return per_step.join(step_periods(frame), how="inner").dropna().reset_index()
+        return f[f["worker"] == worker][["step", "iter_s", "compute_s", "batch"]]
+
+    rows = []
+    workers = sorted(set(tb["worker"].unique()) & set(sm["worker"].unique()))
+    for worker in [*workers, "all"]:
+        a = rows_for(tb, worker).set_index("step")
+        b = rows_for(sm, worker).set_index("step")
+        both = a.join(b, how="inner", lsuffix="_tb", rsuffix="_sim")
+        if both.empty:
+            continue
+        windows = both.groupby(both.index // o.window)
+        counts = windows.size()
+        means = windows[["iter_s_tb", "iter_s_sim"]].mean()[counts >= max(1, o.window // 2)]
+        if means.empty:
+            means = both[["iter_s_tb", "iter_s_sim"]].mean().to_frame().T
+        window_err = [_pct(s, t) for t, s in zip(means["iter_s_tb"], means["iter_s_sim"])]
+        floor = max(_pct(both["iter_s_tb"].mean(), t) for t in means["iter_s_tb"])
+        tb_compute = both["compute_s_tb"].mean()
+        rows.append({
+            "level": level,
+            "worker": worker,
+            "steps": len(both),
+            "testbed_iter_s": both["iter_s_tb"].mean(),
+            "sim_iter_s": both["iter_s_sim"].mean(),
+            "mean_iter_error_pct": _pct(both["iter_s_sim"].mean(), both["iter_s_tb"].mean()),
+            "max_iter_error_pct": max(window_err),
+            "noise_floor_pct": floor,
+            "compute_error_pct": 100.0 * (both["compute_s_sim"].mean() - tb_compute) / tb_compute
+            if tb_compute > 0 else float("nan"),
+            "batch_trajectory_diff": float((both["batch_sim"] - both["batch_tb"]).abs().mean()),
+            "testbed_epoch_s": tb_epoch,
+            "sim_epoch_s": sm_epoch,
+            "time_to_epoch_error_pct": epoch_err,
+        })
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def format_table(table: pd.DataFrame) -> str:
+    """A fixed-width text table of the main columns, for the terminal."""
+    head = f"{'level':<10} {'worker':>6} {'steps':>5} {'tb_iter_ms':>10} {'sim_iter_ms':>11} {'mean_err%':>9} " \
+           f"{'max_err%':>8} {'floor%':>6} {'compute%':>8} {'batch_diff':>10} {'epoch_err%':>10}"
+    lines = [head]
+    for r in table.itertuples(index=False):
+        lines.append(f"{str(r.level):<10} {str(r.worker):>6} {r.steps:>5} {1e3 * r.testbed_iter_s:>10.2f} "
+                     f"{1e3 * r.sim_iter_s:>11.2f} {r.mean_iter_error_pct:>9.2f} {r.max_iter_error_pct:>8.2f} "
+                     f"{r.noise_floor_pct:>6.1f} "
+                     f"{r.compute_error_pct:>+8.1f} {r.batch_trajectory_diff:>10.2f} {r.time_to_epoch_error_pct:>10.2f}")
+    return "\n".join(lines)
+
+
+def write_validation(testbed_dir: str | Path, sim_dir: str | Path, out_dir: str | Path, level: str | None = None,
+                     options: Options | None = None) -> tuple[pd.DataFrame, Path]:
+    """Compares the two run folders and writes OUT/validation.csv; returns the table and the file's path."""
+    table = compare(load_run(testbed_dir), load_run(sim_dir), level, options)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "validation.csv"
+    table.to_csv(path, index=False, float_format="%.6g")
+    return table, path
