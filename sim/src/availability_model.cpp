@@ -11,7 +11,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 
-#include "availability_sources.h"
+#include "omnilearn/scenarios/timed_availability.h"
 
 namespace omnilearn::sim {
 namespace {
@@ -53,7 +53,7 @@ Result<std::unique_ptr<AvailabilityModel>> AvailabilityModel::create(const scena
     }
     m->epoch_phases_ = spec.phases;
   }
-  auto timed = timed_availability(scenario);
+  auto timed = scenarios::timed_availability(scenario);
   if (!timed) return timed.status();
   if (timed->has_value()) {
     const traces::AvailabilityTrace& trace = **timed;

@@ -1,4 +1,4 @@
-#include "availability_sources.h"
+#include "omnilearn/scenarios/timed_availability.h"
 
 #include <filesystem>
 #include <string>
@@ -8,10 +8,10 @@
 #include "omnilearn/traces/trace_generators.h"
 #include "omnilearn/traces/trace_operations.h"
 
-namespace omnilearn::sim {
+namespace omnilearn::scenarios {
 namespace {
 
-using scenarios::AvailabilitySpec;
+
 using traces::AvailabilityTrace;
 
 std::string worker_name(std::size_t k) {
@@ -23,7 +23,7 @@ Result<AvailabilityTrace> from_schedule(const AvailabilitySpec& spec, std::size_
   std::vector<traces::WorkerSeries> series(workers);
   for (std::size_t k = 0; k < workers; ++k) series[k].name = worker_name(k);
   for (std::size_t i = 0; i < spec.phases.size(); ++i) {
-    const scenarios::AvailabilityPhase& phase = spec.phases[i];
+    const AvailabilityPhase& phase = spec.phases[i];
     if (phase.fractions.size() != workers) {
       return Status::invalid_argument("availability.phases[" + std::to_string(i) + "].fractions: " +
                                       std::to_string(phase.fractions.size()) + " values for " +
@@ -43,7 +43,7 @@ std::string resolve_path(const std::string& path, const std::string& scenario_pa
   return (fs::path(scenario_path).parent_path() / path).string();
 }
 
-Result<AvailabilityTrace> from_reference(const scenarios::TraceReference& ref, std::size_t workers,
+Result<AvailabilityTrace> from_reference(const TraceReference& ref, std::size_t workers,
                                          const std::string& scenario_path, const std::string& field) {
   auto loaded = traces::read_trace_file(resolve_path(ref.path, scenario_path));
   if (!loaded) return loaded.status().with_context(field + ".path");
@@ -66,7 +66,7 @@ Result<AvailabilityTrace> from_reference(const scenarios::TraceReference& ref, s
   return scaled;
 }
 
-Result<AvailabilityTrace> from_generator(const scenarios::GeneratorSpec& g, std::size_t workers, std::uint64_t seed) {
+Result<AvailabilityTrace> from_generator(const GeneratorSpec& g, std::size_t workers, std::uint64_t seed) {
   Result<AvailabilityTrace> trace = Status::invalid_argument("availability.generator.kind: '" + g.kind +
                                                              "' is not yet supported (markov, random-walk, diurnal)");
   if (g.kind == "markov") {
@@ -91,14 +91,14 @@ Result<AvailabilityTrace> from_generator(const scenarios::GeneratorSpec& g, std:
 
 }  // namespace
 
-Result<std::optional<AvailabilityTrace>> timed_availability(const scenarios::Scenario& scenario) {
+Result<std::optional<AvailabilityTrace>> timed_availability(const Scenario& scenario) {
   const AvailabilitySpec& spec = scenario.availability;
   const std::size_t n = scenario.worker_count();
   std::optional<AvailabilityTrace> base;
   switch (spec.kind) {
     case AvailabilitySpec::Kind::kNone: break;
     case AvailabilitySpec::Kind::kSchedule:
-      if (spec.unit == scenarios::ScheduleUnit::kSeconds) {
+      if (spec.unit == ScheduleUnit::kSeconds) {
         auto t = from_schedule(spec, n);
         if (!t) return t.status();
         base = std::move(t).value();
@@ -126,4 +126,4 @@ Result<std::optional<AvailabilityTrace>> timed_availability(const scenarios::Sce
   return std::optional<AvailabilityTrace>(std::move(combined).value());
 }
 
-}  // namespace omnilearn::sim
+}  // namespace omnilearn::scenarios
