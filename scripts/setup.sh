@@ -9,6 +9,7 @@ packages=(
   libboost-program-options-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   libsimgrid-dev libopenmpi-dev openmpi-bin
   libtorch-dev libgloo-dev libcgroup-dev zlib1g-dev dataset-fashion-mnist
+  iproute2
   python3 python3-pandas python3-matplotlib python3-pytest
 )
 

@@ -2,6 +2,7 @@
 // LibTorch + Gloo), write its run folder, print a summary.
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "emulator_commands.h"
@@ -27,7 +28,12 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
       "  omnilearn emulate scenarios/testbed/bsp-hl8.yaml --set policy.name=uniform --out runs/tb-hl8-uniform\n"
       "  omnilearn emulate scenarios/testbed/bsp-hl2.yaml --cpu-budget 1.0 --target-accuracy 0.8\n"
       "  omnilearn emulate scenarios/testbed/bsp-hl1.yaml --set workload.dataset_samples=4096 --emu eval_every=20\n"
-      "  omnilearn emulate scenarios/testbed/bsp-azure-trace.yaml --set emulator.time_budget_s=120\n\n"
+      "  omnilearn emulate scenarios/testbed/bsp-azure-trace.yaml --set emulator.time_budget_s=120\n"
+      "  omnilearn emulate S.yaml --nnodes 2 --node-rank 0 --master 10.0.0.1:29500 --bind 10.0.0.1 --out runs/x\n"
+      "  omnilearn emulate S.yaml --nnodes 2 --node-rank 1 --master 10.0.0.1:29500 --bind 10.0.0.2 --out runs/x\n\n"
+      "Several hosts (BSP): each host runs a launcher for its contiguous share of the workers; rank 0 (node 0) serves\n"
+      "the c10d TCPStore on --master, Gloo binds --bind. Node 0 writes the run folder (with derived iteration rows\n"
+      "of the other nodes' workers); node r writes its workers' measured rows to <out>/node<r>/.\n\n"
       "Testbed settings come from the scenario's `emulator:` section (network, cpu_budget, cpu_per_core,\n"
       "cpu_period_s, target_accuracy, eval_every, eval_samples, time_budget_s, learning_rate, momentum), then from\n"
       "the options below.\n\n"
@@ -44,7 +50,11 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
       "time-budget", po::value<double>(), "stop after this many seconds of training (default: none)")(
       "emu", po::value<std::vector<std::string>>()->composing(),
       "testbed setting key=value (repeatable): cpu_per_core, cpu_period_s, cpuset, learning_rate, momentum, "
-      "eval_every, eval_samples, cache_dir, data_source, stop_grace_s");
+      "eval_every, eval_samples, cache_dir, data_source, stop_grace_s")(
+      "nnodes", po::value<int>()->default_value(1), "hosts that share the run (each runs this command)")(
+      "node-rank", po::value<int>()->default_value(0), "this host's index in [0, --nnodes); node 0 hosts rank 0")(
+      "master", po::value<std::string>(), "ADDR:PORT of node 0 where rank 0 serves the TCPStore (--nnodes > 1)")(
+      "bind", po::value<std::string>(), "this host's address that Gloo binds (--nnodes > 1)");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
@@ -101,6 +111,21 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
   options.output_dir = vm.count("out") ? vm["out"].as<std::string>() : scenario->outputs.dir + "/" + scenario->name;
   options.argv = argv;
   options.overrides = overrides;
+  options.nodes.nnodes = vm["nnodes"].as<int>();
+  options.nodes.node_rank = vm["node-rank"].as<int>();
+  if (vm.count("bind")) options.nodes.bind_addr = vm["bind"].as<std::string>();
+  if (vm.count("master")) {
+    const std::string master = vm["master"].as<std::string>();
+    const auto colon = master.rfind(':');
+    char* end = nullptr;
+    const long port = colon == std::string::npos ? 0 : std::strtol(master.c_str() + colon + 1, &end, 10);
+    if (colon == std::string::npos || colon == 0 || end == nullptr || *end != '\0' || port < 1 || port > 65535) {
+      std::cerr << "omnilearn emulate: --master " << master << ": expected ADDR:PORT\n";
+      return 2;
+    }
+    options.nodes.master_addr = master.substr(0, colon);
+    options.nodes.master_port = static_cast<int>(port);
+  }
   auto result = emulator::run_emulation(*scenario, config, options);
   if (!result) {
     std::cerr << "omnilearn emulate: " << scenario->source_path << ": " << result.status().message() << "\n";
@@ -110,6 +135,11 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
     std::cerr << "omnilearn emulate: " << result->message << "\n"
               << "  what was written so far is in " << result->run_dir << " (no summary.json)\n";
     return result->exit_code;
+  }
+  if (options.nodes.node_rank != 0) {
+    std::printf("%s: node %d of %d done; its workers' rows -> %s (node 0 writes the summary)\n", scenario->name.c_str(),
+                options.nodes.node_rank, options.nodes.nnodes, result->run_dir.c_str());
+    return 0;
   }
   const scenarios::RunSummary& s = result->summary;
   std::printf("%s: %s %s, %lld workers, %lld iterations, %lld epochs -> %s\n", scenario->name.c_str(), s.mode.c_str(),

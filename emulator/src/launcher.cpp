@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <nlohmann/json.hpp>
 
@@ -127,6 +128,14 @@ std::string manifest_json(const scenarios::Scenario& scenario, const EmulatorCon
   m["host_cpus"] = host_cpu_count();
   m["cpu_shares"] = shares;
   m["emulator"] = to_settings(config);
+  if (const NodeOptions& nodes = options.nodes; nodes.nnodes > 1) {
+    const WorkerRange range = node_worker_range(scenario.worker_count(), nodes.nnodes, nodes.node_rank);
+    m["nodes"] = {{"nnodes", nodes.nnodes},
+                  {"node_rank", nodes.node_rank},
+                  {"master", nodes.master_addr + ":" + std::to_string(nodes.master_port)},
+                  {"bind", nodes.bind_addr},
+                  {"workers", {range.begin, range.end}}};
+  }
   m["overrides"] = options.overrides;
   for (const auto& [k, v] : options.manifest_fields) m[k] = v;
   m["wall_clock"] = {{"started", now_iso8601()}};
@@ -138,7 +147,47 @@ std::string manifest_json(const scenarios::Scenario& scenario, const EmulatorCon
       .append(rest.substr(2));
 }
 
+// Checks the several-hosts options against the scenario (single host: nothing to check).
+Status validate_nodes(const NodeOptions& nodes, std::size_t workers, bool asp) {
+  if (nodes.nnodes < 1 || nodes.node_rank < 0 || nodes.node_rank >= nodes.nnodes) {
+    return Status::invalid_argument("--node-rank " + std::to_string(nodes.node_rank) + " is not in [0, --nnodes " +
+                                    std::to_string(nodes.nnodes) + ")");
+  }
+  if (nodes.nnodes == 1) return Status::ok();
+  if (asp) return Status::invalid_argument("--nnodes > 1: only BSP runs span several hosts (mode: asp does not yet)");
+  if (workers < static_cast<std::size_t>(nodes.nnodes)) {
+    return Status::invalid_argument("--nnodes " + std::to_string(nodes.nnodes) + " needs at least as many workers (the "
+                                    "scenario has " + std::to_string(workers) + ")");
+  }
+  if (nodes.master_addr.empty() || nodes.master_port < 1 || nodes.master_port > 65535) {
+    return Status::invalid_argument("--nnodes > 1 needs --master ADDR:PORT (node 0's address and a free port)");
+  }
+  if (nodes.bind_addr.empty()) return Status::invalid_argument("--nnodes > 1 needs --bind ADDR (this node's address)");
+  return Status::ok();
+}
+
+// Checks that this node's workers' shares fit this host (several hosts: each host carries only its share).
+Status validate_local_cpus(const std::vector<double>& local_shares, int host_cpus) {
+  const double sum = std::accumulate(local_shares.begin(), local_shares.end(), 0.0);
+  if (sum > host_cpus + 1e-9) {
+    return Status::invalid_argument("this node's workers ask for " + std::to_string(sum) + " CPUs but this host has " +
+                                    std::to_string(host_cpus));
+  }
+  return Status::ok();
+}
+
 }  // namespace
+
+WorkerRange node_worker_range(std::size_t workers, int nnodes, int node_rank) {
+  const auto n = static_cast<std::size_t>(std::max(nnodes, 1));
+  const auto r = static_cast<std::size_t>(std::clamp(node_rank, 0, std::max(nnodes, 1) - 1));
+  return {r * workers / n, (r + 1) * workers / n};
+}
+
+std::string node_output_dir(const std::string& output_dir, int node_rank) {
+  if (node_rank == 0) return output_dir;
+  return (std::filesystem::path(output_dir) / ("node" + std::to_string(node_rank))).string();
+}
 
 std::string default_worker_executable() {
   std::error_code ec;
@@ -161,14 +210,30 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
   // ASP adds a parameter server process (index n, Gloo rank n) outside the workers' groups; it runs the controller,
   // so it gets the availability notices and reports the stop reason (BSP: rank 0).
   const bool asp = scenario.mode == controller::TrainingMode::kAsp;
-  const std::size_t processes = n + (asp ? 1 : 0);
-  const std::size_t control = asp ? n : 0;
+  // Several hosts: this node runs workers [mine.begin, mine.end) (Gloo ranks, scenario worker ids); process k here
+  // is worker mine.begin + k. Node 0 runs rank 0, which runs the controller and reports for the run.
+  const NodeOptions& nodes = options.nodes;
+  OMNI_RETURN_IF_ERROR(validate_nodes(nodes, n, asp));
+  const bool several = nodes.nnodes > 1;
+  const bool node0 = nodes.node_rank == 0;
+  const WorkerRange mine = node_worker_range(n, nodes.nnodes, nodes.node_rank);
+  const std::size_t local_n = mine.end - mine.begin;
+  auto is_local = [&](std::size_t k) { return k >= mine.begin && k < mine.end; };
+  auto local_id = [&](std::size_t k) { return static_cast<WorkerId>(k - mine.begin); };
+  const std::size_t processes = local_n + (asp ? 1 : 0);
+  const std::optional<std::size_t> control = node0 ? std::optional<std::size_t>(asp ? n : 0) : std::nullopt;
   auto process_name = [&](std::size_t k) {
-    return k == n ? std::string("parameter server") : "worker " + std::to_string(k);
+    return asp && k == n ? std::string("parameter server") : "worker " + std::to_string(mine.begin + k);
   };
   if (scenario.source_path.empty()) return Status::invalid_argument("the testbed needs a scenario file (workers load it)");
-  if (options.check_host_cpus) OMNI_RETURN_IF_ERROR(validate_for_testbed(scenario, config, host_cpu_count()));
   const std::vector<double> shares = worker_cpu_shares(scenario, config);
+  const std::vector<double> local_shares(shares.begin() + static_cast<std::ptrdiff_t>(mine.begin),
+                                         shares.begin() + static_cast<std::ptrdiff_t>(mine.end));
+  if (options.check_host_cpus) {
+    const int host_cpus = host_cpu_count();
+    OMNI_RETURN_IF_ERROR(validate_for_testbed(scenario, config, several ? std::numeric_limits<int>::max() : host_cpus));
+    if (several) OMNI_RETURN_IF_ERROR(validate_local_cpus(local_shares, host_cpus));
+  }
 
   std::string data_dir = config.cache_dir.empty() ? default_dataset_cache_dir() : config.cache_dir;
   if (options.prepare_dataset) {
@@ -183,18 +248,22 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
   if (::access(worker_exe.c_str(), X_OK) != 0) {
     return Status::not_found("worker program " + worker_exe + " not found or not executable");
   }
-  const std::string run_id = std::string(scenario.name).append("-").append(std::to_string(::getpid()));
+  std::string run_id = scenario.name;
+  if (several) run_id.append("-node").append(std::to_string(nodes.node_rank));
+  run_id.append("-").append(std::to_string(::getpid()));
 
+  // The throttler holds this node's workers only, as local ids 0..local_n-1.
   Result<std::unique_ptr<ResourceThrottler>> throttler_or =
-      options.make_throttler ? options.make_throttler(run_id, shares)
-                             : make_cgroup_throttler({run_id, shares, config.cpu_period_s, config.cpuset});
+      options.make_throttler ? options.make_throttler(run_id, local_shares)
+                             : make_cgroup_throttler({run_id, local_shares, config.cpu_period_s, config.cpuset});
   if (!throttler_or) return throttler_or.status();
   std::unique_ptr<ResourceThrottler> throttler = std::move(throttler_or).value();
 
-  auto port = free_loopback_port();
+  auto port = several ? Result<int>(nodes.master_port) : free_loopback_port();
   if (!port) return port.status();
 
-  auto writer_or = scenarios::RunWriter::open(options.output_dir,
+  const std::string run_dir = node_output_dir(options.output_dir, nodes.node_rank);
+  auto writer_or = scenarios::RunWriter::open(run_dir,
                                               manifest_json(scenario, config, options, run_id, shares, worker_exe),
                                               scenario.outputs.timeline);
   if (!writer_or) return writer_or.status();
@@ -222,35 +291,44 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
 
   std::optional<Seconds> replay_origin_s;
   LaunchResult result;
-  result.run_dir = options.output_dir;
+  result.run_dir = run_dir;
   std::vector<std::unique_ptr<detail::WorkerProcess>> workers;
   std::vector<std::string> buffers(processes);
   std::vector<bool> done(processes, false);
   Status failure;
 
-  // Initial availability (before anyone starts, so nobody runs at the wrong level).
+  // Initial availability (before anyone starts, so nobody runs at the wrong level). Each node applies its own
+  // workers' changes; node 0 records every worker's (its controller hears of them all), the others their own.
   for (std::size_t k = 0; k < n; ++k) {
-    if (replayer.initial()[k] != 1.0) {
-      Status s = throttler->apply(static_cast<WorkerId>(k), replayer.initial()[k]);
+    if (is_local(k) && replayer.initial()[k] != 1.0) {
+      Status s = throttler->apply(local_id(k), replayer.initial()[k]);
       if (!s.is_ok()) return s.with_context("availability at start");
     }
-    writer->add(scenarios::AvailabilityRecord{0.0, static_cast<WorkerId>(k), replayer.initial()[k]});
+    if (node0 || is_local(k)) {
+      writer->add(scenarios::AvailabilityRecord{0.0, static_cast<WorkerId>(k), replayer.initial()[k]});
+    }
   }
 
   const std::string scenario_path = std::filesystem::absolute(scenario.source_path).string();
   for (std::size_t k = 0; k < processes && failure.is_ok(); ++k) {
-    const bool server = k == n;
-    const int threads = server ? 1 : threads_for_share(shares[k]);
+    const bool server = asp && k == n;
+    const std::size_t rank = server ? n : mine.begin + k;
+    const int threads = server ? 1 : threads_for_share(shares[rank]);
     std::vector<std::string> argv = {worker_exe, "--scenario", scenario_path};
     for (const std::string& o : options.overrides) argv.insert(argv.end(), {"--set", o});
-    argv.insert(argv.end(), {"--rank", std::to_string(k), "--world", std::to_string(n), "--port",
+    argv.insert(argv.end(), {"--rank", std::to_string(rank), "--world", std::to_string(n), "--port",
                              std::to_string(*port), "--t0-ns", std::to_string(t0_ns), "--out-fd", "{out_fd}",
                              "--in-fd", "{in_fd}", "--threads", std::to_string(threads), "--data-dir", data_dir});
     for (const std::string& s : to_settings(config)) argv.insert(argv.end(), {"--cfg", s});
     if (asp) argv.insert(argv.end(), {server ? "--server" : "--asp", "1"});
+    if (several) {
+      argv.insert(argv.end(), {"--store-host", nodes.master_addr, "--bind", nodes.bind_addr});
+      // Node 0's rank 0 also reports the other nodes' rows; elsewhere the first worker reports the training start.
+      if (k == 0) argv.insert(argv.end(), {node0 ? "--report-from" : "--lead", node0 ? std::to_string(mine.end) : "1"});
+    }
     argv.insert(argv.end(), options.extra_worker_args.begin(), options.extra_worker_args.end());
     auto w = std::make_unique<detail::WorkerProcess>();
-    const auto id = static_cast<WorkerId>(k);
+    const WorkerId id = local_id(rank);
     Status started = w->start(argv, worker_env(threads), [&](pid_t pid) {
       return server ? Status::ok() : throttler->attach(id, pid);  // the server is not a throttled worker
     });
@@ -263,8 +341,11 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
   if (failure.is_ok()) {
     std::vector<pid_t> pids;
     for (const auto& w : workers) pids.push_back(w->pid());
-    log("omnilearn emulate: " + std::to_string(n) + " workers " + (asp ? "and a parameter server " : "") +
-        "started (run " + run_id + ")");
+    log("omnilearn emulate: " + (several ? "node " + std::to_string(nodes.node_rank) + ": workers " +
+                                               std::to_string(mine.begin) + ".." + std::to_string(mine.end - 1) + " of " +
+                                               std::to_string(n) + " "
+                                         : std::to_string(n) + " workers ") +
+        (asp ? "and a parameter server " : "") + "started (run " + run_id + ")");
     if (options.on_started) options.on_started(pids);
   }
 
@@ -292,7 +373,7 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
       if (x->key == "training_start_s") replay_origin_s = x->value;
     } else if (const auto* d = std::get_if<DoneRecord>(&*msg)) {
       done[k] = true;
-      if (k == control) stats.stop_reason = d->reason;
+      if (control && k == *control) stats.stop_reason = d->reason;
     }
   };
   auto drain = [&](std::size_t k) {
@@ -338,16 +419,19 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
     if (stop_signal != 0) break;
 
     for (const AvailabilityEvent& e : replayer.take_due(replay_now(), stats.current_epoch())) {
-      Status s = throttler->apply(e.worker, e.fraction);
-      if (!s.is_ok()) {
-        failure = s.with_context("applying availability of worker " + std::to_string(e.worker));
-        break;
+      if (is_local(e.worker)) {
+        Status s = throttler->apply(local_id(e.worker), e.fraction);
+        if (!s.is_ok()) {
+          failure = s.with_context("applying availability of worker " + std::to_string(e.worker));
+          break;
+        }
       }
+      if (!node0 && !is_local(e.worker)) continue;
       const Seconds at = elapsed();
       writer->add(scenarios::AvailabilityRecord{at, e.worker, e.fraction});
       writer->instant("availability", at, std::string("{\"worker\": ").append(std::to_string(e.worker))
                                               .append(", \"fraction\": ").append(std::to_string(e.fraction)).append("}"));
-      if (workers.size() > control) workers[control]->send(encode(AvailabilityNotice{e.worker, at, e.fraction}));
+      if (control && workers.size() > *control) workers[*control]->send(encode(AvailabilityNotice{e.worker, at, e.fraction}));
     }
     if (!failure.is_ok()) break;
 
@@ -405,7 +489,7 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
     result.outcome = RunOutcome::kWorkerFailed;
     result.exit_code = 1;
     result.message = failure.message() + "; the other workers were stopped and the cgroups removed";
-  } else {
+  } else if (node0) {  // the other nodes' parts have no summary.json (node_output_dir)
     Status finished = writer->finish(result.summary);
     if (!finished.is_ok()) {
       result.outcome = RunOutcome::kWorkerFailed;

@@ -1,6 +1,7 @@
-// The BSP worker (LibTorch; data, networks and the compute step are in torch_parts.h). c10d TCPStore +
-// ProcessGroupGloo on 127.0.0.1, one flattened SUM all-reduce per step that also carries every worker's measured
-// compute time and rank 0's availability notices and stop flag, so every rank runs an identical Controller.
+// The BSP worker (LibTorch; data, networks and the compute step are in torch_parts.h). c10d TCPStore (on
+// --store-host) + ProcessGroupGloo (bound to --bind; both 127.0.0.1 on one host), one flattened SUM all-reduce per
+// step that also carries every worker's measured compute time and rank 0's availability notices and stop flag, so
+// every rank runs an identical Controller.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -77,9 +78,9 @@ int run(const WorkerOptions& o) {
     so.numWorkers = world;
     so.waitWorkers = true;
     so.timeout = std::chrono::seconds(120);
-    auto store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", so);
+    auto store = c10::make_intrusive<c10d::TCPStore>(o.store_host, so);
     auto pg_opts = c10d::ProcessGroupGloo::Options::create(std::chrono::seconds(300));
-    pg_opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+    pg_opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(o.bind));
     pg = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, o.world, pg_opts);
     // Start from rank 0's weights (the seed already makes them equal; this makes it a fact).
     std::vector<torch::Tensor> flat{torch::cat([&] {
@@ -95,14 +96,14 @@ int run(const WorkerOptions& o) {
       at += p.numel();
     }
   } catch (const std::exception& e) {
-    return fail(std::string("rendezvous on 127.0.0.1:").append(std::to_string(o.port)).append(" failed: ").append(e.what()), rank);
+    return fail("rendezvous on " + o.store_host + ":" + std::to_string(o.port) + " failed: " + e.what(), rank);
   }
 
   // Training starts now on every rank (the broadcast above is a barrier): run times count from here, and the
   // launcher starts replaying timed availability from here, so start-up (~1-4 s of library loading and
   // rendezvous) is in no measurement.
   const double train_start_s = since_t0();
-  if (rank == 0) reporter.send(ExtraRecord{"training_start_s", train_start_s});
+  if (rank == 0 || o.lead) reporter.send(ExtraRecord{"training_start_s", train_start_s});
 
   auto registry = controller::make_default_registry();
   auto policy = registry.make(scenario.policy.name, scenario.policy.options);
@@ -123,9 +124,12 @@ int run(const WorkerOptions& o) {
   };
   if (rank == 0) reporter.send(plan_record(ctl.current_plan(), 0));
 
-  // Buffer layout: [gradients | compute_s per worker | availability+1 per worker (0 = none) | stop | now_s].
+  // Buffer layout: [gradients | compute_s per worker | availability+1 per worker (0 = none) | stop | now_s |
+  // loss per worker | accuracy per worker] (the last two let rank 0 report rows of workers on other nodes).
   const std::int64_t kCompute = n_params, kAvail = kCompute + o.world, kStop = kAvail + o.world, kNow = kStop + 1;
-  const std::int64_t buffer_size = kNow + 1;
+  const std::int64_t kLoss = kNow + 1, kAcc = kLoss + o.world;
+  const std::int64_t buffer_size = kAcc + o.world;
+  const std::size_t report_from = rank == 0 && o.report_from >= 0 ? static_cast<std::size_t>(o.report_from) : world;
 
   double decision_s = 0.0, eval_s = 0.0, train_s = 0.0;
   std::optional<double> time_to_target;
@@ -188,6 +192,8 @@ int run(const WorkerOptions& o) {
         }
         auto acc = buffer.accessor<float, 1>();
         acc[kCompute + rank] = static_cast<float>(compute_s);
+        acc[kLoss + rank] = static_cast<float>(loss_v);
+        acc[kAcc + rank] = static_cast<float>(acc_v);
         if (rank == 0) {
           for (const AvailabilityNotice& n : notices.poll()) {
             if (n.worker < world) pending_avail[n.worker] = n.fraction;
@@ -232,6 +238,19 @@ int run(const WorkerOptions& o) {
       rec.compute_s = compute_s, rec.comm_s = comm_s, rec.wait_s = std::min(wait_s, comm_total), rec.batch = mine;
       if (mine > 0) rec.loss = loss_v, rec.accuracy = acc_v;
       reporter.send(rec);
+      // Rows of workers on other nodes, derived from the all-reduced facts on rank 0's clock: the step ends at the
+      // same moment everywhere, so a worker's exchange is what is left of rank 0's step after its own compute.
+      for (std::size_t k = report_from; k < world; ++k) {
+        scenarios::IterationRecord other = rec;
+        const auto ki = static_cast<std::int64_t>(k);
+        const double exchange = std::max(0.0, compute_s + comm_total - times[k]);
+        const double waited = a.batch[k] > 0 ? std::min(std::max(0.0, slowest - times[k]), exchange) : 0.0;
+        other.worker = static_cast<WorkerId>(k), other.compute_s = times[k], other.batch = a.batch[k];
+        other.wait_s = waited, other.comm_s = exchange - waited;
+        other.loss.reset(), other.accuracy.reset();
+        if (a.batch[k] > 0) other.loss = acc[kLoss + ki], other.accuracy = acc[kAcc + ki];
+        reporter.send(other);
+      }
       train_s += compute_s + comm_total;
 
       // Every rank feeds the same facts to its own Controller, so every rank gets the same plan.

@@ -28,6 +28,8 @@ Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args) {
     if (a == "--scenario") o.scenario_path = *v;
     else if (a == "--set") o.overrides.push_back(*v);
     else if (a == "--data-dir") o.data_dir = *v;
+    else if (a == "--store-host") o.store_host = *v;
+    else if (a == "--bind") o.bind = *v;
     else if (a == "--cfg") OMNI_RETURN_IF_ERROR(apply_setting(o.config, *v));
     else if (!to_int(*v, n)) return Status::invalid_argument(a + ": expected an integer, got " + *v);
     else if (a == "--rank") o.rank = static_cast<int>(n);
@@ -39,6 +41,8 @@ Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args) {
     else if (a == "--threads") o.threads = static_cast<int>(n);
     else if (a == "--server") o.server = n != 0;
     else if (a == "--asp") o.asp = n != 0;
+    else if (a == "--lead") o.lead = n != 0;
+    else if (a == "--report-from") o.report_from = static_cast<int>(n);
     else return Status::invalid_argument("unknown argument " + a);
   }
   if (o.server) {

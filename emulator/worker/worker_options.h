@@ -15,7 +15,11 @@ struct WorkerOptions {
   std::vector<std::string> overrides;  // --set, as the launcher got them
   int rank = 0;
   int world = 1;
-  int port = 0;                        // TCPStore port on 127.0.0.1 (rank 0 serves it)
+  int port = 0;                        // TCPStore port on store_host (rank 0 serves it)
+  std::string store_host = "127.0.0.1";  // where rank 0's TCPStore is reached (--store-host; several hosts: the master)
+  std::string bind = "127.0.0.1";      // the local address Gloo binds (--bind)
+  bool lead = false;                   // reports training_start_s although not rank 0 (first worker of node > 0)
+  int report_from = -1;                // rank 0 also reports derived rows of ranks >= this (other nodes); -1: none
   long long t0_ns = 0;                 // the run's start on the steady clock (CLOCK_MONOTONIC, shared by processes)
   int out_fd = -1;                     // records to the launcher (worker_protocol.h)
   int in_fd = -1;                      // notices from the launcher (rank 0 reads availability changes)

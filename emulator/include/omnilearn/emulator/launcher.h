@@ -20,6 +20,29 @@
 
 namespace omnilearn::emulator {
 
+// Several hosts, as torchrun: this launcher is node `node_rank` of `nnodes` and runs the contiguous workers
+// node_worker_range() gives it. Rank 0 (on node 0) serves the c10d TCPStore on master_addr:master_port; every
+// worker binds Gloo to bind_addr. nnodes 1 (the default) is the single-host run on 127.0.0.1 and a free port.
+struct NodeOptions {
+  int nnodes = 1;
+  int node_rank = 0;
+  std::string master_addr;  // required when nnodes > 1 (an address of node 0 that every node reaches)
+  int master_port = 0;      // required when nnodes > 1; must be free on node 0
+  std::string bind_addr;    // required when nnodes > 1: this node's address on the network joining the nodes
+};
+
+// The workers [begin, end) that node `node_rank` of `nnodes` runs: [r*W/N, (r+1)*W/N).
+struct WorkerRange {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+WorkerRange node_worker_range(std::size_t workers, int nnodes, int node_rank);
+
+// The run folder part that node `node_rank` writes: `output_dir` for node 0 (the full run folder: plans,
+// evaluations, summary, and iteration rows of every worker), `output_dir`/node<r> for the others (manifest,
+// iterations.csv, availability.csv and timeline.json of that node's workers on its own clock; no summary.json).
+std::string node_output_dir(const std::string& output_dir, int node_rank);
+
 using ThrottlerFactory =
     std::function<Result<std::unique_ptr<ResourceThrottler>>(const std::string& run_id, const std::vector<double>& cores)>;
 
@@ -36,6 +59,7 @@ struct LaunchOptions {
   bool check_host_cpus = true;
   std::function<void(const std::vector<pid_t>&)> on_started;  // called once every worker runs (tests)
   std::function<void(const std::string&)> log;                 // progress lines; default stderr
+  NodeOptions nodes;                      // several hosts; the default is this host alone
 };
 
 enum class RunOutcome { kCompleted, kWorkerFailed, kInterrupted, kTerminated };
@@ -44,12 +68,13 @@ struct LaunchResult {
   RunOutcome outcome = RunOutcome::kCompleted;
   int exit_code = 0;                // 0, 1 (a worker failed), 130 (SIGINT), 143 (SIGTERM)
   std::string message;              // what went wrong, naming the worker
-  std::string run_dir;
+  std::string run_dir;              // this node's part (node_output_dir)
   scenarios::RunSummary summary;    // complete only when outcome is kCompleted
 };
 
-// Runs `scenario` on this host. An error Result means nothing was started (bad scenario for the testbed,
-// dataset missing, no cgroup permission, ...); once workers run, every outcome comes back as a LaunchResult.
+// Runs `scenario` (with several nodes: this node's share of it) on this host. An error Result means nothing was
+// started (bad scenario for the testbed, dataset missing, no cgroup permission, bad node options, ...); once workers
+// run, every outcome comes back as a LaunchResult.
 Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const EmulatorConfig& config,
                                    const LaunchOptions& options);
 

@@ -1,0 +1,320 @@
+// The testbed across hosts, on this machine: two network namespaces joined by a veth pair (10.231.x.1/24 and
+// .2/24, private and only inside the namespaces), each running `omnilearn emulate --nnodes 2 --node-rank R` with two
+// of a 4-worker BSP scenario's workers. Checks the run folder parts, and that a worker killed on node 1 stops both
+// launchers. Needs root and iproute2's `ip`; skips with the reason otherwise. The namespaces are always deleted.
+//
+// The launchers enter their namespace with setns(2) on /run/netns/NAME (what `nsenter --net` does), not with
+// `ip netns exec`: that one remounts /sys for the namespace, which hides the cgroup tree the launcher needs.
+#include <fcntl.h>
+#include <sched.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "omnilearn/emulator/dataset_cache.h"
+#include "omnilearn/emulator/emulator_config.h"
+#include "omnilearn/emulator/resource_throttler.h"
+#include "test_scenarios.h"
+
+extern char** environ;
+
+namespace omnilearn::emulator {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::optional<std::string> find_ip() {
+  for (const char* p : {"/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"}) {
+    if (::access(p, X_OK) == 0) return std::string(p);
+  }
+  return std::nullopt;
+}
+
+// Runs argv (no shell) and returns its exit code (-1 if it could not start or was killed).
+int run_command(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  if (::posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ) != 0) return -1;
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Two namespaces omni-<pid>-a/b and a veth pair between them; deleted by the destructor whatever happened.
+class NamespacePair {
+ public:
+  NamespacePair(std::string ip, int subnet) : ip_(std::move(ip)), subnet_(subnet) {
+    const std::string tag = "omni-" + std::to_string(::getpid());
+    names_ = {tag + "-a", tag + "-b"};
+  }
+  ~NamespacePair() {
+    for (const auto& n : names_) {
+      if (created_.count(n) != 0) run_command({ip_, "netns", "del", n});  // takes the veth ends with it
+    }
+  }
+  NamespacePair(const NamespacePair&) = delete;
+  NamespacePair& operator=(const NamespacePair&) = delete;
+
+  // Creates both namespaces, the veth pair, the addresses, and brings every link up. "" or what failed.
+  std::string create() {
+    const std::string veth[2] = {"omv" + std::to_string(::getpid()) + "a", "omv" + std::to_string(::getpid()) + "b"};
+    for (const auto& n : names_) {
+      if (run_command({ip_, "netns", "add", n}) != 0) return "ip netns add " + n + " failed";
+      created_.insert(n);
+    }
+    const std::vector<std::vector<std::string>> steps = {
+        {ip_, "link", "add", veth[0], "netns", names_[0], "type", "veth", "peer", "name", veth[1], "netns", names_[1]},
+        {ip_, "-n", names_[0], "addr", "add", address(0) + "/24", "dev", veth[0]},
+        {ip_, "-n", names_[1], "addr", "add", address(1) + "/24", "dev", veth[1]},
+        {ip_, "-n", names_[0], "link", "set", "lo", "up"},
+        {ip_, "-n", names_[1], "link", "set", "lo", "up"},
+        {ip_, "-n", names_[0], "link", "set", veth[0], "up"},
+        {ip_, "-n", names_[1], "link", "set", veth[1], "up"},
+    };
+    for (const auto& s : steps) {
+      if (run_command(s) != 0) {
+        std::string line;
+        for (const auto& a : s) line += a + " ";
+        return "failed: " + line;
+      }
+    }
+    return "";
+  }
+  const std::string& name(int node) const { return names_[static_cast<std::size_t>(node)]; }
+  std::string address(int node) const {
+    return "10.231." + std::to_string(subnet_) + "." + std::to_string(node + 1);
+  }
+
+ private:
+  std::string ip_;
+  int subnet_;
+  std::vector<std::string> names_;
+  std::set<std::string> created_;
+};
+
+// A launcher started inside a namespace: fork, setns(CLONE_NEWNET), stdout+stderr to `log`, exec. The destructor
+// kills and reaps it if it still runs (its workers die with it: PR_SET_PDEATHSIG), before the namespaces go.
+class Launcher {
+ public:
+  Launcher(const std::string& netns, const std::vector<std::string>& argv, const std::string& log) {
+    const std::string ns_path = "/run/netns/" + netns;
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    pid_ = ::fork();
+    if (pid_ == 0) {  // only async-signal-safe calls until exec
+      const int ns = ::open(ns_path.c_str(), O_RDONLY | O_CLOEXEC);
+      const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (ns < 0 || out < 0 || ::setns(ns, CLONE_NEWNET) != 0) ::_exit(126);
+      ::dup2(out, 1);
+      ::dup2(out, 2);
+      ::execve(args[0], args.data(), environ);
+      static constexpr char kMessage[] = "multihost_test: cannot execute the launcher\n";
+      (void)!::write(2, kMessage, sizeof kMessage - 1);
+      ::_exit(127);
+    }
+  }
+  ~Launcher() {
+    if (pid_ > 0 && !exit_code_) {
+      ::kill(pid_, SIGKILL);
+      int status = 0;
+      ::waitpid(pid_, &status, 0);
+    }
+  }
+  Launcher(const Launcher&) = delete;
+  Launcher& operator=(const Launcher&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // Waits up to `limit` for the exit; the exit code, 128 + signal, or nullopt while it still runs.
+  std::optional<int> wait_for(std::chrono::seconds limit) {
+    const auto deadline = Clock::now() + limit;
+    while (!exit_code_ && pid_ > 0) {
+      int status = 0;
+      const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) {
+        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      } else if (Clock::now() >= deadline) {
+        break;
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+    return exit_code_;
+  }
+  // The launcher's direct children (its worker processes).
+  std::vector<pid_t> children() const {
+    std::ifstream in("/proc/" + std::to_string(pid_) + "/task/" + std::to_string(pid_) + "/children");
+    std::vector<pid_t> out;
+    for (pid_t p; in >> p;) out.push_back(p);
+    return out;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  std::optional<int> exit_code_;
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Rows of iterations.csv per worker (first column).
+std::map<int, int> rows_per_worker(const std::string& path) {
+  std::ifstream in(path);
+  std::map<int, int> rows;
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    if (!line.empty()) ++rows[std::stoi(line.substr(0, line.find(',')))];
+  }
+  return rows;
+}
+
+// Sum of batches per controller decision in plans.csv (step,epoch,time_s,reason,changed,imbalance,worker,batch,weight).
+std::vector<long> plan_sums(const std::string& path) {
+  std::ifstream in(path);
+  std::map<std::string, long> sums;  // keyed by the row's first six cells (one decision)
+  std::vector<std::string> order;
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+    if (cells.size() < 8) continue;
+    const std::string key = cells[0] + "," + cells[1] + "," + cells[2] + "," + cells[3];
+    if (sums.count(key) == 0) order.push_back(key);
+    sums[key] += std::stol(cells[7]);
+  }
+  std::vector<long> out;
+  for (const auto& k : order) out.push_back(sums[k]);
+  return out;
+}
+
+class MultiHost : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root (network namespaces and cgroups)";
+    ip_ = find_ip();
+    if (!ip_) GTEST_SKIP() << "iproute2's ip not found (scripts/setup.sh installs iproute2)";
+    if (!fs::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
+      GTEST_SKIP() << "Fashion-MNIST missing: install the Debian package dataset-fashion-mnist";
+    }
+    if (const Status access = check_cgroup_access(); !access.is_ok()) {
+      GTEST_SKIP() << "no cgroup write access: " << access.message();
+    }
+    // Decompress the dataset once here, so the two launchers do not race on the cache.
+    const auto prepared = prepare_fashion_mnist(EmulatorConfig{}.data_source, default_dataset_cache_dir());
+    ASSERT_TRUE(prepared.is_ok()) << prepared.status().message();
+  }
+
+  // argv of node `node`'s launcher.
+  std::vector<std::string> launcher_argv(const NamespacePair& ns, const std::string& scenario, const std::string& out,
+                                         int node, int port) const {
+    return {OMNILEARN_CLI, "emulate", scenario, "--nnodes", "2", "--node-rank", std::to_string(node),
+            "--master", ns.address(0) + ":" + std::to_string(port), "--bind", ns.address(node), "--out", out,
+            "--target-accuracy", "0", "--emu", "eval_samples=500"};
+  }
+
+  std::optional<std::string> ip_;
+  const int subnet_ = 1 + ::getpid() % 250;
+  const int port_ = 29500 + ::getpid() % 1000;  // in a fresh namespace every port is free
+};
+
+TEST_F(MultiHost, TwoNamespacesTrainOneBspRun) {
+  NamespacePair ns(*ip_, subnet_);
+  const std::string error = ns.create();
+  ASSERT_EQ(error, "");
+  const std::string dir = testing::fresh_dir("multihost");
+  // 4 workers (2 per node), 512 samples, global batch 64, 1 epoch: 8 steps.
+  const std::string scenario = testing::write_scenario(dir, "mh", 4, "", 512, 64, 1);
+  const std::string out = dir + "/run";
+  Launcher node0(ns.name(0), launcher_argv(ns, scenario, out, 0, port_), dir + "/node0.log");
+  Launcher node1(ns.name(1), launcher_argv(ns, scenario, out, 1, port_), dir + "/node1.log");
+  const auto rc0 = node0.wait_for(std::chrono::seconds(120));
+  const auto rc1 = node1.wait_for(std::chrono::seconds(20));
+  std::printf("node 0:\n%snode 1:\n%s", read_file(dir + "/node0.log").c_str(), read_file(dir + "/node1.log").c_str());
+  ASSERT_TRUE(rc0.has_value()) << "node 0 did not finish in 120 s";
+  ASSERT_TRUE(rc1.has_value()) << "node 1 did not finish";
+  EXPECT_EQ(*rc0, 0);
+  EXPECT_EQ(*rc1, 0);
+
+  // Node 0's folder: every worker's rows (workers 2 and 3 derived from the all-reduced facts), plans, summary.
+  EXPECT_EQ(rows_per_worker(out + "/iterations.csv"), (std::map<int, int>{{0, 8}, {1, 8}, {2, 8}, {3, 8}}));
+  const std::vector<long> sums = plan_sums(out + "/plans.csv");
+  ASSERT_FALSE(sums.empty());
+  for (long s : sums) EXPECT_EQ(s, 64);
+  ASSERT_TRUE(fs::exists(out + "/summary.json"));
+  const auto summary = nlohmann::json::parse(std::ifstream(out + "/summary.json"));
+  EXPECT_EQ(summary["workers"].get<int>(), 4);
+  EXPECT_EQ(summary["iterations"].get<int>(), 8);
+  // Node 1's part: its own workers' measured rows, no summary.
+  EXPECT_EQ(rows_per_worker(out + "/node1/iterations.csv"), (std::map<int, int>{{2, 8}, {3, 8}}));
+  EXPECT_FALSE(fs::exists(out + "/node1/summary.json"));
+  const auto manifest = nlohmann::json::parse(std::ifstream(out + "/node1/manifest.json"));
+  EXPECT_EQ(manifest["nodes"]["bind"].get<std::string>(), ns.address(1));
+  EXPECT_EQ(manifest["nodes"]["node_rank"].get<int>(), 1);
+  const auto manifest0 = nlohmann::json::parse(std::ifstream(out + "/manifest.json"));
+  for (const auto& m : {manifest0, manifest}) {
+    const std::string folder = m["cgroup_folder"].get<std::string>();
+    for (const char* c : {"cpu", "cpuacct", "freezer"}) {
+      EXPECT_FALSE(fs::exists(fs::path("/sys/fs/cgroup") / c / folder)) << c << "/" << folder << " left behind";
+    }
+  }
+}
+
+TEST_F(MultiHost, AWorkerKilledOnNodeOneStopsBothNodes) {
+  NamespacePair ns(*ip_, subnet_);
+  const std::string error = ns.create();
+  ASSERT_EQ(error, "");
+  const std::string dir = testing::fresh_dir("multihost-kill");
+  const std::string scenario = testing::write_scenario(dir, "mhkill", 4, "", 8192, 64, 3);  // far longer than the test
+  const std::string out = dir + "/run";
+  Launcher node0(ns.name(0), launcher_argv(ns, scenario, out, 0, port_), dir + "/node0.log");
+  Launcher node1(ns.name(1), launcher_argv(ns, scenario, out, 1, port_), dir + "/node1.log");
+  // Wait until node 1's workers train (rows on disk), then kill one of them.
+  const auto deadline = Clock::now() + std::chrono::seconds(60);
+  while (Clock::now() < deadline && rows_per_worker(out + "/node1/iterations.csv").size() < 2 &&
+         !node0.wait_for(std::chrono::seconds(0)) && !node1.wait_for(std::chrono::seconds(0))) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const std::vector<pid_t> workers = node1.children();
+  ASSERT_FALSE(workers.empty()) << read_file(dir + "/node1.log");
+  ASSERT_EQ(::kill(workers.front(), SIGKILL), 0);
+  const auto killed_at = Clock::now();
+  const auto rc1 = node1.wait_for(std::chrono::seconds(15));
+  const auto rc0 = node0.wait_for(std::chrono::seconds(15));
+  const double stop_s = std::chrono::duration<double>(Clock::now() - killed_at).count();
+  std::printf("both stopped %.2f s after the kill\nnode 0:\n%snode 1:\n%s", stop_s,
+              read_file(dir + "/node0.log").c_str(), read_file(dir + "/node1.log").c_str());
+  ASSERT_TRUE(rc0.has_value()) << "node 0 still runs 15 s after a worker of node 1 died";
+  ASSERT_TRUE(rc1.has_value()) << "node 1 still runs 15 s after its worker died";
+  EXPECT_EQ(*rc0, 1);
+  EXPECT_EQ(*rc1, 1);
+  EXPECT_FALSE(fs::exists(out + "/summary.json"));
+  for (const auto& w : workers) EXPECT_NE(::kill(w, 0), 0) << "worker " << w << " outlived its launcher";
+}
+
+}  // namespace
+}  // namespace omnilearn::emulator
