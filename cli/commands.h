@@ -17,6 +17,10 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
 int run_sweep_command(const std::vector<std::string>& args);
 // Calibrates, runs the testbed and the simulator on one scenario, and compares them (needs the emulator too).
 int run_validate_command(const std::vector<std::string>& args, const std::vector<std::string>& argv);
+// `omnilearn emulate`: the real testbed (exit 130/143 when stopped by SIGINT/SIGTERM).
+int run_emulate_command(const std::vector<std::string>& args, const std::vector<std::string>& argv);
+// `omnilearn calibrate`: model profile + throttle-fidelity table of this host.
+int run_calibrate_command(const std::vector<std::string>& args, const std::vector<std::string>& argv);
 // Runs the Python analysis package (figures, HTML report, trace plots).
 int run_report_command(const std::vector<std::string>& args);
 

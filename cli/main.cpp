@@ -5,9 +5,6 @@
 #include <vector>
 
 #include "cli/commands.h"
-#ifdef OMNILEARN_HAVE_EMULATOR
-#include "emulator_commands.h"
-#endif
 
 namespace {
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/progress_bar.h"
 #include "omnilearn/scenarios/scenario_parser.h"
@@ -29,24 +30,8 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
       "seed", po::value<std::uint64_t>(), "seed (overrides the scenario's)")(
       "quiet,q", "no progress bar")("no-iterations", "skip per-iteration rows in iterations.csv (huge runs)")(
       "no-timeline", "skip timeline.json");
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "omnilearn sim: " << e.what() << " (see omnilearn sim --help)\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
-  if (!vm.count("scenario")) {
-    std::cerr << "omnilearn sim: missing SCENARIO (see omnilearn sim --help)\n";
-    return 2;
-  }
+  if (auto done = parse_command_line("sim", args, opts, "scenario", /*required=*/true, vm)) return *done;
   std::vector<std::string> overrides = vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
   if (vm.count("seed")) overrides.push_back("seed=" + std::to_string(vm["seed"].as<std::uint64_t>()));
   auto scenario = scenarios::load_scenario(vm["scenario"].as<std::string>(), overrides);

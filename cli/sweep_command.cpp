@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/mpi_sweep.h"
 #include "cli/sweep_runner.h"
@@ -103,22 +104,10 @@ int run_sweep_command(const std::vector<std::string>& args) {
       "slurm-cpus", po::value<int>()->default_value(1), "--emit-slurm: CPUs per task")(
       "slurm-partition", po::value<std::string>(), "--emit-slurm: partition")(
       "slurm-job-name", po::value<std::string>(), "--emit-slurm: job name (default: omnilearn-<sweep name>)");
-  po::positional_options_description pos;
-  pos.add("sweep", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "omnilearn sweep: " << e.what() << " (see omnilearn sweep --help)\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
-  if (!vm.count("sweep") || vm["jobs"].as<int>() < 1 || vm["slurm-cpus"].as<int>() < 1) {
-    std::cerr << "omnilearn sweep: need a SWEEP file, --jobs >= 1 and --slurm-cpus >= 1 (see omnilearn sweep --help)\n";
+  if (auto done = parse_command_line("sweep", args, opts, "sweep", /*required=*/true, vm)) return *done;
+  if (vm["jobs"].as<int>() < 1 || vm["slurm-cpus"].as<int>() < 1) {
+    std::cerr << "omnilearn sweep: need --jobs >= 1 and --slurm-cpus >= 1 (see omnilearn sweep --help)\n";
     return 2;
   }
   if (vm.count("mpi") + vm.count("emit-slurm") + vm.count("gather") > 1) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "omnilearn/base/status.h"
 #include "omnilearn/scenarios/scenario_parser.h"
@@ -294,24 +295,8 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       "slow throttled workers down by the calibration loop's measured throughput (super-linear) instead of by its "
       "achieved CPU share")(
       "window", po::value<int>()->default_value(20), "steps per window of the max error");
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "omnilearn validate: " << e.what() << " (see omnilearn validate --help)\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
-  if (!vm.count("scenario")) {
-    std::cerr << "omnilearn validate: missing SCENARIO (see omnilearn validate --help)\n";
-    return 2;
-  }
+  if (auto done = parse_command_line("validate", args, opts, "scenario", /*required=*/true, vm)) return *done;
   const std::string scenario_path = vm["scenario"].as<std::string>();
   const auto sets = vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
   auto scenario = scenarios::load_scenario(scenario_path, sets);

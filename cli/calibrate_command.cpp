@@ -7,7 +7,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "emulator_commands.h"
+#include "cli/commands.h"
 #include "omnilearn/emulator/calibration.h"
 
 namespace omnilearn::cli {

@@ -5,7 +5,8 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "emulator_commands.h"
+#include "cli/command_line.h"
+#include "cli/commands.h"
 #include "omnilearn/emulator/launcher.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 
@@ -55,24 +56,8 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
       "node-rank", po::value<int>()->default_value(0), "this host's index in [0, --nnodes); node 0 hosts rank 0")(
       "master", po::value<std::string>(), "ADDR:PORT of node 0 where rank 0 serves the TCPStore (--nnodes > 1)")(
       "bind", po::value<std::string>(), "this host's address that Gloo binds (--nnodes > 1)");
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "omnilearn emulate: " << e.what() << " (see omnilearn emulate --help)\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
-  if (!vm.count("scenario")) {
-    std::cerr << "omnilearn emulate: missing SCENARIO (see omnilearn emulate --help)\n";
-    return 2;
-  }
+  if (auto done = parse_command_line("emulate", args, opts, "scenario", /*required=*/true, vm)) return *done;
   std::vector<std::string> overrides =
       vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
   if (vm.count("seed")) overrides.push_back(std::string("seed=").append(std::to_string(vm["seed"].as<std::uint64_t>())));
