@@ -46,6 +46,11 @@ Result<SimPlatform> build_platform(const scenarios::ClusterSpec& cluster,
   }
   if (!(cluster.backbone_latency_s >= 0.0)) return Status::invalid_argument("cluster.backbone_latency_s: must be >= 0");
 
+  if (cluster.topology != scenarios::Topology::kStar) {
+    return Status::invalid_argument(
+        "cluster.topology: the simulator builds star platforms only (each worker's own link into one backbone); "
+        "fat-tree and torus are not supported yet");
+  }
   sg4::NetZone* zone = sg4::create_star_zone("omnilearn-cluster");
   // SHARED: every flow crossing the switch fabric shares its capacity, so collectives see contention.
   const sg4::Link* backbone = zone->create_link("backbone", cluster.backbone_bandwidth_Bps)

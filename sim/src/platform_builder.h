@@ -18,8 +18,8 @@ struct SimPlatform {
 
 // One host per worker (speed = node.speed_flops, with `pstate_fractions[k]` as extra power states at that fraction
 // of it when given), each with its own split-duplex link (bandwidth/latency) to a shared backbone link; the
-// parameter server is one more host on the same star. Topology::kFatTree and kTorus are built as the same star
-// (documented: per-node links and the backbone are what the controller studies react to).
+// parameter server is one more host on the same star. Topology::kFatTree and kTorus are an error naming
+// cluster.topology (not built yet).
 Result<SimPlatform> build_platform(const scenarios::ClusterSpec& cluster,
                                    const std::vector<std::vector<double>>& pstate_fractions);
 

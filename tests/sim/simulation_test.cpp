@@ -197,5 +197,12 @@ TEST(Simulation, ProgressIsReportedUpToOne) {
   EXPECT_EQ(summary->policy, "uniform");
 }
 
+TEST(Simulation, TopologiesOtherThanStarAreRefusedByName) {
+  auto s = four_worker_scenario({12, 12, 12, 12}, "uniform");
+  s.cluster.topology = scenarios::Topology::kTorus;
+  const std::string error = run_in_child(s, test_dir("torus"));
+  EXPECT_NE(error.find("cluster.topology"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace omnilearn::sim
