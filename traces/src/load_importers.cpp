@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <initializer_list>
 #include <map>
 
 #include "csv_reader.h"
@@ -34,10 +35,24 @@ Result<std::vector<std::string>> read_header(LineReader& in, char delimiter, std
   return split_fields(line, delimiter);
 }
 
-Status need_column(const LineReader& in, const std::optional<std::size_t>& col, std::string_view name,
-                   std::string_view what) {
-  if (col) return Status::ok();
-  return in.error("header has no '" + std::string(name) + "' column; expected " + std::string(what));
+// The columns a header was searched for: their indexes in the order asked, and the header's field count.
+struct Columns {
+  std::vector<std::size_t> index;
+  std::size_t width = 0;
+};
+
+// Reads the header line and finds each of `names` in it, or fails with path:1 naming the first missing column
+// and `what` the file should have been.
+Result<Columns> read_columns(LineReader& in, std::initializer_list<std::string_view> names, std::string_view what) {
+  const auto header = read_header(in, ',', what);
+  if (!header.is_ok()) return header.status();
+  Columns columns{{}, header->size()};
+  for (std::string_view name : names) {
+    const auto col = find_column(*header, name);
+    if (!col) return in.error("header has no '" + std::string(name) + "' column; expected " + std::string(what));
+    columns.index.push_back(*col);
+  }
+  return columns;
 }
 
 // Points (t - base, value) sorted by time from raw (t, value) samples.
@@ -164,20 +179,19 @@ Result<AvailabilityTrace> import_bitbrains(const ImportOptions& options) {
 Result<AvailabilityTrace> import_alibaba_2018(const ImportOptions& options) {
   auto in = LineReader::open(options.input);
   if (!in.is_ok()) return in.status();
-  const auto header = read_header(*in, ',', "'cpu_util_percent,...'");
-  if (!header.is_ok()) return header.status();
-  const auto cpu = find_column(*header, "cpu_util_percent");
-  OMNI_RETURN_IF_ERROR(need_column(*in, cpu, "cpu_util_percent", "the Alibaba 2018 cluster-average CSV"));
+  const auto columns = read_columns(*in, {"cpu_util_percent"}, "'cpu_util_percent,...' (Alibaba 2018 cluster average)");
+  if (!columns.is_ok()) return columns.status();
+  const std::size_t cpu = columns->index[0];
   std::vector<TracePoint> points;
   std::string line;
   constexpr Seconds kRow = 300.0;  // row i covers [300 i, 300 (i + 1)) (SOURCE.md: no time column)
   while (in->next(line)) {
     if (trim(line).empty()) continue;
     const std::vector<std::string> f = split_fields(line);
-    const auto v = f.size() == header->size() ? parse_double(f[*cpu]) : std::nullopt;
+    const auto v = f.size() == columns->width ? parse_double(f[cpu]) : std::nullopt;
     if (!v) {
       return in->error("row '" + line.substr(0, 40) + "' has no numeric cpu_util_percent; expected " +
-                       std::to_string(header->size()) + " numeric fields");
+                       std::to_string(columns->width) + " numeric fields");
     }
     points.push_back({static_cast<double>(points.size()) * kRow, availability_from_percent(*v)});
   }
@@ -191,30 +205,25 @@ Result<AvailabilityTrace> import_alibaba_2018(const ImportOptions& options) {
 Result<AvailabilityTrace> import_alibaba_genai(const ImportOptions& options) {
   auto in = LineReader::open(options.input);
   if (!in.is_ok()) return in.status();
-  const auto header = read_header(*in, ',', "'value,timestamp_anon,container_ip'");
-  if (!header.is_ok()) return header.status();
-  const auto value = find_column(*header, "value");
-  const auto ts = find_column(*header, "timestamp_anon");
-  const auto pod = find_column(*header, "container_ip");
-  const std::string_view what = "'value,timestamp_anon,container_ip' (Alibaba GenAI pod GPU duty cycle)";
-  OMNI_RETURN_IF_ERROR(need_column(*in, value, "value", what));
-  OMNI_RETURN_IF_ERROR(need_column(*in, ts, "timestamp_anon", what));
-  OMNI_RETURN_IF_ERROR(need_column(*in, pod, "container_ip", what));
+  const auto columns = read_columns(*in, {"value", "timestamp_anon", "container_ip"},
+                                    "'value,timestamp_anon,container_ip' (Alibaba GenAI pod GPU duty cycle)");
+  if (!columns.is_ok()) return columns.status();
+  const std::size_t value = columns->index[0], ts = columns->index[1], pod = columns->index[2];
   std::map<std::string, std::vector<std::pair<Seconds, double>>> by_pod;
   std::vector<Seconds> all_times;
   std::string line;
   while (in->next(line)) {
     if (trim(line).empty()) continue;
     const std::vector<std::string> f = split_fields(line);
-    if (f.size() != header->size()) {
-      return in->error("row has " + std::to_string(f.size()) + " fields; expected " + std::to_string(header->size()));
+    if (f.size() != columns->width) {
+      return in->error("row has " + std::to_string(f.size()) + " fields; expected " + std::to_string(columns->width));
     }
-    const auto v = parse_double(f[*value]);
-    const auto t = parse_double(f[*ts]);
-    if (!v || !t || f[*pod].empty()) {
+    const auto v = parse_double(f[value]);
+    const auto t = parse_double(f[ts]);
+    if (!v || !t || f[pod].empty()) {
       return in->error("row '" + line.substr(0, 60) + "' is not valid; expected a GPU %, a timestamp and a pod hash");
     }
-    by_pod[f[*pod]].emplace_back(*t, availability_from_percent(*v));
+    by_pod[f[pod]].emplace_back(*t, availability_from_percent(*v));
     all_times.push_back(*t);
   }
   if (by_pod.empty()) return in->error("no data rows; expected one row per pod and sample");
@@ -234,29 +243,24 @@ Result<AvailabilityTrace> import_alibaba_genai(const ImportOptions& options) {
 Result<AvailabilityTrace> import_azure_noise_2024(const ImportOptions& options) {
   auto in = LineReader::open(options.input);
   if (!in.is_ok()) return in.status();
-  const auto header = read_header(*in, ',', "'value,runtime,starttime,VM_id'");
-  if (!header.is_ok()) return header.status();
-  const auto value = find_column(*header, "value");
-  const auto start = find_column(*header, "starttime");
-  const auto vm = find_column(*header, "VM_id");
-  const std::string_view what = "'value,runtime,starttime,VM_id' (Azure VM noise 2024)";
-  OMNI_RETURN_IF_ERROR(need_column(*in, value, "value", what));
-  OMNI_RETURN_IF_ERROR(need_column(*in, start, "starttime", what));
-  OMNI_RETURN_IF_ERROR(need_column(*in, vm, "VM_id", what));
+  const auto columns =
+      read_columns(*in, {"value", "starttime", "VM_id"}, "'value,runtime,starttime,VM_id' (Azure VM noise 2024)");
+  if (!columns.is_ok()) return columns.status();
+  const std::size_t value = columns->index[0], start = columns->index[1], vm = columns->index[2];
   std::map<long, std::vector<std::pair<Seconds, double>>> by_vm;
   std::string line;
   while (in->next(line)) {
     if (trim(line).empty()) continue;
     const std::vector<std::string> f = split_fields(line);
-    if (f.size() != header->size()) {
-      return in->error("row has " + std::to_string(f.size()) + " fields; expected " + std::to_string(header->size()));
+    if (f.size() != columns->width) {
+      return in->error("row has " + std::to_string(f.size()) + " fields; expected " + std::to_string(columns->width));
     }
-    const auto v = parse_double(f[*value]);
-    const auto t = parse_iso_datetime(f[*start]);
-    const auto id = parse_double(f[*vm]);
-    if (!v || *v <= 0.0) return in->error("value '" + f[*value] + "' is not valid; expected a benchmark score > 0");
-    if (!t) return in->error("starttime '" + f[*start] + "' is not valid; expected YYYY-MM-DD HH:MM:SS.mmm");
-    if (!id || *id != std::floor(*id)) return in->error("VM_id '" + f[*vm] + "' is not valid; expected an integer");
+    const auto v = parse_double(f[value]);
+    const auto t = parse_iso_datetime(f[start]);
+    const auto id = parse_double(f[vm]);
+    if (!v || *v <= 0.0) return in->error("value '" + f[value] + "' is not valid; expected a benchmark score > 0");
+    if (!t) return in->error("starttime '" + f[start] + "' is not valid; expected YYYY-MM-DD HH:MM:SS.mmm");
+    if (!id || *id != std::floor(*id)) return in->error("VM_id '" + f[vm] + "' is not valid; expected an integer");
     by_vm[std::lround(*id)].emplace_back(*t, *v);
   }
   if (by_vm.empty()) return in->error("no data rows; expected one row per benchmark run");
