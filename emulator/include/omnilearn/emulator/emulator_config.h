@@ -15,22 +15,24 @@ namespace omnilearn::emulator {
 enum class Network { kLeNet, kResNet };  // LeNet-sized CNN (~22k parameters); small ResNet (heavier)
 enum class Device { kCpu, kCuda };
 
+// The scenario's `emulator:` section (defaults from scenarios::EmulatorSpec) plus the settings only a launch
+// needs (device, cpuset, data and cache paths, stop grace).
 struct EmulatorConfig {
   Network network = Network::kLeNet;
   Device device = Device::kCpu;
   // Scenario cores are scaled onto this host: the busiest moment of the scenario (sum of cores in force) gets
   // `cpu_budget` host cores. `cpu_per_core` > 0 sets the scale directly instead.
-  double cpu_budget = 1.5;
-  double cpu_per_core = 0.0;
-  double cpu_period_s = 0.010;         // CFS period (NOTES.md: 10 ms is smoother than 100 ms)
+  double cpu_budget = scenarios::EmulatorSpec{}.cpu_budget;
+  double cpu_per_core = scenarios::EmulatorSpec{}.cpu_per_core;
+  double cpu_period_s = scenarios::EmulatorSpec{}.cpu_period_s;  // CFS period (NOTES.md: 10 ms beats 100 ms)
   std::string cpuset;                  // pin every worker to these CPUs ("" = no pinning)
-  double learning_rate = 0.05;
-  double momentum = 0.9;
+  double learning_rate = scenarios::EmulatorSpec{}.learning_rate;
+  double momentum = scenarios::EmulatorSpec{}.momentum;
   bool lr_scaling = false;             // ASP: η_k = η b_k / b_ref
-  double target_accuracy = 0.85;       // stop when the test accuracy reaches it (0: no target)
-  std::int64_t eval_every = 0;         // evaluate every this many steps (0: once per epoch)
-  std::int64_t eval_samples = 10000;   // test samples per evaluation (first N of the test set)
-  double time_budget_s = 0.0;          // stop after this much wall time (0: none)
+  double target_accuracy = scenarios::EmulatorSpec{}.target_accuracy;  // stop on reaching it (0: no target)
+  std::int64_t eval_every = scenarios::EmulatorSpec{}.eval_every;  // steps between evaluations (0: per epoch)
+  std::int64_t eval_samples = scenarios::EmulatorSpec{}.eval_samples;  // first N test samples per evaluation
+  double time_budget_s = scenarios::EmulatorSpec{}.time_budget_s;  // stop after this much wall time (0: none)
   std::string data_source = "/usr/share/datasets/fashion-mnist";  // the Debian package's files
   std::string cache_dir;               // decompressed copy; "" = $XDG_CACHE_HOME or ~/.cache + /omnilearn/fashion-mnist
   double stop_grace_s = 2.0;           // SIGTERM then SIGKILL after this long when a run is stopped
