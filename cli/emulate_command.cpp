@@ -36,8 +36,8 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
       "the c10d TCPStore on --master, Gloo binds --bind. Node 0 writes the run folder (with derived iteration rows\n"
       "of the other nodes' workers); node r writes its workers' measured rows to <out>/node<r>/.\n\n"
       "Testbed settings come from the scenario's `emulator:` section (network, cpu_budget, cpu_per_core,\n"
-      "cpu_period_s, target_accuracy, eval_every, eval_samples, time_budget_s, learning_rate, momentum), then from\n"
-      "the options below.\n\n"
+      "cpu_period_s, throttle, target_accuracy, eval_every, eval_samples, time_budget_s, learning_rate, momentum), then\n"
+      "from the options below.\n\n"
       "options");
   opts.add_options()("help,h", "print this help")("scenario", po::value<std::string>(), "scenario YAML file")(
       "set", po::value<std::vector<std::string>>()->composing(),
@@ -50,7 +50,7 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
       "target-accuracy", po::value<double>(), "stop at this test accuracy (default: emulator.target_accuracy, 0.85; 0: none)")(
       "time-budget", po::value<double>(), "stop after this many seconds of training (default: none)")(
       "emu", po::value<std::vector<std::string>>()->composing(),
-      "testbed setting key=value (repeatable): cpu_per_core, cpu_period_s, cpuset, learning_rate, momentum, "
+      "testbed setting key=value (repeatable): cpu_per_core, cpu_period_s, throttle (compute|process), cpuset, learning_rate, momentum, "
       "eval_every, eval_samples, cache_dir, data_source, stop_grace_s")(
       "nnodes", po::value<int>()->default_value(1), "hosts that share the run (each runs this command)")(
       "node-rank", po::value<int>()->default_value(0), "this host's index in [0, --nnodes); node 0 hosts rank 0")(

@@ -148,6 +148,7 @@ std::string self_executable() {
 struct TestbedFacts {
   double host_core_flops = 0.0;
   double quota_period_s = 0.010;
+  bool quota_holds_comm = true;  // runs from before emulator.throttle were all `process`
   long long iterations = 0;
 };
 
@@ -172,6 +173,7 @@ Result<TestbedFacts> read_testbed(const fs::path& run) {
     for (const auto& setting : manifest.value("emulator", nlohmann::json::array())) {
       const std::string s = setting.get<std::string>();
       if (s.rfind("cpu_period_s=", 0) == 0) f.quota_period_s = std::stod(s.substr(13));
+      if (s.rfind("throttle=", 0) == 0) f.quota_holds_comm = s.substr(9) == "process";
     }
     const auto summary = nlohmann::json::parse(read_text(run / "summary.json"));
     f.iterations = summary.at("iterations").get<long long>();
@@ -243,6 +245,7 @@ Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, do
   }
   std::snprintf(buf, sizeof buf, "%.6g", tb.quota_period_s);
   text += "quota_period_s: " + std::string(buf) + "\n";
+  text += std::string("quota_holds_comm: ") + (tb.quota_holds_comm ? "true" : "false") + "\n";
   std::snprintf(buf, sizeof buf, "%.6g", allreduce_fixed_s);
   text += "allreduce_fixed_s: " + std::string(buf) + "\n";
   if (available_cores > 0.0) {

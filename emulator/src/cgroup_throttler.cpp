@@ -1,4 +1,5 @@
-// The cgroup throttler (libcgroup). Layout: <mount of each controller>/omnilearn-<run id>/w<k>.
+// The cgroup throttler (libcgroup). Layout: <mount of each controller>/omnilearn-<run id>/w<k>, plus w<k>-comm
+// (no quota) for the worker's communication threads when split_comm is set on cgroup v1.
 #include <libcgroup.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -90,6 +91,7 @@ class CgroupThrottler final : public ResourceThrottler {
     OMNI_RETURN_IF_ERROR(init_libcgroup());
     auto t = std::unique_ptr<CgroupThrottler>(new CgroupThrottler(options));
     t->v2_ = is_cgroup_v2();
+    t->split_comm_ = options.split_comm && !t->v2_;  // v2 would need a threaded subtree (see the header)
     t->controllers_ = t->v2_ ? std::vector<std::string>{"cpu"} : std::vector<std::string>{"cpu", "cpuacct", "freezer"};
     if (!options.cpuset.empty()) t->controllers_.push_back("cpuset");
     for (const std::string& c : t->controllers_) {
@@ -110,6 +112,13 @@ class CgroupThrottler final : public ResourceThrottler {
   std::string_view name() const override { return "cgroup-cpu"; }
   std::size_t worker_count() const override { return nominal_.size(); }
   bool can_change_live() const override { return true; }
+
+  std::vector<std::string> comm_thread_files(WorkerId worker) const override {
+    if (!split_comm_ || worker >= nominal_.size()) return {};
+    std::vector<std::string> files;
+    for (const std::string& m : mounts_) files.push_back(m + "/" + comm_group(worker) + "/tasks");
+    return files;
+  }
 
   Status attach(WorkerId worker, pid_t pid) override {
     if (worker >= nominal_.size()) return Status::invalid_argument("cgroup throttler: no worker " + num(worker));
@@ -133,11 +142,16 @@ class CgroupThrottler final : public ResourceThrottler {
     removed_ = true;
     Status first;
     for (std::size_t k = 0; k < nominal_.size(); ++k) {
-      kill_tasks(static_cast<WorkerId>(k));
-      CgroupHandle h(group(static_cast<WorkerId>(k)));
-      for (const std::string& c : controllers_) h.add(c.c_str());
-      const int rc = cgroup_delete_cgroup_ext(h.cg, CGFLAG_DELETE_IGNORE_MIGRATION);
-      if (rc != 0 && rc != ECGROUPNOTEXIST && first.is_ok()) first = cgroup_error(rc, "deleting cgroup " + group(static_cast<WorkerId>(k)));
+      const auto w = static_cast<WorkerId>(k);
+      std::vector<std::string> names{group(w)};
+      if (split_comm_) names.push_back(comm_group(w));
+      kill_tasks(w);  // both groups: a worker's threads are in one or the other
+      for (const std::string& name : names) {
+        CgroupHandle h(name);
+        for (const std::string& c : controllers_) h.add(c.c_str());
+        const int rc = cgroup_delete_cgroup_ext(h.cg, CGFLAG_DELETE_IGNORE_MIGRATION);
+        if (rc != 0 && rc != ECGROUPNOTEXIST && first.is_ok()) first = cgroup_error(rc, "deleting cgroup " + name);
+      }
     }
     CgroupHandle h(folder_);
     for (const std::string& c : controllers_) h.add(c.c_str());
@@ -157,9 +171,11 @@ class CgroupThrottler final : public ResourceThrottler {
 
  private:
   explicit CgroupThrottler(const CgroupThrottlerOptions& o)
-      : folder_(cgroup_run_folder(o.run_id)), nominal_(o.nominal_cores), period_s_(o.period_s), cpuset_(o.cpuset) {}
+      : folder_(cgroup_run_folder(o.run_id)), nominal_(o.nominal_cores), period_s_(o.period_s), cpuset_(o.cpuset),
+        split_comm_(o.split_comm) {}
 
   std::string group(WorkerId worker) const { return folder_ + "/w" + num(worker); }
+  std::string comm_group(WorkerId worker) const { return group(worker) + "-comm"; }
 
   Status create_one(const std::string& name) {
     CgroupHandle h(name);
@@ -185,6 +201,7 @@ class CgroupThrottler final : public ResourceThrottler {
     for (std::size_t k = 0; k < nominal_.size(); ++k) {
       OMNI_RETURN_IF_ERROR(create_one(group(static_cast<WorkerId>(k))));
       OMNI_RETURN_IF_ERROR(apply(static_cast<WorkerId>(k), 1.0));
+      if (split_comm_) OMNI_RETURN_IF_ERROR(create_one(comm_group(static_cast<WorkerId>(k))));
     }
     return Status::ok();
   }
@@ -207,18 +224,21 @@ class CgroupThrottler final : public ResourceThrottler {
   // Thaws, then SIGKILLs every task left in the worker's group and waits (up to 2 s) for the group to empty:
   // deleting a group with tasks would move them to the parent (NOTES.md).
   void kill_tasks(WorkerId worker) {
-    const std::string procs = path(worker, "cpu") + "/cgroup.procs";
+    std::vector<std::string> dirs{path(worker, "cpu")};
+    if (split_comm_) dirs.push_back(dirs[0] + "-comm");
     if (!v2_) {
       std::ofstream thaw(path(worker, "freezer") + "/freezer.state");
       thaw << "THAWED\n";
     }
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
     while (std::chrono::steady_clock::now() < deadline) {
-      std::ifstream in(procs);
       bool any = false;
-      for (pid_t pid = 0; in >> pid;) {
-        any = true;
-        ::kill(pid, SIGKILL);
+      for (const std::string& dir : dirs) {
+        std::ifstream in(dir + "/cgroup.procs");
+        for (pid_t pid = 0; in >> pid;) {
+          any = true;
+          ::kill(pid, SIGKILL);
+        }
       }
       if (!any) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -229,6 +249,7 @@ class CgroupThrottler final : public ResourceThrottler {
   std::vector<double> nominal_;
   double period_s_;
   std::string cpuset_;
+  bool split_comm_ = false;
   bool v2_ = false;
   std::vector<std::string> controllers_;
   std::vector<std::string> mounts_;  // parallel to controllers_

@@ -66,6 +66,13 @@ Status apply_setting(EmulatorConfig& c, std::string_view setting) {
     c.lr_scaling = value == "true";
     return Status::ok();
   }
+  if (key == "throttle") {
+    if (value != "compute" && value != "process") {
+      return Status::invalid_argument(std::string("emulator.throttle: expected compute or process, got \"").append(value).append("\""));
+    }
+    c.throttle_compute_only = value == "compute";
+    return Status::ok();
+  }
   if (key == "cpuset") { c.cpuset = std::string(value); return Status::ok(); }
   if (key == "data_source") { c.data_source = std::string(value); return Status::ok(); }
   if (key == "cache_dir") { c.cache_dir = std::string(value); return Status::ok(); }
@@ -81,7 +88,8 @@ Status apply_setting(EmulatorConfig& c, std::string_view setting) {
     if (key == f.name) return parse_double(key, value, c.*(f.field));
   }
   return Status::invalid_argument(std::string("emulator.").append(key).append(
-      ": unknown setting (expected network, device, cpu_budget, cpu_per_core, cpu_period_s, cpuset, learning_rate, "
+      ": unknown setting (expected network, device, cpu_budget, cpu_per_core, cpu_period_s, throttle, cpuset, "
+      "learning_rate, "
       "momentum, lr_scaling, target_accuracy, eval_every, eval_samples, time_budget_s, data_source, cache_dir, "
       "stop_grace_s)"));
 }
@@ -92,6 +100,7 @@ std::vector<std::string> to_settings(const EmulatorConfig& c) {
           std::string("cpu_budget=").append(fmt(c.cpu_budget)),
           std::string("cpu_per_core=").append(fmt(c.cpu_per_core)),
           std::string("cpu_period_s=").append(fmt(c.cpu_period_s)),
+          std::string("throttle=").append(c.throttle_compute_only ? "compute" : "process"),
           std::string("cpuset=").append(c.cpuset),
           std::string("learning_rate=").append(fmt(c.learning_rate)),
           std::string("momentum=").append(fmt(c.momentum)),
@@ -125,6 +134,7 @@ Result<EmulatorConfig> config_from_scenario(const scenarios::Scenario& s) {
   c.cpu_budget = e.cpu_budget;
   c.cpu_per_core = e.cpu_per_core;
   c.cpu_period_s = e.cpu_period_s;
+  c.throttle_compute_only = e.throttle == "compute";
   c.target_accuracy = e.target_accuracy;
   c.eval_every = e.eval_every;
   c.eval_samples = e.eval_samples;

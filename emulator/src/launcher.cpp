@@ -255,10 +255,15 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
   // The throttler holds this node's workers only, as local ids 0..local_n-1.
   Result<std::unique_ptr<ResourceThrottler>> throttler_or =
       options.make_throttler ? options.make_throttler(run_id, local_shares)
-                             : make_cgroup_throttler({run_id, local_shares, config.cpu_period_s, config.cpuset});
+                             : make_cgroup_throttler({run_id, local_shares, config.cpu_period_s, config.cpuset,
+                                                      config.throttle_compute_only});
   if (!throttler_or) return throttler_or.status();
   std::unique_ptr<ResourceThrottler> throttler = std::move(throttler_or).value();
 
+  if (config.throttle_compute_only && throttler->name() == "cgroup-cpu" && throttler->comm_thread_files(0).empty()) {
+    log("omnilearn emulate: note: cgroup v2 here, so each quota holds its whole worker process, communication "
+        "threads included (emulator.throttle=compute splits them on cgroup v1 only)");
+  }
   auto port = several ? Result<int>(nodes.master_port) : free_loopback_port();
   if (!port) return port.status();
 
@@ -326,9 +331,12 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
       // Node 0's rank 0 also reports the other nodes' rows; elsewhere the first worker reports the training start.
       if (k == 0) argv.insert(argv.end(), {node0 ? "--report-from" : "--lead", node0 ? std::to_string(mine.end) : "1"});
     }
+    const WorkerId id = local_id(rank);
+    if (!server && config.throttle_compute_only) {
+      for (const std::string& f : throttler->comm_thread_files(id)) argv.insert(argv.end(), {"--comm-thread-file", f});
+    }
     argv.insert(argv.end(), options.extra_worker_args.begin(), options.extra_worker_args.end());
     auto w = std::make_unique<detail::WorkerProcess>();
-    const WorkerId id = local_id(rank);
     Status started = w->start(argv, worker_env(threads), [&](pid_t pid) {
       return server ? Status::ok() : throttler->attach(id, pid);  // the server is not a throttled worker
     });

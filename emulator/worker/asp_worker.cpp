@@ -13,6 +13,7 @@
 #include <chrono>
 #include <iostream>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "omnilearn/controller/controller.h"
 #include "omnilearn/controller/policy_registry.h"
 #include "omnilearn/emulator/global_sampler.h"
+#include "omnilearn/emulator/thread_groups.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "torch_parts.h"
 #include "worker_io.h"
@@ -50,10 +52,15 @@ c10::intrusive_ptr<c10d::ProcessGroupGloo> connect(const WorkerOptions& o) {
   so.numWorkers = static_cast<std::size_t>(o.world + 1);
   so.waitWorkers = true;
   so.timeout = std::chrono::seconds(120);
+  const std::vector<pid_t> before = own_thread_ids();
   auto store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", so);
   auto opts = c10d::ProcessGroupGloo::Options::create(std::chrono::seconds(600));
   opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
-  return c10::make_intrusive<c10d::ProcessGroupGloo>(store, o.rank, o.world + 1, opts);
+  auto pg = c10::make_intrusive<c10d::ProcessGroupGloo>(store, o.rank, o.world + 1, opts);
+  // Gloo's and the store's threads run outside the CPU quota (emulator.throttle: compute).
+  const Status moved = move_new_threads(before, o.comm_thread_files);
+  if (!moved.is_ok()) throw std::runtime_error(moved.message());
+  return pg;
 }
 
 std::int64_t count_params(const std::vector<torch::Tensor>& params) {

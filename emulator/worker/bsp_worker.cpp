@@ -22,6 +22,7 @@
 #include "omnilearn/controller/controller.h"
 #include "omnilearn/controller/policy_registry.h"
 #include "omnilearn/emulator/global_sampler.h"
+#include "omnilearn/emulator/thread_groups.h"
 #include "omnilearn/emulator/worker_protocol.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "torch_parts.h"
@@ -78,10 +79,15 @@ int run(const WorkerOptions& o) {
     so.numWorkers = world;
     so.waitWorkers = true;
     so.timeout = std::chrono::seconds(120);
+    const std::vector<pid_t> before = own_thread_ids();
     auto store = c10::make_intrusive<c10d::TCPStore>(o.store_host, so);
     auto pg_opts = c10d::ProcessGroupGloo::Options::create(std::chrono::seconds(300));
     pg_opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(o.bind));
     pg = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, o.world, pg_opts);
+    // Gloo's and the store's threads run outside the CPU quota (emulator.throttle: compute): the all-reduce is
+    // not stalled a quota period at each ring hop, as it would not be on a node with fewer cores.
+    const Status moved = move_new_threads(before, o.comm_thread_files);
+    if (!moved.is_ok()) return fail(moved.message(), rank);
     // Start from rank 0's weights (the seed already makes them equal; this makes it a fact).
     std::vector<torch::Tensor> flat{torch::cat([&] {
       std::vector<torch::Tensor> v;

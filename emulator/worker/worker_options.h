@@ -27,6 +27,9 @@ struct WorkerOptions {
   std::string data_dir;                // decompressed Fashion-MNIST
   bool asp = false;                    // ASP worker (pushes to the parameter server) instead of BSP
   bool server = false;                 // ASP: this process is the parameter server (Gloo rank `world`)
+  // Where the worker writes the ids of the threads that its rendezvous starts (Gloo, the TCPStore), to run them
+  // outside its CPU quota (--comm-thread-file, repeatable; the throttler's comm_thread_files). Empty: they stay.
+  std::vector<std::string> comm_thread_files;
   EmulatorConfig config;
 };
 

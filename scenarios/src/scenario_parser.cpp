@@ -68,7 +68,7 @@ Status parse_outputs(const detail::YamlSource& source, const YAML::Node& node, O
 
 Status parse_emulator(const detail::YamlSource& source, const YAML::Node& node, EmulatorSpec& out) {
   auto reader = MapReader::open(source, node, "emulator",
-                                {"network", "cpu_budget", "cpu_per_core", "cpu_period_s", "target_accuracy",
+                                {"network", "cpu_budget", "cpu_per_core", "cpu_period_s", "throttle", "target_accuracy",
                                  "eval_every", "eval_samples", "time_budget_s", "learning_rate", "momentum"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
@@ -80,6 +80,8 @@ Status parse_emulator(const detail::YamlSource& source, const YAML::Node& node, 
   OMNI_RETURN_IF_ERROR(r.read("cpu_per_core", out.cpu_per_core, Range::kNonNegative));
   OMNI_RETURN_IF_ERROR(r.read("cpu_period_s", out.cpu_period_s, Range::kPositive));
   if (out.cpu_period_s < 0.001 || out.cpu_period_s > 1.0) return r.error_got("cpu_period_s", "a period in [1 ms, 1 s]");
+  OMNI_RETURN_IF_ERROR(r.read("throttle", out.throttle));
+  if (out.throttle != "compute" && out.throttle != "process") return r.error_got("throttle", "compute or process");
   OMNI_RETURN_IF_ERROR(r.read("target_accuracy", out.target_accuracy, Range::kUnit));
   OMNI_RETURN_IF_ERROR(r.read("eval_every", out.eval_every, Range::kNonNegative));
   OMNI_RETURN_IF_ERROR(r.read("eval_samples", out.eval_samples, Range::kPositive));

@@ -125,7 +125,8 @@ std::size_t BspDriver::prepare_step() {
     for (WorkerId k : ring) {
       if (auto share = ctx_.cost.cpu_share(k)) shares.push_back(*share * ctx_.availability.fraction(k));
     }
-    const Seconds fixed_s = model.allreduce_fixed_s + quota_ring_wait_s(shares, model.quota_period_s, 2 * (p - 1));
+    const Seconds fixed_s =
+        model.allreduce_fixed_s + (model.quota_holds_comm ? quota_ring_wait_s(shares, model.quota_period_s, 2 * (p - 1)) : 0.0);
     for (WorkerId k : ring) slots_[k].extra_latency_s += fixed_s;
   }
   if (p > 1 && p > ctx_.options.flow_allreduce_max_workers) {

@@ -4,13 +4,19 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/syscall.h>
+
+#include <condition_variable>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "omnilearn/emulator/names.h"
 #include "omnilearn/emulator/resource_throttler.h"
+#include "omnilearn/emulator/thread_groups.h"
 
 namespace omnilearn::emulator {
 namespace {
@@ -96,6 +102,64 @@ TEST(CgroupThrottler, QuotaLimitsABusyLoop) {
   EXPECT_GT(share, 0.10);
   ASSERT_TRUE((*t)->remove().is_ok());
   ::waitpid(child, nullptr, 0);
+}
+
+// emulator.throttle: compute. A thread started after the snapshot moves into w0-comm (no quota) in every
+// controller; the calling thread stays where it was. The thread is moved back before the groups go (remove()
+// kills what is left in them).
+TEST(CgroupThrottler, SplitCommMovesOnlyNewThreads) {
+  SKIP_WITHOUT_CGROUPS();
+  const std::string run_id = "split-" + std::to_string(::getpid());
+  const std::string folder = cgroup_run_folder(run_id);
+  auto t = make_cgroup_throttler({run_id, {0.25}, 0.010, "", /*split_comm=*/true});
+  ASSERT_TRUE(t.is_ok()) << t.status().message();
+  const std::vector<std::string> files = (*t)->comm_thread_files(0);
+  ASSERT_EQ(files.size(), 3u);  // cpu, cpuacct, freezer
+  EXPECT_EQ(files[0], "/sys/fs/cgroup/cpu/" + folder + "/w0-comm/tasks");
+  EXPECT_EQ(read("/sys/fs/cgroup/cpu/" + folder + "/w0-comm/cpu.cfs_quota_us"), "-1");
+  EXPECT_EQ(read("/sys/fs/cgroup/cpu/" + folder + "/w0/cpu.cfs_quota_us"), "2500");
+  EXPECT_TRUE((*t)->comm_thread_files(1).empty());
+
+  const pid_t self = static_cast<pid_t>(::syscall(SYS_gettid));
+  const std::string cpu_before = thread_cgroup(self, "cpu");
+  const std::vector<pid_t> before = own_thread_ids();
+  std::mutex m;
+  std::condition_variable cv;
+  bool stop = false;
+  pid_t tid = 0;
+  std::thread comm([&] {
+    std::unique_lock lock(m);
+    tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    cv.notify_all();
+    cv.wait(lock, [&] { return stop; });
+  });
+  {
+    std::unique_lock lock(m);
+    cv.wait(lock, [&] { return tid != 0; });
+  }
+  const Status missing = move_new_threads(before, {"/sys/fs/cgroup/cpu/" + folder + "/no-such-group/tasks"});
+  EXPECT_FALSE(missing.is_ok());
+  EXPECT_NE(missing.message().find("no-such-group/tasks"), std::string::npos) << missing.message();
+  const Status moved = move_new_threads(before, files);
+  EXPECT_TRUE(moved.is_ok()) << moved.message();
+  for (const char* c : {"cpu", "cpuacct", "freezer"}) {
+    EXPECT_EQ(thread_cgroup(tid, c), "/" + folder + "/w0-comm") << c;
+  }
+  EXPECT_EQ(thread_cgroup(self, "cpu"), cpu_before);
+  // Back where it came from, in each controller.
+  for (const char* c : {"cpu", "cpuacct", "freezer"}) {
+    const std::string home = thread_cgroup(self, c);
+    std::ofstream(std::string("/sys/fs/cgroup/") + c + (home == "/" ? "" : home) + "/tasks") << tid;
+  }
+  EXPECT_EQ(thread_cgroup(tid, "cpu"), cpu_before);
+  {
+    std::lock_guard lock(m);
+    stop = true;
+  }
+  cv.notify_all();
+  comm.join();
+  ASSERT_TRUE((*t)->remove().is_ok());
+  EXPECT_FALSE(std::filesystem::exists("/sys/fs/cgroup/cpu/" + folder));
 }
 
 }  // namespace

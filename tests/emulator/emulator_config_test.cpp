@@ -21,12 +21,15 @@ TEST(EmulatorConfig, SettingsRoundTrip) {
   ASSERT_TRUE(apply_setting(c, "cpu_budget=1.25").is_ok());
   ASSERT_TRUE(apply_setting(c, "eval_every=25").is_ok());
   ASSERT_TRUE(apply_setting(c, "cpuset=0-1").is_ok());
+  EXPECT_TRUE(c.throttle_compute_only);  // the default: communication threads outside the quota
+  ASSERT_TRUE(apply_setting(c, "throttle=process").is_ok());
   EmulatorConfig d;
   for (const auto& s : to_settings(c)) ASSERT_TRUE(apply_setting(d, s).is_ok()) << s;
   EXPECT_EQ(d.network, Network::kResNet);
   EXPECT_EQ(d.cpu_budget, 1.25);
   EXPECT_EQ(d.eval_every, 25);
   EXPECT_EQ(d.cpuset, "0-1");
+  EXPECT_FALSE(d.throttle_compute_only);
 }
 
 TEST(EmulatorConfig, BadSettingsNameTheKey) {
@@ -35,6 +38,7 @@ TEST(EmulatorConfig, BadSettingsNameTheKey) {
   EXPECT_FALSE(apply_setting(c, "cpu_budget=-1").is_ok());
   EXPECT_FALSE(apply_setting(c, "network=vgg").is_ok());
   EXPECT_FALSE(apply_setting(c, "eval_every").is_ok());
+  EXPECT_NE(apply_setting(c, "throttle=threads").message().find("compute or process"), std::string::npos);
 }
 
 TEST(EmulatorConfig, TestbedHl8SharesFitTheBudget) {

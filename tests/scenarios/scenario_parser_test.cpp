@@ -189,7 +189,7 @@ TEST(ScenarioParser, ProfileCarriesTheCpuTestbedTerms) {
             "name: lenet-calibrated\nparameters: 22310\nflops_per_sample: 1e6\nmeasured_fixed_s: 0.001\n"
             "measured_per_sample_s: 0.0002\nhost_core_flops: 1.92e11\n"
             "cpu_slowdown: {share: [0.25, 0.5, 1.0], slowdown: [4.9, 2.4, 1.0]}\n"
-            "allreduce_fixed_s: 0.002\nquota_period_s: 0.01\nhost_cpu_available: 1.2\n");
+            "allreduce_fixed_s: 0.002\nquota_period_s: 0.01\nquota_holds_comm: false\nhost_cpu_available: 1.2\n");
   const std::string path = tmp.write(
       "s.yaml", "cluster: {preset: edge, workers: 2}\nworkload: {model: profile.yaml, global_batch: 32, epochs: 1}\n");
   auto r = load_scenario(path);
@@ -201,11 +201,13 @@ TEST(ScenarioParser, ProfileCarriesTheCpuTestbedTerms) {
   EXPECT_EQ(m.slowdown_factors, (std::vector<double>{4.9, 2.4, 1.0}));
   EXPECT_DOUBLE_EQ(m.allreduce_fixed_s, 0.002);
   EXPECT_DOUBLE_EQ(m.quota_period_s, 0.01);
+  EXPECT_FALSE(m.quota_holds_comm);
   ASSERT_TRUE(m.host_cpu_available.has_value());
   EXPECT_DOUBLE_EQ(*m.host_cpu_available, 1.2);
   const auto j = nlohmann::json::parse(scenario_to_json(*r));
   EXPECT_EQ(j["workload"]["model"]["cpu_slowdown"]["slowdown"][1], 2.4);
   EXPECT_EQ(j["workload"]["model"]["host_core_flops"], 1.92e11);
+  EXPECT_EQ(j["workload"]["model"]["quota_holds_comm"], false);
 }
 
 TEST(ScenarioParser, CpuSlowdownTableErrorsNameTheField) {
@@ -275,9 +277,11 @@ TEST(ScenarioParser, EmulatorSectionForTheTestbed) {
   EXPECT_EQ(defaults->emulator.network, "");
   EXPECT_DOUBLE_EQ(defaults->emulator.cpu_budget, 1.5);
   EXPECT_DOUBLE_EQ(defaults->emulator.target_accuracy, 0.85);
+  EXPECT_EQ(defaults->emulator.throttle, "compute");
 
   auto r = parse_scenario(std::string(kTwoWorkers) +
-                              "emulator: {network: resnet, cpu_budget: 1.0, target_accuracy: 0.8, eval_every: 50}\n",
+                              "emulator: {network: resnet, cpu_budget: 1.0, target_accuracy: 0.8, eval_every: 50, "
+                              "throttle: process}\n",
                           "two.yaml", {"emulator.time_budget_s=120"});
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_EQ(r->emulator.network, "resnet");
@@ -285,6 +289,12 @@ TEST(ScenarioParser, EmulatorSectionForTheTestbed) {
   EXPECT_DOUBLE_EQ(r->emulator.target_accuracy, 0.8);
   EXPECT_EQ(r->emulator.eval_every, 50);
   EXPECT_DOUBLE_EQ(r->emulator.time_budget_s, 120.0);
+  EXPECT_EQ(r->emulator.throttle, "process");
+  auto bad_throttle = parse_scenario(std::string(kTwoWorkers) + "emulator: {throttle: threads}\n", "two.yaml");
+  ASSERT_FALSE(bad_throttle.is_ok());
+  EXPECT_NE(bad_throttle.status().message().find("emulator.throttle"), std::string::npos)
+      << bad_throttle.status().message();
+  EXPECT_NE(bad_throttle.status().message().find("compute or process"), std::string::npos);
 
   auto bad = parse_scenario(std::string(kTwoWorkers) + "emulator: {network: vgg}\n", "two.yaml");
   ASSERT_FALSE(bad.is_ok());

@@ -25,6 +25,9 @@ struct EmulatorConfig {
   double cpu_budget = scenarios::EmulatorSpec{}.cpu_budget;
   double cpu_per_core = scenarios::EmulatorSpec{}.cpu_per_core;
   double cpu_period_s = scenarios::EmulatorSpec{}.cpu_period_s;  // CFS period (NOTES.md: 10 ms beats 100 ms)
+  // True (scenario `throttle: compute`): the quota holds the worker's compute threads only; its communication
+  // threads (Gloo, the TCPStore) run unthrottled. False (`process`): every thread shares the quota.
+  bool throttle_compute_only = scenarios::EmulatorSpec{}.throttle == "compute";
   std::string cpuset;                  // pin every worker to these CPUs ("" = no pinning)
   double learning_rate = scenarios::EmulatorSpec{}.learning_rate;
   double momentum = scenarios::EmulatorSpec{}.momentum;

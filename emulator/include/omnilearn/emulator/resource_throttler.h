@@ -25,6 +25,12 @@ class ResourceThrottler {
   virtual Status apply(WorkerId worker, double fraction) = 0;
   // Whether apply() takes effect on a running process (a CPU quota does; an MPS percentage does not).
   virtual bool can_change_live() const = 0;
+  // Files into which `worker` writes the ids of its communication threads (one write per id) so that the limit
+  // holds its compute threads only; empty when this throttler limits whole processes.
+  virtual std::vector<std::string> comm_thread_files(WorkerId worker) const {
+    (void)worker;
+    return {};
+  }
   // Kills every task still in the groups and deletes them. Idempotent; also done by the destructor.
   virtual Status remove() = 0;
   virtual std::size_t worker_count() const = 0;
@@ -44,9 +50,12 @@ struct CgroupThrottlerOptions {
   std::vector<double> nominal_cores;  // per worker: the CPU share (cores, may be < 1) at fraction 1
   double period_s = 0.010;
   std::string cpuset;                 // "" (no pinning) or a CPU list such as "0-1", applied to every worker
+  // Also make an unlimited group w<k>-comm per worker for its communication threads (comm_thread_files). cgroup
+  // v1 only: v1 moves single threads through `tasks`; on v2 the quota holds the whole process.
+  bool split_comm = false;
 };
 
-// The real throttler: one cgroup per worker, <controller mount>/omnilearn-<run id>/w<k>, in the cpu (v1
+// The real throttler: one cgroup per worker, <controller mount>/omnilearn-<run id>/w<k> (and w<k>-comm), in the cpu (v1
 // cpu.cfs_quota_us / cpu.cfs_period_us, v2 cpu.max), cpuacct (v1, for measured usage) and freezer controllers,
 // through libcgroup. Creates the groups at full nominal share. Errors name the controller and say whether it
 // is a permission problem or a controller that is not mounted.

@@ -62,6 +62,9 @@ struct ModelProfile {
   // that starts with its quota unused (sim: quota_burst_seconds). 0: none.
   double allreduce_fixed_s = 0.0;
   double quota_period_s = 0.0;
+  // Whether the quota also holds the all-reduce (testbed `emulator.throttle: process`); false (`compute`): the
+  // communication threads run unthrottled, so the ring steps do not wait for quota.
+  bool quota_holds_comm = true;
   // Host cores left to the workers by other load on the host (measured during the testbed run). Requires
   // host_core_flops. When the workers' shares add up to more, CPU is water-filled: each gets min(s_k, L), with L
   // such that the sum is this, and computes at that share. Absent: the host has room for every share.
@@ -144,6 +147,9 @@ struct EmulatorSpec {
   double cpu_budget = 1.5;           // host cores for the scenario's busiest moment (its cores are scaled onto them)
   double cpu_per_core = 0.0;         // > 0: host cores per scenario core, instead of cpu_budget
   double cpu_period_s = 0.010;       // CFS period of the workers' CPU quotas
+  // What the quota holds: "compute" (the worker's compute threads; its communication threads run unthrottled,
+  // as on a node with fewer cores) or "process" (every thread, communication included).
+  std::string throttle = "compute";
   double target_accuracy = 0.85;     // stop at this test accuracy (0: no target)
   std::int64_t eval_every = 0;       // evaluate every this many steps (0: once per epoch)
   std::int64_t eval_samples = 10000; // test samples per evaluation

@@ -1,0 +1,58 @@
+#include "omnilearn/emulator/thread_groups.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace omnilearn::emulator {
+
+std::vector<pid_t> own_thread_ids() {
+  std::vector<pid_t> ids;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    ids.push_back(static_cast<pid_t>(std::stol(entry.path().filename().string())));
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+Status move_new_threads(const std::vector<pid_t>& before, const std::vector<std::string>& files) {
+  for (const pid_t tid : own_thread_ids()) {
+    if (std::binary_search(before.begin(), before.end(), tid)) continue;
+    const std::string id = std::to_string(tid);
+    for (const std::string& file : files) {
+      const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0) return Status::io_error("cannot open " + file + " to move thread " + id + ": " + std::strerror(errno));
+      const ssize_t n = ::write(fd, id.data(), id.size());
+      const int err = errno;
+      ::close(fd);
+      // ESRCH: the thread ended meanwhile (nothing to move).
+      if (n < 0 && err != ESRCH) return Status::io_error("cannot move thread " + id + " into " + file + ": " + std::strerror(err));
+    }
+  }
+  return Status::ok();
+}
+
+std::string thread_cgroup(pid_t tid, const std::string& controller) {
+  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/cgroup");
+  // Lines "id:controller[,controller...]:path".
+  for (std::string line; std::getline(in, line);) {
+    const auto a = line.find(':');
+    const auto b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    std::stringstream names(line.substr(a + 1, b - a - 1));
+    for (std::string name; std::getline(names, name, ',');) {
+      if (name == controller) return line.substr(b + 1);
+    }
+  }
+  return {};
+}
+
+}  // namespace omnilearn::emulator
