@@ -44,7 +44,8 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
       "override a scenario field: --set path.to.key=value (repeatable)")(
       "out", po::value<std::string>(), "run folder (default: <outputs.dir>/<scenario name>)")(
       "seed", po::value<std::uint64_t>(), "seed (overrides the scenario's)")(
-      "device", po::value<std::string>()->default_value("cpu"), "cpu or cuda (cuda needs a CUDA LibTorch build)")(
+      "device", po::value<std::string>()->default_value("cpu"), "cpu or cuda (cuda: a CUDA LibTorch build via Torch_DIR and a GPU; each worker gets an MPS share of the GPU "
+      "in proportion to its scenario cores, and availability changes become a 100 ms freezer duty cycle)")(
       "network", po::value<std::string>(), "lenet or resnet (default: from the model name)")(
       "cpu-budget", po::value<double>(), "host cores for the scenario's busiest moment (default: emulator.cpu_budget, 1.5)")(
       "target-accuracy", po::value<double>(), "stop at this test accuracy (default: emulator.target_accuracy, 0.85; 0: none)")(

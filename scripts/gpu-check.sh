@@ -2,6 +2,7 @@
 # GPU check for the testbed's CUDA MPS path: prints the GPU, driver and nvcc, builds only what the GPU tests need
 # (gpu_burn, emulator_mps_test, emulator_gpu_test) in a separate build folder, and runs `ctest -L gpu`.
 # Usage: scripts/gpu-check.sh [build folder, default build-gpu]. Needs no network. Exit status: ctest's.
+# TORCH_DIR=<CUDA LibTorch>/share/cmake/Torch builds the worker against it, so emulator_gpu_test also trains on CUDA.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build-gpu}"
@@ -17,7 +18,7 @@ echo "== host: $(nproc) CPUs, $(uname -r)"
 
 echo "== configure ($build)"
 if cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOMNILEARN_BUILD_SIM=OFF -DOMNILEARN_BUILD_BENCH=OFF \
-     -DCMAKE_CUDA_COMPILER="$nvcc"; then
+     -DCMAKE_CUDA_COMPILER="$nvcc" ${TORCH_DIR:+-DTorch_DIR="$TORCH_DIR"}; then
   echo "== build"
   ninja -C "$build" gpu_burn emulator_mps_test emulator_gpu_test || { echo "build failed"; exit 1; }
   echo "== gpu_burn alone (full GPU, 2 s)"

@@ -113,12 +113,20 @@ class CgroupThrottler final : public ResourceThrottler {
   std::size_t worker_count() const override { return nominal_.size(); }
   bool can_change_live() const override { return true; }
 
-  std::vector<std::string> comm_thread_files(WorkerId worker) const override {
-    if (!split_comm_ || worker >= nominal_.size()) return {};
-    std::vector<std::string> files;
-    for (const std::string& m : mounts_) files.push_back(m + "/" + comm_group(worker) + "/tasks");
-    return files;
+  // Writes the freezer file directly (no libcgroup state): safe from the duty-cycle thread.
+  Status set_frozen(WorkerId worker, bool frozen) override {
+    if (worker >= nominal_.size()) return Status::invalid_argument("cgroup throttler: no worker " + num(worker));
+    const std::string file = v2_ ? path(worker, "cpu") + "/cgroup.freeze" : path(worker, "freezer") + "/freezer.state";
+    const std::string value = v2_ ? (frozen ? "1" : "0") : (frozen ? "FROZEN" : "THAWED");
+    std::ofstream out(file);
+    out << value;
+    out.flush();
+    if (!out) return Status::io_error("cannot write " + value + " to " + file);
+    return Status::ok();
   }
+
+  std::vector<std::string> comm_thread_files(WorkerId worker) const override { return tasks_files(worker, true); }
+  std::vector<std::string> compute_thread_files(WorkerId worker) const override { return tasks_files(worker, false); }
 
   Status attach(WorkerId worker, pid_t pid) override {
     if (worker >= nominal_.size()) return Status::invalid_argument("cgroup throttler: no worker " + num(worker));
@@ -176,6 +184,13 @@ class CgroupThrottler final : public ResourceThrottler {
 
   std::string group(WorkerId worker) const { return folder_ + "/w" + num(worker); }
   std::string comm_group(WorkerId worker) const { return group(worker) + "-comm"; }
+
+  std::vector<std::string> tasks_files(WorkerId worker, bool comm) const {
+    if (!split_comm_ || worker >= nominal_.size()) return {};
+    std::vector<std::string> files;
+    for (const std::string& m : mounts_) files.push_back(m + "/" + (comm ? comm_group(worker) : group(worker)) + "/tasks");
+    return files;
+  }
 
   Status create_one(const std::string& name) {
     CgroupHandle h(name);

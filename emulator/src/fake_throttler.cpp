@@ -19,6 +19,18 @@ Status FakeThrottler::apply(WorkerId worker, double fraction) {
   return Status::ok();
 }
 
+Status FakeThrottler::set_frozen(WorkerId worker, bool frozen) {
+  if (worker >= fractions_.size()) return Status::invalid_argument("fake throttler: no worker " + std::to_string(worker));
+  std::lock_guard lock(freeze_mu_);
+  freezes_.push_back({worker, frozen, std::chrono::steady_clock::now()});
+  return Status::ok();
+}
+
+std::vector<FakeThrottler::Freeze> FakeThrottler::freezes() const {
+  std::lock_guard lock(freeze_mu_);
+  return freezes_;
+}
+
 Status FakeThrottler::remove() {
   removed_ = true;
   return Status::ok();

@@ -106,7 +106,9 @@ int run_worker(const WorkerOptions& o) {
   auto train = read_split(o.data_dir, "train", std::min<std::int64_t>(scenario->workload.dataset_samples, 60000));
   if (!train) return fail(who, train.status().message());
   torch::manual_seed(scenario->seed);
-  Net net = make_net(o.config.network);
+  auto device = torch_device(o.config.device);
+  if (!device) return fail(who, device.status().message());
+  Net net = make_net(o.config.network, *device);
   std::vector<torch::Tensor> params = net.module->parameters();
   const std::int64_t n_params = count_params(params);
   Reporter reporter(o.out_fd);

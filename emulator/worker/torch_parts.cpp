@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <vector>
+
+#include <torch/cuda.h>
 
 namespace omnilearn::emulator::worker {
 namespace {
@@ -109,13 +112,40 @@ Result<Split> read_split(const std::string& dir, const std::string& prefix, std:
   return s;
 }
 
-Net make_net(Network network) {
+Net make_net(Network network, torch::Device device) {
+  Net net;
   if (network == Network::kResNet) {
     ResNet r;
-    return {r.ptr(), [r](const torch::Tensor& x) mutable { return r->forward(x); }};
+    net = {r.ptr(), [r](const torch::Tensor& x) mutable { return r->forward(x); }};
+  } else {
+    LeNet l;
+    net = {l.ptr(), [l](const torch::Tensor& x) mutable { return l->forward(x); }};
   }
-  LeNet l;
-  return {l.ptr(), [l](const torch::Tensor& x) mutable { return l->forward(x); }};
+  net.module->to(device);
+  net.device = device;
+  return net;
+}
+
+Result<torch::Device> torch_device(Device device) {
+  if (device == Device::kCpu) return torch::Device(torch::kCPU);
+  if (!torch::cuda::is_available()) {
+    return Status::invalid_argument(
+        "--device cuda: this LibTorch sees no CUDA device (torch::cuda::is_available() is false): either it is a "
+        "CPU-only build (Debian's libtorch-dev is; configure with -DTorch_DIR=<CUDA LibTorch>/share/cmake/Torch) or "
+        "no GPU is visible to the worker");
+  }
+  return torch::Device(torch::kCUDA, 0);
+}
+
+int run_cuda_probe() {
+  const bool available = torch::cuda::is_available();
+  std::cout << "cuda_available=" << (available ? 1 : 0) << " devices=" << (available ? torch::cuda::device_count() : 0)
+            << "\n";
+  if (!available) {
+    std::cout << torch_device(Device::kCuda).status().message() << "\n";
+    return 3;
+  }
+  return 0;
 }
 
 Evaluation evaluate(Net& net, const Split& test) {
@@ -126,8 +156,8 @@ Evaluation evaluate(Net& net, const Split& test) {
   const std::int64_t n = test.images.size(0);
   for (std::int64_t i = 0; i < n; i += 500) {
     const std::int64_t len = std::min<std::int64_t>(500, n - i);
-    auto logits = net.forward(test.images.narrow(0, i, len));
-    auto y = test.labels.narrow(0, i, len);
+    auto logits = net.forward(test.images.narrow(0, i, len).to(net.device));
+    auto y = test.labels.narrow(0, i, len).to(net.device);
     loss += torch::nn::functional::cross_entropy(logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum)).item<double>();
     correct += logits.argmax(1).eq(y).sum().item<std::int64_t>();
   }
@@ -149,10 +179,12 @@ StepResult forward_backward(Net& net, const torch::Tensor& x, const torch::Tenso
   for (auto& p : net.module->parameters()) {
     if (p.grad().defined()) p.mutable_grad().zero_();
   }
-  auto logits = net.forward(x);
-  auto loss = torch::nn::functional::cross_entropy(logits, y);
+  const torch::Tensor yd = y.to(net.device);
+  auto logits = net.forward(x.to(net.device));
+  auto loss = torch::nn::functional::cross_entropy(logits, yd);
   loss.backward();
-  return {loss.item<double>(), logits.argmax(1).eq(y).to(torch::kFloat32).mean().item<double>()};
+  if (net.device.is_cuda()) torch::cuda::synchronize();
+  return {loss.item<double>(), logits.argmax(1).eq(yd).to(torch::kFloat32).mean().item<double>()};
 }
 
 }  // namespace omnilearn::emulator::worker

@@ -26,13 +26,21 @@ Result<Split> read_split(const std::string& dir, const std::string& prefix, std:
 struct Net {
   std::shared_ptr<torch::nn::Module> module;
   std::function<torch::Tensor(const torch::Tensor&)> forward;
+  torch::Device device = torch::kCPU;  // where the module lives; inputs are moved there
 };
-// A fresh network (weights from torch's current seed).
-Net make_net(Network network);
+// A fresh network (weights from torch's current seed) on `device`.
+Net make_net(Network network, torch::Device device = torch::kCPU);
+
+// The Torch device for `device`: CUDA device 0 (the one CUDA_VISIBLE_DEVICES / the MPS daemon gives this process),
+// or an error saying why CUDA cannot be used (this LibTorch has no CUDA, or no GPU is visible).
+Result<torch::Device> torch_device(Device device);
+// `omnilearn-emulate-worker --probe-cuda`: prints what CUDA this LibTorch sees; 0 when training on CUDA can work.
+int run_cuda_probe();
 // Multiply-accumulates of one forward pass on one 28x28 image (counted by hand from the layer shapes).
 double forward_macs(Network network);
 
-// The compute step every role times: zero the gradients, forward + cross-entropy + backward on `x`/`y`.
+// The compute step every role times: zero the gradients, forward + cross-entropy + backward on `x`/`y` (moved to
+// the network's device; on CUDA the step ends with a synchronize, so a timer around it measures the GPU work).
 struct StepResult {
   double loss = 0.0;
   double accuracy = 0.0;  // on the batch itself

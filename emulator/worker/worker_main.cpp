@@ -31,6 +31,7 @@ Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args) {
     else if (a == "--store-host") o.store_host = *v;
     else if (a == "--bind") o.bind = *v;
     else if (a == "--comm-thread-file") o.comm_thread_files.push_back(*v);
+    else if (a == "--compute-thread-file") o.compute_thread_files.push_back(*v);
     else if (a == "--cfg") OMNI_RETURN_IF_ERROR(apply_setting(o.config, *v));
     else if (!to_int(*v, n)) return Status::invalid_argument(a + ": expected an integer, got " + *v);
     else if (a == "--rank") o.rank = static_cast<int>(n);
@@ -89,6 +90,7 @@ Result<CalibrateOptions> parse_calibrate_args(const std::vector<std::string>& ar
 int main(int argc, char** argv) {
   namespace w = omnilearn::emulator::worker;
   const std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "--probe-cuda") return w::run_cuda_probe();
   if (!args.empty() && args[0] == "--calibrate") {
     auto calibrate = w::parse_calibrate_args(std::vector<std::string>(args.begin() + 1, args.end()));
     if (!calibrate) {

@@ -30,6 +30,9 @@ struct WorkerOptions {
   // Where the worker writes the ids of the threads that its rendezvous starts (Gloo, the TCPStore), to run them
   // outside its CPU quota (--comm-thread-file, repeatable; the throttler's comm_thread_files). Empty: they stay.
   std::vector<std::string> comm_thread_files;
+  // Where a thread goes back under the quota (--compute-thread-file): rank 0 evaluates outside it, since the
+  // evaluation pause is not training time and the other workers wait idle meanwhile.
+  std::vector<std::string> compute_thread_files;
   EmulatorConfig config;
 };
 
@@ -41,6 +44,9 @@ int run_bsp_worker(const WorkerOptions& options);
 // it gets back, and the parameter server that applies them, runs the controller, evaluates and decides when to stop.
 int run_asp_worker(const WorkerOptions& options);
 int run_parameter_server(const WorkerOptions& options);
+
+// `--probe-cuda` (torch_parts.cpp): prints whether this LibTorch can train on CUDA here; exit 0 if so, 3 if not.
+int run_cuda_probe();
 
 // `--calibrate` mode (calibrate_worker.cpp): a timing server for `omnilearn calibrate`.
 struct CalibrateOptions {

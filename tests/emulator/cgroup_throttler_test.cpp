@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "omnilearn/emulator/duty_cycle_throttler.h"
 #include "omnilearn/emulator/names.h"
 #include "omnilearn/emulator/resource_throttler.h"
 #include "omnilearn/emulator/thread_groups.h"
@@ -119,6 +120,9 @@ TEST(CgroupThrottler, SplitCommMovesOnlyNewThreads) {
   EXPECT_EQ(read("/sys/fs/cgroup/cpu/" + folder + "/w0-comm/cpu.cfs_quota_us"), "-1");
   EXPECT_EQ(read("/sys/fs/cgroup/cpu/" + folder + "/w0/cpu.cfs_quota_us"), "2500");
   EXPECT_TRUE((*t)->comm_thread_files(1).empty());
+  const std::vector<std::string> back = (*t)->compute_thread_files(0);
+  ASSERT_EQ(back.size(), 3u);
+  EXPECT_EQ(back[0], "/sys/fs/cgroup/cpu/" + folder + "/w0/tasks");
 
   const pid_t self = static_cast<pid_t>(::syscall(SYS_gettid));
   const std::string cpu_before = thread_cgroup(self, "cpu");
@@ -146,7 +150,9 @@ TEST(CgroupThrottler, SplitCommMovesOnlyNewThreads) {
     EXPECT_EQ(thread_cgroup(tid, c), "/" + folder + "/w0-comm") << c;
   }
   EXPECT_EQ(thread_cgroup(self, "cpu"), cpu_before);
-  // Back where it came from, in each controller.
+  // Under the quota (how rank 0 returns from an unthrottled evaluation), then back where it came from.
+  ASSERT_TRUE(move_thread(tid, back).is_ok());
+  EXPECT_EQ(thread_cgroup(tid, "freezer"), "/" + folder + "/w0");
   for (const char* c : {"cpu", "cpuacct", "freezer"}) {
     const std::string home = thread_cgroup(self, c);
     std::ofstream(std::string("/sys/fs/cgroup/") + c + (home == "/" ? "" : home) + "/tasks") << tid;
@@ -160,6 +166,46 @@ TEST(CgroupThrottler, SplitCommMovesOnlyNewThreads) {
   comm.join();
   ASSERT_TRUE((*t)->remove().is_ok());
   EXPECT_FALSE(std::filesystem::exists("/sys/fs/cgroup/cpu/" + folder));
+}
+
+// Dynamic availability where the share is fixed at start (CUDA MPS): the freezer duty cycle. A busy loop at a
+// full core's quota gets about 0.3 of a core at fraction 0.3, and runs freely again at 1.0.
+TEST(CgroupThrottler, FreezerDutyCycleHoldsABusyLoopToItsFraction) {
+  SKIP_WITHOUT_CGROUPS();
+  auto t = make_cgroup_throttler({"duty-" + std::to_string(::getpid()), {1.0}, 0.010, ""});
+  ASSERT_TRUE(t.is_ok()) << t.status().message();
+  ResourceThrottler* inner = t->get();
+  auto d = DutyCycleThrottler::wrap(std::move(t).value(), 0.050);
+  ASSERT_TRUE(d.is_ok()) << d.status().message();
+  const pid_t child = ::fork();
+  if (child == 0) {
+    volatile unsigned long spin = 0;  // NOLINT: a busy loop the optimiser keeps
+    for (;;) spin = static_cast<unsigned long>(spin) + 1;
+  }
+  ASSERT_TRUE((*d)->attach(0, child).is_ok());
+  auto usage = [&] {
+    auto u = cgroup_cpu_usage_s(*inner, 0);
+    return u.is_ok() ? *u : -1.0;
+  };
+  auto cores_over = [&](int ms) {
+    const double a = usage();
+    ::usleep(static_cast<useconds_t>(ms) * 1000);
+    return (usage() - a) / (ms / 1000.0);
+  };
+  const double full = cores_over(400);
+  ASSERT_TRUE((*d)->apply(0, 0.3).is_ok());
+  ::usleep(100000);
+  const double part = cores_over(1000);
+  ASSERT_TRUE((*d)->apply(0, 1.0).is_ok());
+  ::usleep(100000);
+  const double again = cores_over(400);
+  std::printf("busy loop: %.3f cores free, %.3f at duty 0.3, %.3f free again\n", full, part, again);
+  EXPECT_GT(full, 0.5);
+  EXPECT_NEAR(part / full, 0.3, 0.12);
+  EXPECT_GT(again, 0.8 * full);
+  EXPECT_TRUE((*d)->cycle_status().is_ok());
+  ASSERT_TRUE((*d)->remove().is_ok());  // thaws, then kills what is left in the group
+  ::waitpid(child, nullptr, 0);
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
 // FakeThrottler: a ResourceThrottler that records calls instead of touching the OS, for tests of the launcher
-// and the availability replay. Can be told to fail. Not thread-safe.
+// and the availability replay. Can be told to fail. Not thread-safe, except set_frozen()/freezes(), which a duty
+// cycle's thread may call.
 #pragma once
 
+#include <chrono>
+#include <mutex>
 #include <vector>
 
 #include "omnilearn/emulator/resource_throttler.h"
@@ -22,6 +25,14 @@ class FakeThrottler final : public ResourceThrottler {
   bool can_change_live() const override { return live_; }
   Status remove() override;
   std::size_t worker_count() const override { return fractions_.size(); }
+  Status set_frozen(WorkerId worker, bool frozen) override;
+
+  struct Freeze {
+    WorkerId worker = 0;
+    bool frozen = false;
+    std::chrono::steady_clock::time_point at;
+  };
+  std::vector<Freeze> freezes() const;
 
   // Makes the next apply() (and every later one) fail with `status`.
   void fail_with(Status status) { fail_ = std::move(status); }
@@ -37,6 +48,8 @@ class FakeThrottler final : public ResourceThrottler {
   bool live_ = true;
   bool removed_ = false;
   Status fail_;
+  mutable std::mutex freeze_mu_;
+  std::vector<Freeze> freezes_;
 };
 
 }  // namespace omnilearn::emulator

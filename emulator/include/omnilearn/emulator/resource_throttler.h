@@ -31,6 +31,17 @@ class ResourceThrottler {
     (void)worker;
     return {};
   }
+  // Files that put a thread back under `worker`'s limit (empty when comm_thread_files is).
+  virtual std::vector<std::string> compute_thread_files(WorkerId worker) const {
+    (void)worker;
+    return {};
+  }
+  // Stops (frozen = true) or resumes every task of `worker`'s group at once (the cgroup freezer). The duty cycle
+  // calls it from its own thread: implementations must allow that alongside the launcher's calls.
+  virtual Status set_frozen(WorkerId worker, bool frozen) {
+    (void)worker, (void)frozen;
+    return Status::invalid_argument(std::string(name()) + " throttler cannot freeze workers");
+  }
   // Kills every task still in the groups and deletes them. Idempotent; also done by the destructor.
   virtual Status remove() = 0;
   virtual std::size_t worker_count() const = 0;

@@ -19,6 +19,12 @@ std::vector<pid_t> own_thread_ids();
 // threads the calling thread starts later (OpenMP's) stay in it. An error names the file.
 Status move_new_threads(const std::vector<pid_t>& before, const std::vector<std::string>& files);
 
+// Moves thread `tid` of this process into the groups whose `tasks` files are `files`.
+Status move_thread(pid_t tid, const std::vector<std::string>& files);
+
+// The calling thread's id.
+pid_t current_thread_id();
+
 // The cgroup path of thread `tid` of this process in the v1 hierarchy that holds `controller` ("" if none).
 std::string thread_cgroup(pid_t tid, const std::string& controller);
 

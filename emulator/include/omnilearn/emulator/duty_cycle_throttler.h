@@ -1,0 +1,62 @@
+// DutyCycleThrottler: live availability for workers whose share cannot change while they run (a CUDA MPS
+// active-thread percentage is fixed when the client connects). It wraps a throttler that can freeze workers
+// (the cgroup freezer) and, each period P, lets worker k run for f_k * P and keeps it frozen for the rest:
+// f = 1 is never frozen, f = 0 always. Its own thread drives the freezer; the inner throttler's limits (CPU
+// quota, MPS percentage) stay as they were set at start.
+//
+// Limits (README, "GPU"): the granularity is P (100 ms by default): a step shorter than P sees either full speed
+// or a pause; work a frozen process already queued on the GPU runs on; a frozen worker keeps its GPU memory.
+// Thread-safe for one launcher thread plus the cycle's own.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "omnilearn/emulator/resource_throttler.h"
+
+namespace omnilearn::emulator {
+
+class DutyCycleThrottler final : public ResourceThrottler {
+ public:
+  // `inner` must support set_frozen; `period_s` > 0.
+  static Result<std::unique_ptr<DutyCycleThrottler>> wrap(std::unique_ptr<ResourceThrottler> inner, double period_s);
+  ~DutyCycleThrottler() override;
+  DutyCycleThrottler(const DutyCycleThrottler&) = delete;
+  DutyCycleThrottler& operator=(const DutyCycleThrottler&) = delete;
+
+  std::string_view name() const override { return "freezer-duty-cycle"; }
+  Status attach(WorkerId worker, pid_t pid) override { return inner_->attach(worker, pid); }
+  // Sets the fraction of each period that `worker` runs; the cycle picks it up at its next period.
+  Status apply(WorkerId worker, double fraction) override;
+  bool can_change_live() const override { return true; }
+  // Stops the cycle, thaws every worker, then removes the inner groups.
+  Status remove() override;
+  std::size_t worker_count() const override { return inner_->worker_count(); }
+  std::vector<std::string> comm_thread_files(WorkerId worker) const override { return inner_->comm_thread_files(worker); }
+  std::vector<std::string> compute_thread_files(WorkerId worker) const override {
+    return inner_->compute_thread_files(worker);
+  }
+  // The first freezer error the cycle met (it stops cycling then and leaves everyone thawed); ok otherwise.
+  Status cycle_status() const;
+
+ private:
+  DutyCycleThrottler(std::unique_ptr<ResourceThrottler> inner, double period_s);
+  void run();
+  void stop_cycle();
+
+  std::unique_ptr<ResourceThrottler> inner_;
+  double period_s_;
+  std::vector<std::atomic<double>> fractions_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  bool removed_ = false;
+  Status cycle_status_;
+  std::thread thread_;
+};
+
+}  // namespace omnilearn::emulator

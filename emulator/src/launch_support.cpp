@@ -1,0 +1,152 @@
+#include "launch_support.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <numeric>
+#include <nlohmann/json.hpp>
+
+#include "omnilearn/emulator/names.h"
+#include "omnilearn/scenarios/scenario_json.h"
+
+namespace omnilearn::emulator::detail {
+namespace {
+
+// The write end of the launcher's self-pipe: the one piece of process-wide state, because a signal handler can
+// reach nothing else. Set only while run_emulation() runs.
+volatile sig_atomic_t g_signal_fd = -1;
+
+extern "C" void on_stop_signal(int signo) {
+  const int fd = g_signal_fd;
+  if (fd >= 0) {
+    const char byte = static_cast<char>(signo);
+    (void)!::write(fd, &byte, 1);
+  }
+}
+
+std::string now_iso8601() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+SignalGuard::SignalGuard() {
+  if (::pipe2(fds_, O_CLOEXEC | O_NONBLOCK) != 0) fds_[0] = fds_[1] = -1;
+  g_signal_fd = fds_[1];
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  ::sigaction(SIGINT, &sa, &old_int_);
+  ::sigaction(SIGTERM, &sa, &old_term_);
+  struct sigaction ign {};
+  ign.sa_handler = SIG_IGN;
+  sigemptyset(&ign.sa_mask);
+  ::sigaction(SIGPIPE, &ign, &old_pipe_);
+}
+
+SignalGuard::~SignalGuard() {
+  ::sigaction(SIGINT, &old_int_, nullptr);
+  ::sigaction(SIGTERM, &old_term_, nullptr);
+  ::sigaction(SIGPIPE, &old_pipe_, nullptr);
+  g_signal_fd = -1;
+  for (int fd : fds_) {
+    if (fd >= 0) ::close(fd);
+  }
+}
+
+Result<int> free_loopback_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Status::io_error(std::string("socket: ") + std::strerror(errno));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    ::close(fd);
+    return Status::io_error(std::string("cannot find a free loopback port: ") + std::strerror(errno));
+  }
+  ::close(fd);
+  return static_cast<int>(ntohs(addr.sin_port));
+}
+
+std::string describe_exit(int status) {
+  if (WIFSIGNALED(status)) {
+    return std::string("was killed by signal ").append(std::to_string(WTERMSIG(status))).append(" (")
+        .append(strsignal(WTERMSIG(status))).append(")");
+  }
+  if (WIFEXITED(status)) return std::string("exited with code ").append(std::to_string(WEXITSTATUS(status)));
+  return "stopped";
+}
+
+std::string manifest_json(const scenarios::Scenario& scenario, const EmulatorConfig& config,
+                          const LaunchOptions& options, const std::string& run_id, const std::vector<double>& shares,
+                          const std::string& worker_exe) {
+  nlohmann::json m;
+  m["argv"] = options.argv;
+  m["seed"] = scenario.seed;
+  m["run_id"] = run_id;
+  m["cgroup_folder"] = cgroup_run_folder(run_id);
+  m["worker_executable"] = worker_exe;
+  m["host_cpus"] = host_cpu_count();
+  m["cpu_shares"] = shares;
+  m["emulator"] = to_settings(config);
+  if (const NodeOptions& nodes = options.nodes; nodes.nnodes > 1) {
+    const WorkerRange range = node_worker_range(scenario.worker_count(), nodes.nnodes, nodes.node_rank);
+    m["nodes"] = {{"nnodes", nodes.nnodes},
+                  {"node_rank", nodes.node_rank},
+                  {"master", nodes.master_addr + ":" + std::to_string(nodes.master_port)},
+                  {"bind", nodes.bind_addr},
+                  {"workers", {range.begin, range.end}}};
+  }
+  m["overrides"] = options.overrides;
+  for (const auto& [k, v] : options.manifest_fields) m[k] = v;
+  m["wall_clock"] = {{"started", now_iso8601()}};
+  std::string rest = m.dump(2);
+  // Splice the resolved scenario (already JSON) in after "backend".
+  return std::string("{\n  \"backend\": \"emulate\",\n  \"scenario\": ")
+      .append(scenarios::scenario_to_json(scenario))
+      .append(",\n")
+      .append(rest.substr(2));
+}
+
+Status validate_nodes(const NodeOptions& nodes, std::size_t workers, bool asp) {
+  if (nodes.nnodes < 1 || nodes.node_rank < 0 || nodes.node_rank >= nodes.nnodes) {
+    return Status::invalid_argument("--node-rank " + std::to_string(nodes.node_rank) + " is not in [0, --nnodes " +
+                                    std::to_string(nodes.nnodes) + ")");
+  }
+  if (nodes.nnodes == 1) return Status::ok();
+  if (asp) return Status::invalid_argument("--nnodes > 1: only BSP runs span several hosts (mode: asp does not yet)");
+  if (workers < static_cast<std::size_t>(nodes.nnodes)) {
+    return Status::invalid_argument("--nnodes " + std::to_string(nodes.nnodes) + " needs at least as many workers (the "
+                                    "scenario has " + std::to_string(workers) + ")");
+  }
+  if (nodes.master_addr.empty() || nodes.master_port < 1 || nodes.master_port > 65535) {
+    return Status::invalid_argument("--nnodes > 1 needs --master ADDR:PORT (node 0's address and a free port)");
+  }
+  if (nodes.bind_addr.empty()) return Status::invalid_argument("--nnodes > 1 needs --bind ADDR (this node's address)");
+  return Status::ok();
+}
+
+Status validate_local_cpus(const std::vector<double>& local_shares, int host_cpus) {
+  const double sum = std::accumulate(local_shares.begin(), local_shares.end(), 0.0);
+  if (sum > host_cpus + 1e-9) {
+    return Status::invalid_argument("this node's workers ask for " + std::to_string(sum) + " CPUs but this host has " +
+                                    std::to_string(host_cpus));
+  }
+  return Status::ok();
+}
+
+}  // namespace omnilearn::emulator::detail
