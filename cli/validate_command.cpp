@@ -20,6 +20,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/validate_profile.h"
 #include "omnilearn/base/status.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 
@@ -32,7 +33,6 @@ extern char** environ;
 namespace omnilearn::cli {
 namespace {
 
-namespace fs = std::filesystem;
 namespace po = boost::program_options;
 
 // Runs `words` (words[0] is the program) with this process's environment plus `extra_env`; returns its exit code.
@@ -143,120 +143,6 @@ std::string self_executable() {
   return ec ? std::string("omnilearn") : p.string();
 }
 
-// What the simulator needs to know of the testbed run: the CPU share behind each scenario speed, the quota period
-// and how many steps it trained.
-struct TestbedFacts {
-  double host_core_flops = 0.0;
-  double quota_period_s = 0.010;
-  bool quota_holds_comm = true;  // runs from before emulator.throttle were all `process`
-  long long iterations = 0;
-};
-
-Result<TestbedFacts> read_testbed(const fs::path& run) {
-  TestbedFacts f;
-  try {
-    const auto manifest = nlohmann::json::parse(read_text(run / "manifest.json"));
-    const auto& shares = manifest.at("cpu_shares");
-    const auto& workers = manifest.at("scenario").at("cluster").at("workers");
-    if (shares.size() != workers.size() || shares.empty()) {
-      return Status::parse_error((run / "manifest.json").string() + ": cpu_shares does not match cluster.workers");
-    }
-    // Shares are scenario speeds times one scale, so speed / share is the same for every worker: one host core.
-    for (std::size_t k = 0; k < shares.size(); ++k) {
-      const double ratio = workers[k].at("speed_flops").get<double>() / shares[k].get<double>();
-      if (k > 0 && std::abs(ratio - f.host_core_flops) > 1e-6 * f.host_core_flops) {
-        return Status::parse_error((run / "manifest.json").string() +
-                                   ": cpu_shares are not proportional to the workers' speed_flops");
-      }
-      f.host_core_flops = ratio;
-    }
-    for (const auto& setting : manifest.value("emulator", nlohmann::json::array())) {
-      const std::string s = setting.get<std::string>();
-      if (s.rfind("cpu_period_s=", 0) == 0) f.quota_period_s = std::stod(s.substr(13));
-      if (s.rfind("throttle=", 0) == 0) f.quota_holds_comm = s.substr(9) == "process";
-    }
-    const auto summary = nlohmann::json::parse(read_text(run / "summary.json"));
-    f.iterations = summary.at("iterations").get<long long>();
-  } catch (const std::exception& e) {
-    return Status::parse_error(run.string() + ": not a complete testbed run folder (" + e.what() + ")");
-  }
-  return f;
-}
-
-// A number `key: value` from the calibrated profile (0 when absent).
-double profile_number(const std::string& text, const std::string& key) {
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(key + ":", 0) == 0) return std::atof(line.c_str() + key.size() + 1);
-  }
-  return 0.0;
-}
-
-// The calibrated profile plus the testbed terms: host_core_flops, the share -> slowdown table from fidelity.csv,
-// the quota period and the all-reduce's fixed cost. Two readings of fidelity.csv:
-// - default: slowdown(s) = 1 / achieved_share(s) below a full core. A BSP worker idles in every all-reduce, so it
-//   computes at the full-core law for the CPU its quota grants; measured on the testbed, throttled workers took
-//   1.03-1.09x the linear time (law / share), while the calibration's back-to-back loop took 1.3-1.6x.
-// - continuous: slowdown(s) = the loop's step time at share s (batch `share_batch`) over the profile's law at that
-//   batch (not over the share-1.0 row, so that the law and the table agree even if the host was busier during one
-//   sweep than the other): the super-linear slowdown of a process that is never idle.
-Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, double allreduce_fixed_s,
-                         double share_batch, bool continuous_slowdown, double available_cores, const fs::path& out) {
-  const fs::path profile = fs::is_directory(calibration) ? calibration / "profile.yaml" : calibration;
-  if (!fs::is_regular_file(profile)) return Status::not_found(profile.string() + ": no calibrated profile");
-  std::string text = read_text(profile);
-  const double law_s = profile_number(text, "measured_fixed_s") + share_batch * profile_number(text, "measured_per_sample_s");
-  if (!(law_s > 0.0)) return Status::invalid_argument(profile.string() + ": needs measured_fixed_s and measured_per_sample_s");
-  if (!text.empty() && text.back() != '\n') text += '\n';
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", tb.host_core_flops);
-  text += "# Added by `omnilearn validate`: the testbed's CPU shares and quota.\nhost_core_flops: " + std::string(buf) + "\n";
-  std::vector<std::string> shares, slowdowns;
-  std::ifstream fidelity(profile.parent_path() / "fidelity.csv");
-  std::string line;
-  std::getline(fidelity, line);  // target_share,achieved_share,throughput_samples_s,relative_throughput,slowdown
-  while (std::getline(fidelity, line)) {
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
-    const double target = std::atof(cells.empty() ? "0" : cells[0].c_str());
-    const double achieved = cells.size() >= 5 ? std::atof(cells[1].c_str()) : 0.0;
-    const double throughput = cells.size() >= 5 ? std::atof(cells[2].c_str()) : 0.0;
-    double slowdown = 0.0;
-    if (continuous_slowdown) {
-      slowdown = throughput > 0.0 ? share_batch / throughput / law_s : 0.0;
-    } else {
-      slowdown = target >= 1.0 ? 1.0 : (achieved > 0.0 ? 1.0 / achieved : 0.0);
-    }
-    if (!(slowdown > 0.0)) continue;
-    std::snprintf(buf, sizeof buf, "%.4g", slowdown);
-    shares.push_back(cells[0]);
-    slowdowns.push_back(buf);
-  }
-  if (!shares.empty()) {
-    auto join = [](const std::vector<std::string>& v) {
-      std::string s;
-      for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-      return s;
-    };
-    text += "cpu_slowdown: {share: [" + join(shares) + "], slowdown: [" + join(slowdowns) + "]}\n";
-  } else {
-    std::cerr << "omnilearn validate: no fidelity.csv next to " << profile << ": the simulator assumes a linear quota\n";
-  }
-  std::snprintf(buf, sizeof buf, "%.6g", tb.quota_period_s);
-  text += "quota_period_s: " + std::string(buf) + "\n";
-  text += std::string("quota_holds_comm: ") + (tb.quota_holds_comm ? "true" : "false") + "\n";
-  std::snprintf(buf, sizeof buf, "%.6g", allreduce_fixed_s);
-  text += "allreduce_fixed_s: " + std::string(buf) + "\n";
-  if (available_cores > 0.0) {
-    std::snprintf(buf, sizeof buf, "%.4g", available_cores);
-    text += "host_cpu_available: " + std::string(buf) + "\n";
-  }
-  std::ofstream o(out);
-  o << text;
-  return o ? Status::ok() : Status::io_error(out.string() + ": cannot write");
-}
-
 }  // namespace
 
 int run_validate_command(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
@@ -289,8 +175,9 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       "use this calibration (a folder with profile.yaml and fidelity.csv, or a profile.yaml) instead of calibrating")(
       "testbed", po::value<std::string>(), "use this existing testbed run folder of SCENARIO instead of running one")(
       "time-budget", po::value<double>(), "stop the testbed after this many seconds of training")(
-      "allreduce-fixed", po::value<double>()->default_value(0.0),
-      "fixed cost of each all-reduce in seconds (the simulator's allreduce_fixed_s)")(
+      "allreduce-fixed", po::value<double>(),
+      "fixed cost of each all-reduce in seconds (the simulator's allreduce_fixed_s; default: the testbed run's mean "
+      "exchange, the last worker's all-reduce time per step)")(
       "share-batch", po::value<long long>()->default_value(32), "the batch of the calibration's quota sweep")(
       "host-cpu-available", po::value<double>(),
       "host cores left to the workers by other load (default: measured during the testbed run; with --testbed: none)")(
@@ -355,7 +242,10 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
   }
 
   const fs::path profile = out / "sim-profile.yaml";
-  if (Status st = write_sim_profile(calibration, *facts, vm["allreduce-fixed"].as<double>(),
+  const double allreduce_fixed_s = vm.count("allreduce-fixed") ? vm["allreduce-fixed"].as<double>() : facts->exchange_s;
+  std::fprintf(stderr, "omnilearn validate: all-reduce fixed cost %.2f ms (%s)\n", allreduce_fixed_s * 1e3,
+               vm.count("allreduce-fixed") ? "--allreduce-fixed" : "the testbed run's mean exchange");
+  if (Status st = write_sim_profile(calibration, *facts, allreduce_fixed_s,
                                     static_cast<double>(vm["share-batch"].as<long long>()),
                                     vm.count("continuous-slowdown") > 0, available_cores, profile);
       !st.is_ok()) {

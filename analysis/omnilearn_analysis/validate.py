@@ -56,11 +56,16 @@ def _bsp_iterations(run: Run) -> pd.DataFrame:
     return it.assign(iter_s=it["compute_s"] + it["comm_s"] + it["wait_s"])
 
 
-def compared_steps(testbed: pd.DataFrame, sim: pd.DataFrame, warmup: int) -> np.ndarray:
-    """Steps both runs have, without the warm-up and the steps around each epoch boundary."""
+def compared_steps(testbed: pd.DataFrame, sim: pd.DataFrame, warmup: int, evaluated_after=()) -> np.ndarray:
+    """Steps both runs have, without the warm-up, the steps around each epoch boundary and the steps around each
+    evaluation (`evaluated_after`: the steps after which the testbed's rank 0 evaluated; the next step's
+    all-reduce holds the other workers for the pause, which the simulator does not model and which is not
+    training time)."""
     common = np.intersect1d(testbed["step"].unique(), sim["step"].unique())
     common = common[common >= warmup]
     excluded: set[int] = set()
+    for s in evaluated_after:
+        excluded.update((int(s), int(s) + 1))
     for it in (testbed, sim):
         first = it.groupby("epoch")["step"].min()
         last = it.groupby("epoch")["step"].max()
@@ -69,12 +74,13 @@ def compared_steps(testbed: pd.DataFrame, sim: pd.DataFrame, warmup: int) -> np.
     return np.array([s for s in common if int(s) not in excluded], dtype=np.int64)
 
 
-def epoch_times(it: pd.DataFrame) -> list[float]:
+def epoch_times(it: pd.DataFrame, evaluated_after=()) -> list[float]:
     """Cumulative time to the end of each completed epoch (one whose next epoch started), evaluation pauses out.
 
     An epoch lasts from the earliest start of its first step to the earliest start of the next epoch's first step.
-    The testbed evaluates between epochs, which lengthens the first step of the next epoch: that step counts at the
-    median duration of the steps of its epoch instead.
+    The testbed evaluates between epochs, which lengthens the first step of the next epoch, and after each step in
+    `evaluated_after` (eval_every), which lengthens the step after it: those steps (and the evaluated one) count at
+    the median duration of the steps of their epoch instead.
     """
     starts = it.groupby("step").agg(start_s=("start_s", "min"), epoch=("epoch", "min")).sort_index()
     period = starts["start_s"].shift(-1) - starts["start_s"]
@@ -87,8 +93,11 @@ def epoch_times(it: pd.DataFrame) -> list[float]:
             break
         rows = starts[starts["epoch"] == e]
         periods = rows["period"].to_numpy(dtype=float)
+        paused = np.isin(rows.index.to_numpy(), [int(s) + d for s in evaluated_after for d in (0, 1)])
         if e > 0 and len(periods) > 1:
-            periods[0] = float(np.median(periods[1:]))
+            paused[0] = True
+        if paused.any() and (~paused).any():
+            periods[paused] = float(np.nanmedian(periods[~paused]))
         total += float(np.nansum(periods))
         out.append(total)
     return out
@@ -107,10 +116,11 @@ def compare(testbed: Run, sim: Run, level: str | None = None, options: Options |
     tb = _bsp_iterations(testbed)
     sm = _bsp_iterations(sim)
     level = level or str(testbed.manifest.get("scenario", {}).get("name", testbed.name))
-    steps = compared_steps(tb, sm, o.warmup)
+    evaluated = testbed.evaluations["step"].dropna().astype(int).tolist() if not testbed.evaluations.empty else []
+    steps = compared_steps(tb, sm, o.warmup, evaluated)
     if len(steps) == 0:
         raise RunFormatError(f"{testbed.path} and {sim.path}: no steps to compare (too short a run?)")
-    tb_epochs, sm_epochs = epoch_times(tb), epoch_times(sm)
+    tb_epochs, sm_epochs = epoch_times(tb, evaluated), epoch_times(sm)
     n_epochs = min(len(tb_epochs), len(sm_epochs))
     tb_epoch = tb_epochs[n_epochs - 1] if n_epochs else float("nan")
     sm_epoch = sm_epochs[n_epochs - 1] if n_epochs else float("nan")

@@ -64,6 +64,29 @@ def test_compared_steps_leave_out_warmup_and_epoch_boundaries(runs):
     assert 119 in steps
 
 
+def test_compared_steps_leave_out_the_steps_around_an_evaluation(runs):
+    tb, sm = (load_run(p).iterations for p in runs)
+    steps = compared_steps(tb, sm, warmup=10, evaluated_after=[59])
+    assert len(steps) == 104
+    assert 59 not in steps and 60 not in steps
+    assert 58 in steps and 61 in steps
+
+
+def test_an_evaluation_pause_inside_an_epoch_is_not_an_error(runs, tmp_path):
+    """A 1 s pause after step 59 (an eval_every evaluation): worker 1 waits for it in step 60's all-reduce."""
+    testbed = runs[0]
+    it = pd.read_csv(testbed / "iterations.csv")
+    it.loc[(it["step"] == 60) & (it["worker"] == 1), "comm_s"] += 1.0  # waits in step 60's all-reduce
+    it.loc[(it["step"] == 60) & (it["worker"] == 0), "start_s"] += 1.0  # starts step 60 after evaluating
+    it.loc[it["step"] >= 61, "start_s"] += 1.0
+    it.to_csv(testbed / "iterations.csv", index=False)
+    (testbed / "evaluations.csv").write_text("time_s,step,epoch,loss,accuracy\n2.0,59,1,0.5,0.8\n")
+    table = compare(load_run(testbed), load_run(runs[1]), options=Options(window=20, warmup=10))
+    w1 = table[table["worker"] == 1].iloc[0]
+    assert w1["mean_iter_error_pct"] < 10.0  # 1 s in one 30 ms step would be +30% on the mean
+    assert epoch_times(load_run(testbed).iterations, [59]) == pytest.approx([1.2, 2.4])  # the pause is not training
+
+
 def test_epoch_times_leave_out_the_evaluation_pause(runs):
     tb = epoch_times(load_run(runs[0]).iterations)
     sm = epoch_times(load_run(runs[1]).iterations)

@@ -1,0 +1,174 @@
+#include "cli/validate_profile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace omnilearn::cli {
+namespace {
+
+constexpr long long kWarmupSteps = 10;  // as analysis/omnilearn_analysis/validate.py
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A number `key: value` from the calibrated profile (0 when absent).
+double profile_number(const std::string& text, const std::string& key) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(key + ":", 0) == 0) return std::atof(line.c_str() + key.size() + 1);
+  }
+  return 0.0;
+}
+
+// The mean over steps of the last arrival's all-reduce (per step, the smallest comm_s + wait_s of any worker):
+// what one exchange costs on the testbed, start-up steps and the steps around evaluations left out.
+double mean_exchange_s(const fs::path& run) {
+  std::set<long long> skip;
+  {
+    std::ifstream ev(run / "evaluations.csv");
+    std::string line;
+    std::getline(ev, line);
+    while (std::getline(ev, line)) {
+      const auto comma = line.find(',');
+      if (comma == std::string::npos) continue;
+      const long long step = std::atoll(line.c_str() + comma + 1);  // time_s,step,...
+      skip.insert(step);
+      skip.insert(step + 1);
+    }
+  }
+  std::ifstream in(run / "iterations.csv");
+  std::string line;
+  if (!std::getline(in, line)) return 0.0;
+  std::vector<std::string> header;
+  for (std::stringstream ss(line); std::getline(ss, line, ',');) header.push_back(line);
+  auto column = [&](const std::string& name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    return it == header.end() ? std::size_t{0} : static_cast<std::size_t>(it - header.begin()) + 1;  // 0: absent
+  };
+  const std::size_t c_step = column("step"), c_comm = column("comm_s"), c_wait = column("wait_s"),
+                    c_batch = column("batch");
+  if (c_step == 0 || c_comm == 0 || c_wait == 0) return 0.0;
+  std::map<long long, double> last_arrival;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    for (std::stringstream ss(line); std::getline(ss, line, ',');) cells.push_back(line);
+    if (cells.size() < std::max({c_step, c_comm, c_wait, c_batch})) continue;  // (trailing empty cells are dropped)
+    const long long step = std::atoll(cells[c_step - 1].c_str());
+    if (step < kWarmupSteps || skip.count(step) > 0) continue;
+    if (c_batch != 0 && std::atoll(cells[c_batch - 1].c_str()) == 0) continue;  // a down worker idles, no exchange
+    const double exchange = std::atof(cells[c_comm - 1].c_str()) + std::atof(cells[c_wait - 1].c_str());
+    auto [it, fresh] = last_arrival.emplace(step, exchange);
+    if (!fresh) it->second = std::min(it->second, exchange);
+  }
+  if (last_arrival.empty()) return 0.0;
+  double sum = 0.0;
+  for (const auto& [step, x] : last_arrival) sum += x;
+  return sum / static_cast<double>(last_arrival.size());
+}
+
+}  // namespace
+
+Result<TestbedFacts> read_testbed(const fs::path& run) {
+  TestbedFacts f;
+  try {
+    const auto manifest = nlohmann::json::parse(read_text(run / "manifest.json"));
+    const auto& shares = manifest.at("cpu_shares");
+    const auto& workers = manifest.at("scenario").at("cluster").at("workers");
+    if (shares.size() != workers.size() || shares.empty()) {
+      return Status::parse_error((run / "manifest.json").string() + ": cpu_shares does not match cluster.workers");
+    }
+    // Shares are scenario speeds times one scale, so speed / share is the same for every worker: one host core.
+    for (std::size_t k = 0; k < shares.size(); ++k) {
+      const double ratio = workers[k].at("speed_flops").get<double>() / shares[k].get<double>();
+      if (k > 0 && std::abs(ratio - f.host_core_flops) > 1e-6 * f.host_core_flops) {
+        return Status::parse_error((run / "manifest.json").string() +
+                                   ": cpu_shares are not proportional to the workers' speed_flops");
+      }
+      f.host_core_flops = ratio;
+    }
+    for (const auto& setting : manifest.value("emulator", nlohmann::json::array())) {
+      const std::string s = setting.get<std::string>();
+      if (s.rfind("cpu_period_s=", 0) == 0) f.quota_period_s = std::stod(s.substr(13));
+      if (s.rfind("throttle=", 0) == 0) f.quota_holds_comm = s.substr(9) == "process";
+    }
+    const auto summary = nlohmann::json::parse(read_text(run / "summary.json"));
+    f.iterations = summary.at("iterations").get<long long>();
+    f.exchange_s = mean_exchange_s(run);
+  } catch (const std::exception& e) {
+    return Status::parse_error(run.string() + ": not a complete testbed run folder (" + e.what() + ")");
+  }
+  return f;
+}
+
+Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, double allreduce_fixed_s,
+                         double share_batch, bool continuous_slowdown, double available_cores, const fs::path& out) {
+  const fs::path profile = fs::is_directory(calibration) ? calibration / "profile.yaml" : calibration;
+  if (!fs::is_regular_file(profile)) return Status::not_found(profile.string() + ": no calibrated profile");
+  std::string text = read_text(profile);
+  const double law_s = profile_number(text, "measured_fixed_s") + share_batch * profile_number(text, "measured_per_sample_s");
+  if (!(law_s > 0.0)) return Status::invalid_argument(profile.string() + ": needs measured_fixed_s and measured_per_sample_s");
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", tb.host_core_flops);
+  text += "# Added by `omnilearn validate`: the testbed's CPU shares and quota.\nhost_core_flops: " + std::string(buf) + "\n";
+  std::vector<std::string> shares, slowdowns;
+  std::ifstream fidelity(profile.parent_path() / "fidelity.csv");
+  std::string line;
+  std::getline(fidelity, line);  // target_share,achieved_share,throughput_samples_s,relative_throughput,slowdown
+  while (std::getline(fidelity, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+    const double target = std::atof(cells.empty() ? "0" : cells[0].c_str());
+    const double achieved = cells.size() >= 5 ? std::atof(cells[1].c_str()) : 0.0;
+    const double throughput = cells.size() >= 5 ? std::atof(cells[2].c_str()) : 0.0;
+    double slowdown = 0.0;
+    if (continuous_slowdown) {
+      slowdown = throughput > 0.0 ? share_batch / throughput / law_s : 0.0;
+    } else {
+      slowdown = target >= 1.0 ? 1.0 : (achieved > 0.0 ? 1.0 / achieved : 0.0);
+    }
+    if (!(slowdown > 0.0)) continue;
+    std::snprintf(buf, sizeof buf, "%.4g", slowdown);
+    shares.push_back(cells[0]);
+    slowdowns.push_back(buf);
+  }
+  if (!shares.empty()) {
+    auto join = [](const std::vector<std::string>& v) {
+      std::string s;
+      for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+      return s;
+    };
+    text += "cpu_slowdown: {share: [" + join(shares) + "], slowdown: [" + join(slowdowns) + "]}\n";
+  } else {
+    std::cerr << "omnilearn validate: no fidelity.csv next to " << profile << ": the simulator assumes a linear quota\n";
+  }
+  std::snprintf(buf, sizeof buf, "%.6g", tb.quota_period_s);
+  text += "quota_period_s: " + std::string(buf) + "\n";
+  text += std::string("quota_holds_comm: ") + (tb.quota_holds_comm ? "true" : "false") + "\n";
+  std::snprintf(buf, sizeof buf, "%.6g", allreduce_fixed_s);
+  text += "allreduce_fixed_s: " + std::string(buf) + "\n";
+  if (available_cores > 0.0) {
+    std::snprintf(buf, sizeof buf, "%.4g", available_cores);
+    text += "host_cpu_available: " + std::string(buf) + "\n";
+  }
+  std::ofstream o(out);
+  o << text;
+  return o ? Status::ok() : Status::io_error(out.string() + ": cannot write");
+}
+
+}  // namespace omnilearn::cli

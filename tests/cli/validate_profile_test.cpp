@@ -1,0 +1,97 @@
+// What `omnilearn validate` reads off a testbed run folder and the simulator profile it writes (cli/validate_profile).
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "cli/validate_profile.h"
+
+namespace omnilearn::cli {
+namespace {
+
+struct TempDir {
+  TempDir() : path(fs::temp_directory_path() / ("omnilearn-validate-profile-" + std::to_string(::getpid()))) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  fs::path path;
+};
+
+void write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+std::string read(const fs::path& p) {
+  std::stringstream ss;
+  ss << std::ifstream(p).rdbuf();
+  return ss.str();
+}
+
+// Two workers at 0.5 and 0.25 of a core (scenario speeds 1e9 and 0.5e9), 30 steps. The last worker to reach each
+// all-reduce waits 4 ms in it, except in the first 10 steps (start-up) and around the evaluation after step 19.
+fs::path write_run(const fs::path& dir) {
+  write(dir / "manifest.json",
+        R"({"backend": "emulate", "cpu_shares": [0.5, 0.25],
+            "scenario": {"cluster": {"workers": [{"speed_flops": 1e9}, {"speed_flops": 5e8}]}},
+            "emulator": ["cpu_period_s=0.02", "throttle=compute"]})");
+  write(dir / "summary.json", R"({"iterations": 30})");
+  std::string rows = "worker,step,epoch,start_s,compute_s,comm_s,wait_s,batch,loss,accuracy,staleness\n";
+  for (int step = 0; step < 30; ++step) {
+    const double exchange = step < 10 || step == 19 || step == 20 ? 1.0 : 0.004;
+    rows += "0," + std::to_string(step) + ",0,0,0.010," + std::to_string(exchange) + ",0.010,40,,,\n";
+    rows += "1," + std::to_string(step) + ",0,0,0.020," + std::to_string(exchange) + ",0,24,,,\n";
+  }
+  write(dir / "iterations.csv", rows);
+  write(dir / "evaluations.csv", "time_s,step,epoch,loss,accuracy\n1.5,19,0,0.6,0.8\n");
+  return dir;
+}
+
+TEST(ValidateProfile, ReadsTheTestbedFacts) {
+  TempDir tmp;
+  auto facts = read_testbed(write_run(tmp.path / "run"));
+  ASSERT_TRUE(facts.is_ok()) << facts.status().message();
+  EXPECT_DOUBLE_EQ(facts->host_core_flops, 2e9);
+  EXPECT_DOUBLE_EQ(facts->quota_period_s, 0.02);
+  EXPECT_FALSE(facts->quota_holds_comm);  // throttle=compute
+  EXPECT_EQ(facts->iterations, 30);
+  EXPECT_NEAR(facts->exchange_s, 0.004, 1e-9);  // start-up and the evaluation's steps left out
+}
+
+TEST(ValidateProfile, AnIncompleteRunFolderIsNamed) {
+  TempDir tmp;
+  const fs::path run = write_run(tmp.path / "run");
+  fs::remove(run / "summary.json");
+  auto facts = read_testbed(run);
+  ASSERT_FALSE(facts.is_ok());
+  EXPECT_NE(facts.status().message().find("not a complete testbed run folder"), std::string::npos);
+  EXPECT_NE(facts.status().message().find(run.string()), std::string::npos);
+}
+
+TEST(ValidateProfile, WritesTheTestbedTermsIntoTheProfile) {
+  TempDir tmp;
+  auto facts = read_testbed(write_run(tmp.path / "run"));
+  ASSERT_TRUE(facts.is_ok());
+  write(tmp.path / "cal/profile.yaml", "name: lenet-calibrated\nmeasured_fixed_s: 0.002\nmeasured_per_sample_s: 0.0002\n");
+  write(tmp.path / "cal/fidelity.csv",
+        "target_share,achieved_share,throughput_samples_s,relative_throughput,slowdown\n0.5,0.49,1000,0.5,2\n"
+        "1,0.95,2000,1,1\n");
+  const fs::path out = tmp.path / "sim-profile.yaml";
+  ASSERT_TRUE(write_sim_profile(tmp.path / "cal", *facts, facts->exchange_s, 32, false, 1.8, out).is_ok());
+  const std::string text = read(out);
+  EXPECT_NE(text.find("host_core_flops: 2e+09"), std::string::npos) << text;
+  EXPECT_NE(text.find("cpu_slowdown: {share: [0.5, 1], slowdown: [2.041, 1]}"), std::string::npos) << text;
+  EXPECT_NE(text.find("quota_period_s: 0.02"), std::string::npos) << text;
+  EXPECT_NE(text.find("quota_holds_comm: false"), std::string::npos) << text;
+  EXPECT_NE(text.find("allreduce_fixed_s: 0.004"), std::string::npos) << text;
+  EXPECT_NE(text.find("host_cpu_available: 1.8"), std::string::npos) << text;
+  EXPECT_FALSE(write_sim_profile(tmp.path / "none", *facts, 0.0, 32, false, 0.0, out).is_ok());
+}
+
+}  // namespace
+}  // namespace omnilearn::cli
