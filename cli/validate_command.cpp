@@ -23,6 +23,7 @@
 #include "cli/validate_profile.h"
 #include "omnilearn/base/status.h"
 #include "omnilearn/scenarios/scenario_parser.h"
+#include "omnilearn/sim/quota_wait.h"
 
 extern char** environ;
 
@@ -34,6 +35,8 @@ namespace omnilearn::cli {
 namespace {
 
 namespace po = boost::program_options;
+
+constexpr int kProbeSteps = 80;  // the exchange probe: a short uniform run of the scenario
 
 // Runs `words` (words[0] is the program) with this process's environment plus `extra_env`; returns its exit code.
 int spawn_and_wait(std::vector<std::string> words, const std::vector<std::string>& extra_env = {}) {
@@ -151,7 +154,10 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       "omnilearn validate SCENARIO [options]\n\n"
       "Validates the simulator against the real testbed on SCENARIO (a BSP testbed scenario). Runs, in order:\n"
       "  1. omnilearn calibrate --out OUT/calibration   (compute law and CPU-quota slowdown on this host)\n"
-      "  2. omnilearn emulate SCENARIO --out OUT/testbed (real training under cgroup CPU quotas)\n"
+      "  2. omnilearn emulate SCENARIO --out OUT/testbed (real training under cgroup CPU quotas), and the exchange\n"
+      "     probe: the same with --set policy.name=uniform --set max_iterations=80 --out OUT/probe, whose mean\n"
+      "     all-reduce time of the last worker to arrive, less the quota wait the simulator models, is the\n"
+      "     all-reduce's fixed cost\n"
       "  3. omnilearn sim SCENARIO --out OUT/sim with OUT/sim-profile.yaml: the calibrated profile plus the\n"
       "     testbed's terms (host_core_flops = scenario speed of one host core, from the run's cpu_shares; the\n"
       "     share -> slowdown table from fidelity.csv's achieved shares; the quota period) and the testbed's\n"
@@ -176,8 +182,10 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       "testbed", po::value<std::string>(), "use this existing testbed run folder of SCENARIO instead of running one")(
       "time-budget", po::value<double>(), "stop the testbed after this many seconds of training")(
       "allreduce-fixed", po::value<double>(),
-      "fixed cost of each all-reduce in seconds (the simulator's allreduce_fixed_s; default: the testbed run's mean "
-      "exchange, the last worker's all-reduce time per step)")(
+      "fixed cost of each all-reduce in seconds (the simulator's allreduce_fixed_s; default: measured by the exchange "
+      "probe)")(
+      "probe", po::value<std::string>(),
+      "use this existing probe run folder (a short uniform run of SCENARIO) instead of running the exchange probe")(
       "share-batch", po::value<long long>()->default_value(32), "the batch of the calibration's quota sweep")(
       "host-cpu-available", po::value<double>(),
       "host cores left to the workers by other load (default: measured during the testbed run; with --testbed: none)")(
@@ -241,10 +249,39 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
     return 1;
   }
 
+  // The all-reduce's fixed cost: given, or measured on a separate short run (the probe) as its mean exchange less
+  // the quota wait the simulator adds itself.
+  double allreduce_fixed_s = 0.0;
+  if (vm.count("allreduce-fixed")) {
+    allreduce_fixed_s = vm["allreduce-fixed"].as<double>();
+  } else {
+    fs::path probe = out / "probe";
+    if (vm.count("probe")) {
+      probe = fs::absolute(vm["probe"].as<std::string>());
+    } else {
+      std::vector<std::string> words{self, "emulate", scenario_path, "--out", probe.string()};
+      words.insert(words.end(), set_words.begin(), set_words.end());
+      words.insert(words.end(), {"--set", "policy.name=uniform", "--set", "max_iterations=" + std::to_string(kProbeSteps),
+                                 "--target-accuracy", "0"});
+      if (int rc = spawn_and_wait(words); rc != 0) {
+        std::cerr << "omnilearn validate: the exchange probe failed (exit " << rc << ")\n";
+        return 1;
+      }
+    }
+    auto probed = read_testbed(probe);
+    if (!probed) {
+      std::cerr << "omnilearn validate: " << probed.status().message() << "\n";
+      return 1;
+    }
+    const double wait_s = sim::quota_ring_wait_s(probed->cpu_shares, probed->quota_period_s,
+                                                 sim::quota_waits_per_allreduce(probed->cpu_shares.size(),
+                                                                                probed->quota_holds_comm));
+    allreduce_fixed_s = std::max(0.0, probed->exchange_s - wait_s);
+    std::fprintf(stderr, "omnilearn validate: exchange probe (%s): %.2f ms per all-reduce, %.2f ms of it quota wait\n",
+                 probe.string().c_str(), probed->exchange_s * 1e3, wait_s * 1e3);
+  }
+  std::fprintf(stderr, "omnilearn validate: all-reduce fixed cost %.2f ms\n", allreduce_fixed_s * 1e3);
   const fs::path profile = out / "sim-profile.yaml";
-  const double allreduce_fixed_s = vm.count("allreduce-fixed") ? vm["allreduce-fixed"].as<double>() : facts->exchange_s;
-  std::fprintf(stderr, "omnilearn validate: all-reduce fixed cost %.2f ms (%s)\n", allreduce_fixed_s * 1e3,
-               vm.count("allreduce-fixed") ? "--allreduce-fixed" : "the testbed run's mean exchange");
   if (Status st = write_sim_profile(calibration, *facts, allreduce_fixed_s,
                                     static_cast<double>(vm["share-batch"].as<long long>()),
                                     vm.count("continuous-slowdown") > 0, available_cores, profile);

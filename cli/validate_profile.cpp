@@ -99,6 +99,7 @@ Result<TestbedFacts> read_testbed(const fs::path& run) {
                                    ": cpu_shares are not proportional to the workers' speed_flops");
       }
       f.host_core_flops = ratio;
+      f.cpu_shares.push_back(shares[k].get<double>());
     }
     for (const auto& setting : manifest.value("emulator", nlohmann::json::array())) {
       const std::string s = setting.get<std::string>();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <vector>
 
 #include "omnilearn/base/status.h"
 
@@ -13,6 +14,7 @@ namespace fs = std::filesystem;
 // What the simulator needs to know of the testbed run.
 struct TestbedFacts {
   double host_core_flops = 0.0;  // the scenario speed of one host core (speed_flops / cpu share, equal for all)
+  std::vector<double> cpu_shares;  // host cores per worker
   double quota_period_s = 0.010;
   bool quota_holds_comm = true;  // runs from before emulator.throttle were all `process`
   long long iterations = 0;

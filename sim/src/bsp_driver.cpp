@@ -118,15 +118,17 @@ std::size_t BspDriver::prepare_step() {
     s.analytic_comm_s = -1.0;
   }
   if (p > 1) {
-    // The profile's fixed all-reduce cost and, on a CPU-quota testbed, each ring step's wait for its most
-    // throttled participant (the model's shares scaled by the current availability).
+    // The profile's fixed all-reduce cost and, on a CPU-quota testbed, the waits for the most throttled
+    // participant (the model's shares scaled by the current availability): at each ring step, or once when the
+    // communication threads run outside the quota.
     const scenarios::ModelProfile& model = ctx_.scenario.workload.model;
     std::vector<double> shares;
     for (WorkerId k : ring) {
       if (auto share = ctx_.cost.cpu_share(k)) shares.push_back(*share * ctx_.availability.fraction(k));
     }
     const Seconds fixed_s =
-        model.allreduce_fixed_s + (model.quota_holds_comm ? quota_ring_wait_s(shares, model.quota_period_s, 2 * (p - 1)) : 0.0);
+        model.allreduce_fixed_s +
+        quota_ring_wait_s(shares, model.quota_period_s, quota_waits_per_allreduce(p, model.quota_holds_comm));
     for (WorkerId k : ring) slots_[k].extra_latency_s += fixed_s;
   }
   if (p > 1 && p > ctx_.options.flow_allreduce_max_workers) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "omnilearn/base/units.h"
+#include "omnilearn/sim/quota_wait.h"
 
 namespace omnilearn::sim {
 
@@ -13,12 +14,5 @@ namespace omnilearn::sim {
 // network model solves for the same flows on the star platform). Latency is not included.
 std::vector<Seconds> max_min_flow_times(const std::vector<double>& caps, double backbone_Bps, double bytes);
 
-// The CPU-quota term of a ring all-reduce among processes held to CPU shares (of one core) by CFS quotas with
-// period `period_s`: each ring step waits for its most throttled participant (share s < 1) to get CPU again, on
-// average (1 - s) / 2 of its period (lengthened, as the testbed does, so that the quota s * period is at least
-// 1 ms); the others, idle while they waited for it, still hold quota. Returns `ring_steps` times that wait; 0 when
-// every share is >= 1 or period_s is 0. (Taking the expected maximum over all throttled participants instead
-// overestimated the testbed's all-reduce by 30-60% on a quiet host.)
-Seconds quota_ring_wait_s(const std::vector<double>& shares, Seconds period_s, std::size_t ring_steps);
 
 }  // namespace omnilearn::sim

@@ -57,6 +57,7 @@ TEST(ValidateProfile, ReadsTheTestbedFacts) {
   auto facts = read_testbed(write_run(tmp.path / "run"));
   ASSERT_TRUE(facts.is_ok()) << facts.status().message();
   EXPECT_DOUBLE_EQ(facts->host_core_flops, 2e9);
+  EXPECT_EQ(facts->cpu_shares, (std::vector<double>{0.5, 0.25}));
   EXPECT_DOUBLE_EQ(facts->quota_period_s, 0.02);
   EXPECT_FALSE(facts->quota_holds_comm);  // throttle=compute
   EXPECT_EQ(facts->iterations, 30);

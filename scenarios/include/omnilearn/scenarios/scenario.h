@@ -63,7 +63,7 @@ struct ModelProfile {
   double allreduce_fixed_s = 0.0;
   double quota_period_s = 0.0;
   // Whether the quota also holds the all-reduce (testbed `emulator.throttle: process`); false (`compute`): the
-  // communication threads run unthrottled, so the ring steps do not wait for quota.
+  // communication threads run unthrottled, so only one wait per all-reduce remains (the training thread's).
   bool quota_holds_comm = true;
   // Host cores left to the workers by other load on the host (measured during the testbed run). Requires
   // host_core_flops. When the workers' shares add up to more, CPU is water-filled: each gets min(s_k, L), with L
