@@ -157,7 +157,7 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       "  2. omnilearn emulate SCENARIO --out OUT/testbed (real training under cgroup CPU quotas), and the exchange\n"
       "     probe: the same with --set policy.name=uniform --set max_iterations=80 --out OUT/probe, whose mean\n"
       "     all-reduce time of the last worker to arrive, less the quota wait the simulator models, is the\n"
-      "     all-reduce's fixed cost\n"
+      "     all-reduce's fixed cost (and, with --jitter, whose compute-time variation is the simulator's jitter)\n"
       "  3. omnilearn sim SCENARIO --out OUT/sim with OUT/sim-profile.yaml: the calibrated profile plus the\n"
       "     testbed's terms (host_core_flops = scenario speed of one host core, from the run's cpu_shares; the\n"
       "     share -> slowdown table from fidelity.csv's achieved shares; the quota period) and the testbed's\n"
@@ -184,6 +184,9 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       "allreduce-fixed", po::value<double>(),
       "fixed cost of each all-reduce in seconds (the simulator's allreduce_fixed_s; default: measured by the exchange "
       "probe)")(
+      "jitter",
+      "give the simulator the probe's compute-time variation (compute_jitter_cv) as independent per-worker noise; "
+      "it overestimates the slowest worker where the testbed's noise is shared by the workers (README)")(
       "probe", po::value<std::string>(),
       "use this existing probe run folder (a short uniform run of SCENARIO) instead of running the exchange probe")(
       "share-batch", po::value<long long>()->default_value(32), "the batch of the calibration's quota sweep")(
@@ -249,40 +252,39 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
     return 1;
   }
 
-  // The all-reduce's fixed cost: given, or measured on a separate short run (the probe) as its mean exchange less
-  // the quota wait the simulator adds itself.
-  double allreduce_fixed_s = 0.0;
-  if (vm.count("allreduce-fixed")) {
-    allreduce_fixed_s = vm["allreduce-fixed"].as<double>();
+  // The exchange probe, a separate short uniform run of the scenario: the all-reduce's fixed cost (its mean
+  // exchange less the quota wait the simulator adds itself; --allreduce-fixed overrides) and the compute jitter.
+  fs::path probe = out / "probe";
+  if (vm.count("probe")) {
+    probe = fs::absolute(vm["probe"].as<std::string>());
   } else {
-    fs::path probe = out / "probe";
-    if (vm.count("probe")) {
-      probe = fs::absolute(vm["probe"].as<std::string>());
-    } else {
-      std::vector<std::string> words{self, "emulate", scenario_path, "--out", probe.string()};
-      words.insert(words.end(), set_words.begin(), set_words.end());
-      words.insert(words.end(), {"--set", "policy.name=uniform", "--set", "max_iterations=" + std::to_string(kProbeSteps),
-                                 "--target-accuracy", "0"});
-      if (int rc = spawn_and_wait(words); rc != 0) {
-        std::cerr << "omnilearn validate: the exchange probe failed (exit " << rc << ")\n";
-        return 1;
-      }
-    }
-    auto probed = read_testbed(probe);
-    if (!probed) {
-      std::cerr << "omnilearn validate: " << probed.status().message() << "\n";
+    std::vector<std::string> words{self, "emulate", scenario_path, "--out", probe.string()};
+    words.insert(words.end(), set_words.begin(), set_words.end());
+    words.insert(words.end(), {"--set", "policy.name=uniform", "--set", "max_iterations=" + std::to_string(kProbeSteps),
+                               "--target-accuracy", "0"});
+    if (int rc = spawn_and_wait(words); rc != 0) {
+      std::cerr << "omnilearn validate: the exchange probe failed (exit " << rc << ")\n";
       return 1;
     }
-    const double wait_s = sim::quota_ring_wait_s(probed->cpu_shares, probed->quota_period_s,
-                                                 sim::quota_waits_per_allreduce(probed->cpu_shares.size(),
-                                                                                probed->quota_holds_comm));
-    allreduce_fixed_s = std::max(0.0, probed->exchange_s - wait_s);
-    std::fprintf(stderr, "omnilearn validate: exchange probe (%s): %.2f ms per all-reduce, %.2f ms of it quota wait\n",
-                 probe.string().c_str(), probed->exchange_s * 1e3, wait_s * 1e3);
   }
+  auto probed = read_testbed(probe);
+  if (!probed) {
+    std::cerr << "omnilearn validate: " << probed.status().message() << "\n";
+    return 1;
+  }
+  const double wait_s = sim::quota_ring_wait_s(
+      probed->cpu_shares, probed->quota_period_s,
+      sim::quota_waits_per_allreduce(probed->cpu_shares.size(), probed->quota_holds_comm));
+  std::fprintf(stderr,
+               "omnilearn validate: exchange probe (%s): %.2f ms per all-reduce, %.2f ms of it quota wait; compute "
+               "jitter CV %.3f\n",
+               probe.string().c_str(), probed->exchange_s * 1e3, wait_s * 1e3, probed->compute_cv);
+  const double allreduce_fixed_s =
+      vm.count("allreduce-fixed") ? vm["allreduce-fixed"].as<double>() : std::max(0.0, probed->exchange_s - wait_s);
   std::fprintf(stderr, "omnilearn validate: all-reduce fixed cost %.2f ms\n", allreduce_fixed_s * 1e3);
   const fs::path profile = out / "sim-profile.yaml";
-  if (Status st = write_sim_profile(calibration, *facts, allreduce_fixed_s,
+  const double jitter_cv = vm.count("jitter") ? probed->compute_cv : 0.0;
+  if (Status st = write_sim_profile(calibration, *facts, allreduce_fixed_s, jitter_cv,
                                     static_cast<double>(vm["share-batch"].as<long long>()),
                                     vm.count("continuous-slowdown") > 0, available_cores, profile);
       !st.is_ok()) {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <numeric>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -34,9 +35,15 @@ double profile_number(const std::string& text, const std::string& key) {
   return 0.0;
 }
 
-// The mean over steps of the last arrival's all-reduce (per step, the smallest comm_s + wait_s of any worker):
-// what one exchange costs on the testbed, start-up steps and the steps around evaluations left out.
-double mean_exchange_s(const fs::path& run) {
+struct StepTimings {
+  double exchange_s = 0.0;
+  double compute_cv = 0.0;
+};
+
+// From iterations.csv, start-up steps and the steps around evaluations left out: the mean over steps of the last
+// arrival's all-reduce (per step, the smallest comm_s + wait_s of any worker), and the mean over workers of the
+// coefficient of variation of compute_s.
+StepTimings step_timings(const fs::path& run) {
   std::set<long long> skip;
   {
     std::ifstream ev(run / "evaluations.csv");
@@ -52,32 +59,45 @@ double mean_exchange_s(const fs::path& run) {
   }
   std::ifstream in(run / "iterations.csv");
   std::string line;
-  if (!std::getline(in, line)) return 0.0;
+  if (!std::getline(in, line)) return {};
   std::vector<std::string> header;
   for (std::stringstream ss(line); std::getline(ss, line, ',');) header.push_back(line);
   auto column = [&](const std::string& name) {
     const auto it = std::find(header.begin(), header.end(), name);
     return it == header.end() ? std::size_t{0} : static_cast<std::size_t>(it - header.begin()) + 1;  // 0: absent
   };
-  const std::size_t c_step = column("step"), c_comm = column("comm_s"), c_wait = column("wait_s"),
-                    c_batch = column("batch");
-  if (c_step == 0 || c_comm == 0 || c_wait == 0) return 0.0;
+  const std::size_t c_worker = column("worker"), c_step = column("step"), c_compute = column("compute_s"),
+                    c_comm = column("comm_s"), c_wait = column("wait_s"), c_batch = column("batch");
+  if (c_worker == 0 || c_step == 0 || c_compute == 0 || c_comm == 0 || c_wait == 0) return {};
   std::map<long long, double> last_arrival;
+  std::map<long long, std::vector<double>> computes;  // per worker
   while (std::getline(in, line)) {
     std::vector<std::string> cells;
     for (std::stringstream ss(line); std::getline(ss, line, ',');) cells.push_back(line);
-    if (cells.size() < std::max({c_step, c_comm, c_wait, c_batch})) continue;  // (trailing empty cells are dropped)
+    if (cells.size() < std::max({c_worker, c_step, c_compute, c_comm, c_wait, c_batch})) continue;  // (trailing empties dropped)
     const long long step = std::atoll(cells[c_step - 1].c_str());
     if (step < kWarmupSteps || skip.count(step) > 0) continue;
     if (c_batch != 0 && std::atoll(cells[c_batch - 1].c_str()) == 0) continue;  // a down worker idles, no exchange
     const double exchange = std::atof(cells[c_comm - 1].c_str()) + std::atof(cells[c_wait - 1].c_str());
     auto [it, fresh] = last_arrival.emplace(step, exchange);
     if (!fresh) it->second = std::min(it->second, exchange);
+    computes[std::atoll(cells[c_worker - 1].c_str())].push_back(std::atof(cells[c_compute - 1].c_str()));
   }
-  if (last_arrival.empty()) return 0.0;
-  double sum = 0.0;
-  for (const auto& [step, x] : last_arrival) sum += x;
-  return sum / static_cast<double>(last_arrival.size());
+  StepTimings t;
+  if (last_arrival.empty()) return t;
+  for (const auto& [step, x] : last_arrival) t.exchange_s += x;
+  t.exchange_s /= static_cast<double>(last_arrival.size());
+  int workers = 0;
+  for (const auto& [worker, v] : computes) {
+    if (v.size() < 2) continue;
+    const double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+    double var = 0.0;
+    for (const double x : v) var += (x - mean) * (x - mean);
+    var /= static_cast<double>(v.size() - 1);
+    if (mean > 0.0) t.compute_cv += std::sqrt(var) / mean, ++workers;
+  }
+  if (workers > 0) t.compute_cv /= workers;
+  return t;
 }
 
 }  // namespace
@@ -108,7 +128,9 @@ Result<TestbedFacts> read_testbed(const fs::path& run) {
     }
     const auto summary = nlohmann::json::parse(read_text(run / "summary.json"));
     f.iterations = summary.at("iterations").get<long long>();
-    f.exchange_s = mean_exchange_s(run);
+    const StepTimings timings = step_timings(run);
+    f.exchange_s = timings.exchange_s;
+    f.compute_cv = timings.compute_cv;
   } catch (const std::exception& e) {
     return Status::parse_error(run.string() + ": not a complete testbed run folder (" + e.what() + ")");
   }
@@ -116,7 +138,7 @@ Result<TestbedFacts> read_testbed(const fs::path& run) {
 }
 
 Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, double allreduce_fixed_s,
-                         double share_batch, bool continuous_slowdown, double available_cores, const fs::path& out) {
+                         double compute_jitter_cv, double share_batch, bool continuous_slowdown, double available_cores, const fs::path& out) {
   const fs::path profile = fs::is_directory(calibration) ? calibration / "profile.yaml" : calibration;
   if (!fs::is_regular_file(profile)) return Status::not_found(profile.string() + ": no calibrated profile");
   std::string text = read_text(profile);
@@ -163,6 +185,10 @@ Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, do
   text += std::string("quota_holds_comm: ") + (tb.quota_holds_comm ? "true" : "false") + "\n";
   std::snprintf(buf, sizeof buf, "%.6g", allreduce_fixed_s);
   text += "allreduce_fixed_s: " + std::string(buf) + "\n";
+  if (compute_jitter_cv > 0.0) {
+    std::snprintf(buf, sizeof buf, "%.4g", compute_jitter_cv);
+    text += "compute_jitter_cv: " + std::string(buf) + "\n";
+  }
   if (available_cores > 0.0) {
     std::snprintf(buf, sizeof buf, "%.4g", available_cores);
     text += "host_cpu_available: " + std::string(buf) + "\n";

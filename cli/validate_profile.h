@@ -21,13 +21,15 @@ struct TestbedFacts {
   // The mean exchange: per step, the all-reduce time of the last worker to arrive (the smallest comm_s + wait_s),
   // start-up and evaluation steps left out. The fixed per-step cost of the testbed's all-reduce on this host.
   double exchange_s = 0.0;
+  // The mean over workers of the coefficient of variation of their compute_s (same steps): the host's jitter.
+  double compute_cv = 0.0;
 };
 
 // Reads manifest.json, summary.json, iterations.csv and evaluations.csv of a testbed run; errors name the file.
 Result<TestbedFacts> read_testbed(const fs::path& run);
 
 // The calibrated profile plus the testbed terms: host_core_flops, the share -> slowdown table from fidelity.csv,
-// the quota period and the all-reduce's fixed cost. Two readings of fidelity.csv:
+// the quota period, the all-reduce's fixed cost and the compute jitter (0: none). Two readings of fidelity.csv:
 // - default: slowdown(s) = 1 / achieved_share(s) below a full core. A BSP worker idles in every all-reduce, so it
 //   computes at the full-core law for the CPU its quota grants; measured on the testbed, throttled workers took
 //   1.03-1.09x the linear time (law / share), while the calibration's back-to-back loop took 1.3-1.6x.
@@ -35,6 +37,6 @@ Result<TestbedFacts> read_testbed(const fs::path& run);
 //   batch (not over the share-1.0 row, so that the law and the table agree even if the host was busier during one
 //   sweep than the other): the super-linear slowdown of a process that is never idle.
 Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, double allreduce_fixed_s,
-                         double share_batch, bool continuous_slowdown, double available_cores, const fs::path& out);
+                         double compute_jitter_cv, double share_batch, bool continuous_slowdown, double available_cores, const fs::path& out);
 
 }  // namespace omnilearn::cli

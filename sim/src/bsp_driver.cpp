@@ -1,6 +1,7 @@
 #include "bsp_driver.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include <string>
@@ -59,8 +60,15 @@ void BspDriver::worker(WorkerId k) {
     }
     const Seconds t0 = now();
     std::optional<double> phase;
-    if (ctx_.cost.bursts(k)) phase = std::uniform_real_distribution<double>(0.0, 1.0)(phase_rng_);
-    slot.exec = sg4::this_actor::exec_init(ctx_.cost.flops(k, slot.batch, phase));
+    double jitter = 1.0;
+    if (const double cv = ctx_.cost.jitter_cv(); cv > 0.0) {
+      // Measured variation (it includes the quota's phase jitter): log-normal, mean 1.
+      const double sigma2 = std::log1p(cv * cv);
+      jitter = std::lognormal_distribution<double>(-0.5 * sigma2, std::sqrt(sigma2))(phase_rng_);
+    } else if (ctx_.cost.bursts(k)) {
+      phase = std::uniform_real_distribution<double>(0.0, 1.0)(phase_rng_);
+    }
+    slot.exec = sg4::this_actor::exec_init(ctx_.cost.flops(k, slot.batch, phase) * jitter);
     try {
       slot.exec->wait();
     } catch (const simgrid::CancelException&) {

@@ -114,6 +114,7 @@ Result<IterationCostModel> IterationCostModel::create(const scenarios::ModelProf
       m.c1_.push_back(model.flops_per_sample);
     }
   }
+  m.jitter_cv_ = model.compute_jitter_cv;
   return m;
 }
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -45,7 +46,8 @@ fs::path write_run(const fs::path& dir) {
   for (int step = 0; step < 30; ++step) {
     const double exchange = step < 10 || step == 19 || step == 20 ? 1.0 : 0.004;
     rows += "0," + std::to_string(step) + ",0,0,0.010," + std::to_string(exchange) + ",0.010,40,,,\n";
-    rows += "1," + std::to_string(step) + ",0,0,0.020," + std::to_string(exchange) + ",0,24,,,\n";
+    rows += "1," + std::to_string(step) + ",0,0," + (step % 2 == 0 ? "0.010," : "0.030,") + std::to_string(exchange) +
+            ",0,24,,,\n";
   }
   write(dir / "iterations.csv", rows);
   write(dir / "evaluations.csv", "time_s,step,epoch,loss,accuracy\n1.5,19,0,0.6,0.8\n");
@@ -62,6 +64,8 @@ TEST(ValidateProfile, ReadsTheTestbedFacts) {
   EXPECT_FALSE(facts->quota_holds_comm);  // throttle=compute
   EXPECT_EQ(facts->iterations, 30);
   EXPECT_NEAR(facts->exchange_s, 0.004, 1e-9);  // start-up and the evaluation's steps left out
+  // Worker 0 never varies; worker 1 alternates 10 and 30 ms over steps 10..29 but 19 and 20: 18 steps, CV 0.5145.
+  EXPECT_NEAR(facts->compute_cv, (0.0 + 0.01 * std::sqrt(18.0 / 17.0) / 0.02) / 2.0, 1e-6);
 }
 
 TEST(ValidateProfile, AnIncompleteRunFolderIsNamed) {
@@ -83,7 +87,7 @@ TEST(ValidateProfile, WritesTheTestbedTermsIntoTheProfile) {
         "target_share,achieved_share,throughput_samples_s,relative_throughput,slowdown\n0.5,0.49,1000,0.5,2\n"
         "1,0.95,2000,1,1\n");
   const fs::path out = tmp.path / "sim-profile.yaml";
-  ASSERT_TRUE(write_sim_profile(tmp.path / "cal", *facts, facts->exchange_s, 32, false, 1.8, out).is_ok());
+  ASSERT_TRUE(write_sim_profile(tmp.path / "cal", *facts, facts->exchange_s, 0.25, 32, false, 1.8, out).is_ok());
   const std::string text = read(out);
   EXPECT_NE(text.find("host_core_flops: 2e+09"), std::string::npos) << text;
   EXPECT_NE(text.find("cpu_slowdown: {share: [0.5, 1], slowdown: [2.041, 1]}"), std::string::npos) << text;
@@ -91,7 +95,8 @@ TEST(ValidateProfile, WritesTheTestbedTermsIntoTheProfile) {
   EXPECT_NE(text.find("quota_holds_comm: false"), std::string::npos) << text;
   EXPECT_NE(text.find("allreduce_fixed_s: 0.004"), std::string::npos) << text;
   EXPECT_NE(text.find("host_cpu_available: 1.8"), std::string::npos) << text;
-  EXPECT_FALSE(write_sim_profile(tmp.path / "none", *facts, 0.0, 32, false, 0.0, out).is_ok());
+  EXPECT_NE(text.find("compute_jitter_cv: 0.25"), std::string::npos) << text;
+  EXPECT_FALSE(write_sim_profile(tmp.path / "none", *facts, 0.0, 0.0, 32, false, 0.0, out).is_ok());
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "sim_test_support.h"
 
 namespace omnilearn::sim {
@@ -71,6 +73,35 @@ TEST(Simulation, HalvingLinkBandwidthLengthensCommunication) {
   EXPECT_GT(comm_fast, 0.0);
   EXPECT_GT(comm_slow, 1.8 * comm_fast);
   EXPECT_GT(summary_number(slow, "total_time_s"), summary_number(fast, "total_time_s"));
+}
+
+// compute_jitter_cv (a testbed's measured compute variation): mean kept, the CV as given, the same run twice.
+TEST(Simulation, ComputeJitterKeepsTheMeanAndHasTheMeasuredVariation) {
+  auto s = four_worker_scenario({12, 12, 12, 12}, "uniform");
+  s.workload.dataset_samples = 128 * 400;  // 400 steps
+  const std::string base = test_dir("base");
+  ASSERT_EQ(run_in_child(s, base), "");
+  s.workload.model.compute_jitter_cv = 0.3;
+  const std::string jitter = test_dir("jitter");
+  ASSERT_EQ(run_in_child(s, jitter), "");
+  const auto rows = read_csv(jitter + "/iterations.csv");
+  const double mean = mean_column(rows, "compute_s", "worker", "1");
+  double var = 0.0;
+  int n = 0;
+  for (const auto& r : rows) {
+    if (r.at("worker") != "1") continue;
+    var += (std::stod(r.at("compute_s")) - mean) * (std::stod(r.at("compute_s")) - mean);
+    ++n;
+  }
+  const double cv = std::sqrt(var / (n - 1)) / mean;
+  EXPECT_NEAR(mean, mean_column(read_csv(base + "/iterations.csv"), "compute_s", "worker", "1"), 0.05 * mean);
+  EXPECT_NEAR(cv, 0.3, 0.05);
+  // The slowest of four jittered workers sets each step: longer steps than without jitter.
+  EXPECT_GT(summary_number(jitter, "total_time_s"), 1.1 * summary_number(base, "total_time_s"));
+  const std::string again = test_dir("again");
+  ASSERT_EQ(run_in_child(s, again), "");
+  EXPECT_EQ(read_csv(again + "/iterations.csv").size(), rows.size());
+  EXPECT_EQ(mean_column(read_csv(again + "/iterations.csv"), "compute_s"), mean_column(rows, "compute_s"));
 }
 
 TEST(Simulation, HalvingAHostsSpeedLengthensItsCompute) {

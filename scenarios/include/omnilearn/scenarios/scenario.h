@@ -65,6 +65,10 @@ struct ModelProfile {
   // Whether the quota also holds the all-reduce (testbed `emulator.throttle: process`); false (`compute`): the
   // communication threads run unthrottled, so only one wait per all-reduce remains (the training thread's).
   bool quota_holds_comm = true;
+  // Per-step compute-time variation measured on a testbed (coefficient of variation, >= 0). > 0: each step's
+  // compute is multiplied by a log-normal factor of mean 1 and this CV from the seeded generator, in place of the
+  // modelled quota-phase jitter (the measurement includes it). 0: none.
+  double compute_jitter_cv = 0.0;
   // Host cores left to the workers by other load on the host (measured during the testbed run). Requires
   // host_core_flops. When the workers' shares add up to more, CPU is water-filled: each gets min(s_k, L), with L
   // such that the sum is this, and computes at that share. Absent: the host has room for every share.

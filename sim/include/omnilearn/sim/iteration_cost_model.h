@@ -43,6 +43,9 @@ class IterationCostModel {
   // gives); absent, the expectation over phases.
   double flops(WorkerId k, BatchSize b, std::optional<double> phase = std::nullopt) const;
   bool bursts(WorkerId k) const;
+  // model.compute_jitter_cv: drivers multiply each step's flop by a log-normal factor of mean 1 and this CV (and
+  // then sample no quota phase). 0: none.
+  double jitter_cv() const { return jitter_cv_; }
   // Seconds that iteration takes on worker `k` running at `fraction` of its nominal speed (fraction > 0).
   Seconds seconds(WorkerId k, BatchSize b, double fraction = 1.0) const;
   // Worker `k`'s CPU share of one host core (speed / model.host_core_flops); absent without host_core_flops.
@@ -58,6 +61,7 @@ class IterationCostModel {
   std::vector<double> share_;  // empty without host_core_flops
   std::vector<double> burst_period_s_;  // > 0: the worker computes quota bursts of this period
   double gradient_bytes_ = 0.0;
+  double jitter_cv_ = 0.0;
 };
 
 }  // namespace omnilearn::sim
