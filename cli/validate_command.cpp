@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -246,11 +247,17 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       return 1;
     }
   }
-  auto facts = read_testbed(testbed);
-  if (!facts) {
-    std::cerr << "omnilearn validate: " << facts.status().message() << "\n";
-    return 1;
-  }
+  // A run folder's facts, or the error printed.
+  auto read_facts = [](const fs::path& run) -> std::optional<TestbedFacts> {
+    auto f = read_testbed(run);
+    if (!f) {
+      std::cerr << "omnilearn validate: " << f.status().message() << "\n";
+      return std::nullopt;
+    }
+    return std::move(f).value();
+  };
+  const std::optional<TestbedFacts> facts = read_facts(testbed);
+  if (!facts) return 1;
 
   // The exchange probe, a separate short uniform run of the scenario: the all-reduce's fixed cost (its mean
   // exchange less the quota wait the simulator adds itself; --allreduce-fixed overrides) and the compute jitter.
@@ -267,11 +274,8 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       return 1;
     }
   }
-  auto probed = read_testbed(probe);
-  if (!probed) {
-    std::cerr << "omnilearn validate: " << probed.status().message() << "\n";
-    return 1;
-  }
+  const std::optional<TestbedFacts> probed = read_facts(probe);
+  if (!probed) return 1;
   const double wait_s = sim::quota_ring_wait_s(
       probed->cpu_shares, probed->quota_period_s,
       sim::quota_waits_per_allreduce(probed->cpu_shares.size(), probed->quota_holds_comm));
