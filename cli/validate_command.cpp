@@ -186,8 +186,8 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       "fixed cost of each all-reduce in seconds (the simulator's allreduce_fixed_s; default: measured by the exchange "
       "probe)")(
       "jitter",
-      "give the simulator the probe's compute-time variation (compute_jitter_cv) as independent per-worker noise; "
-      "it overestimates the slowest worker where the testbed's noise is shared by the workers (README)")(
+      "give the simulator the probe's compute-time variation (compute_jitter_cv), with the part of it the workers "
+      "share (compute_jitter_shared, from the correlation of their compute times)")(
       "probe", po::value<std::string>(),
       "use this existing probe run folder (a short uniform run of SCENARIO) instead of running the exchange probe")(
       "share-batch", po::value<long long>()->default_value(32), "the batch of the calibration's quota sweep")(
@@ -281,14 +281,14 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       sim::quota_waits_per_allreduce(probed->cpu_shares.size(), probed->quota_holds_comm));
   std::fprintf(stderr,
                "omnilearn validate: exchange probe (%s): %.2f ms per all-reduce, %.2f ms of it quota wait; compute "
-               "jitter CV %.3f\n",
-               probe.string().c_str(), probed->exchange_s * 1e3, wait_s * 1e3, probed->compute_cv);
+               "jitter CV %.3f, %.0f%% of its variance shared by the workers\n",
+               probe.string().c_str(), probed->exchange_s * 1e3, wait_s * 1e3, probed->compute_cv, 100.0 * probed->compute_shared);
   const double allreduce_fixed_s =
       vm.count("allreduce-fixed") ? vm["allreduce-fixed"].as<double>() : std::max(0.0, probed->exchange_s - wait_s);
   std::fprintf(stderr, "omnilearn validate: all-reduce fixed cost %.2f ms\n", allreduce_fixed_s * 1e3);
   const fs::path profile = out / "sim-profile.yaml";
   const double jitter_cv = vm.count("jitter") ? probed->compute_cv : 0.0;
-  if (Status st = write_sim_profile(calibration, *facts, allreduce_fixed_s, jitter_cv,
+  if (Status st = write_sim_profile(calibration, *facts, allreduce_fixed_s, jitter_cv, probed->compute_shared,
                                     static_cast<double>(vm["share-batch"].as<long long>()),
                                     vm.count("continuous-slowdown") > 0, available_cores, profile);
       !st.is_ok()) {

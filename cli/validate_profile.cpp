@@ -38,11 +38,27 @@ double profile_number(const std::string& text, const std::string& key) {
 struct StepTimings {
   double exchange_s = 0.0;
   double compute_cv = 0.0;
+  double compute_shared = 0.0;
 };
 
+// The correlation of two workers' compute times over the steps both have (0 when undefined).
+double correlation(const std::map<long long, double>& a, const std::map<long long, double>& b) {
+  std::vector<std::pair<double, double>> xy;
+  for (const auto& [step, x] : a) {
+    if (auto it = b.find(step); it != b.end()) xy.emplace_back(x, it->second);
+  }
+  if (xy.size() < 3) return 0.0;
+  double mx = 0.0, my = 0.0;
+  for (const auto& [x, y] : xy) mx += x, my += y;
+  mx /= static_cast<double>(xy.size()), my /= static_cast<double>(xy.size());
+  double sxy = 0.0, sxx = 0.0, syy = 0.0;
+  for (const auto& [x, y] : xy) sxy += (x - mx) * (y - my), sxx += (x - mx) * (x - mx), syy += (y - my) * (y - my);
+  return sxx > 0.0 && syy > 0.0 ? sxy / std::sqrt(sxx * syy) : 0.0;
+}
+
 // From iterations.csv, start-up steps and the steps around evaluations left out: the mean over steps of the last
-// arrival's all-reduce (per step, the smallest comm_s + wait_s of any worker), and the mean over workers of the
-// coefficient of variation of compute_s.
+// arrival's all-reduce (per step, the smallest comm_s + wait_s of any worker), the mean over workers of the
+// coefficient of variation of compute_s, and the mean over pairs of workers of their compute times' correlation.
 StepTimings step_timings(const fs::path& run) {
   std::set<long long> skip;
   {
@@ -70,7 +86,7 @@ StepTimings step_timings(const fs::path& run) {
                     c_comm = column("comm_s"), c_wait = column("wait_s"), c_batch = column("batch");
   if (c_worker == 0 || c_step == 0 || c_compute == 0 || c_comm == 0 || c_wait == 0) return {};
   std::map<long long, double> last_arrival;
-  std::map<long long, std::vector<double>> computes;  // per worker
+  std::map<long long, std::map<long long, double>> computes;  // per worker, per step
   while (std::getline(in, line)) {
     std::vector<std::string> cells;
     for (std::stringstream ss(line); std::getline(ss, line, ',');) cells.push_back(line);
@@ -81,22 +97,28 @@ StepTimings step_timings(const fs::path& run) {
     const double exchange = std::atof(cells[c_comm - 1].c_str()) + std::atof(cells[c_wait - 1].c_str());
     auto [it, fresh] = last_arrival.emplace(step, exchange);
     if (!fresh) it->second = std::min(it->second, exchange);
-    computes[std::atoll(cells[c_worker - 1].c_str())].push_back(std::atof(cells[c_compute - 1].c_str()));
+    computes[std::atoll(cells[c_worker - 1].c_str())][step] = std::atof(cells[c_compute - 1].c_str());
   }
   StepTimings t;
   if (last_arrival.empty()) return t;
   for (const auto& [step, x] : last_arrival) t.exchange_s += x;
   t.exchange_s /= static_cast<double>(last_arrival.size());
   int workers = 0;
-  for (const auto& [worker, v] : computes) {
-    if (v.size() < 2) continue;
-    const double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-    double var = 0.0;
-    for (const double x : v) var += (x - mean) * (x - mean);
-    var /= static_cast<double>(v.size() - 1);
+  for (const auto& [worker, by_step] : computes) {
+    if (by_step.size() < 2) continue;
+    double mean = 0.0, var = 0.0;
+    for (const auto& [step, x] : by_step) mean += x;
+    mean /= static_cast<double>(by_step.size());
+    for (const auto& [step, x] : by_step) var += (x - mean) * (x - mean);
+    var /= static_cast<double>(by_step.size() - 1);
     if (mean > 0.0) t.compute_cv += std::sqrt(var) / mean, ++workers;
   }
   if (workers > 0) t.compute_cv /= workers;
+  int pairs = 0;
+  for (auto a = computes.begin(); a != computes.end(); ++a) {
+    for (auto b = std::next(a); b != computes.end(); ++b) t.compute_shared += correlation(a->second, b->second), ++pairs;
+  }
+  if (pairs > 0) t.compute_shared = std::clamp(t.compute_shared / pairs, 0.0, 1.0);
   return t;
 }
 
@@ -131,6 +153,7 @@ Result<TestbedFacts> read_testbed(const fs::path& run) {
     const StepTimings timings = step_timings(run);
     f.exchange_s = timings.exchange_s;
     f.compute_cv = timings.compute_cv;
+    f.compute_shared = timings.compute_shared;
   } catch (const std::exception& e) {
     return Status::parse_error(run.string() + ": not a complete testbed run folder (" + e.what() + ")");
   }
@@ -138,7 +161,7 @@ Result<TestbedFacts> read_testbed(const fs::path& run) {
 }
 
 Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, double allreduce_fixed_s,
-                         double compute_jitter_cv, double share_batch, bool continuous_slowdown, double available_cores, const fs::path& out) {
+                         double compute_jitter_cv, double compute_jitter_shared, double share_batch, bool continuous_slowdown, double available_cores, const fs::path& out) {
   const fs::path profile = fs::is_directory(calibration) ? calibration / "profile.yaml" : calibration;
   if (!fs::is_regular_file(profile)) return Status::not_found(profile.string() + ": no calibrated profile");
   std::string text = read_text(profile);
@@ -188,6 +211,8 @@ Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, do
   if (compute_jitter_cv > 0.0) {
     std::snprintf(buf, sizeof buf, "%.4g", compute_jitter_cv);
     text += "compute_jitter_cv: " + std::string(buf) + "\n";
+    std::snprintf(buf, sizeof buf, "%.3g", compute_jitter_shared);
+    text += "compute_jitter_shared: " + std::string(buf) + "\n";
   }
   if (available_cores > 0.0) {
     std::snprintf(buf, sizeof buf, "%.4g", available_cores);

@@ -23,6 +23,9 @@ struct TestbedFacts {
   double exchange_s = 0.0;
   // The mean over workers of the coefficient of variation of their compute_s (same steps): the host's jitter.
   double compute_cv = 0.0;
+  // The mean over pairs of workers of the correlation of their compute_s over the same steps, clamped to [0, 1]:
+  // the part of the jitter the workers share (the host's).
+  double compute_shared = 0.0;
 };
 
 // Reads manifest.json, summary.json, iterations.csv and evaluations.csv of a testbed run; errors name the file.
@@ -37,6 +40,6 @@ Result<TestbedFacts> read_testbed(const fs::path& run);
 //   batch (not over the share-1.0 row, so that the law and the table agree even if the host was busier during one
 //   sweep than the other): the super-linear slowdown of a process that is never idle.
 Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, double allreduce_fixed_s,
-                         double compute_jitter_cv, double share_batch, bool continuous_slowdown, double available_cores, const fs::path& out);
+                         double compute_jitter_cv, double compute_jitter_shared, double share_batch, bool continuous_slowdown, double available_cores, const fs::path& out);
 
 }  // namespace omnilearn::cli

@@ -76,6 +76,7 @@ std::string scenario_to_json(const Scenario& s) {
   if (m.quota_period_s > 0.0) model["quota_period_s"] = m.quota_period_s;
   if (m.quota_period_s > 0.0) model["quota_holds_comm"] = m.quota_holds_comm;
   if (m.compute_jitter_cv > 0.0) model["compute_jitter_cv"] = m.compute_jitter_cv;
+  if (m.compute_jitter_cv > 0.0) model["compute_jitter_shared"] = m.compute_jitter_shared;
   if (m.host_cpu_available) model["host_cpu_available"] = *m.host_cpu_available;
   Json workload{{"model", model},
                 {"dataset", s.workload.dataset},

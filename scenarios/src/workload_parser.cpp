@@ -29,7 +29,7 @@ Status load_profile_file(const std::string& path, ModelProfile& out) {
 }
 
 // The CPU-testbed terms of a profile (ModelProfile documents them): host_core_flops, cpu_slowdown: {share: [...],
-// slowdown: [...]}, allreduce_fixed_s, quota_period_s, quota_holds_comm, compute_jitter_cv, host_cpu_available.
+// slowdown: [...]}, allreduce_fixed_s, quota_period_s, quota_holds_comm, compute_jitter_cv, compute_jitter_shared, host_cpu_available.
 Status parse_testbed_terms(const YamlSource& source, const MapReader& r, ModelProfile& out) {
   if (r.has("host_core_flops")) {
     if (!r.has("measured_fixed_s")) {
@@ -60,6 +60,7 @@ Status parse_testbed_terms(const YamlSource& source, const MapReader& r, ModelPr
   OMNI_RETURN_IF_ERROR(r.read("quota_period_s", out.quota_period_s, Range::kNonNegative));
   OMNI_RETURN_IF_ERROR(r.read("quota_holds_comm", out.quota_holds_comm));
   OMNI_RETURN_IF_ERROR(r.read("compute_jitter_cv", out.compute_jitter_cv, Range::kNonNegative));
+  OMNI_RETURN_IF_ERROR(r.read("compute_jitter_shared", out.compute_jitter_shared, Range::kUnit));
   if (r.has("host_cpu_available")) {
     if (!r.has("host_core_flops")) return r.error("host_cpu_available", "needs host_core_flops");
     double cores = 0.0;
@@ -76,7 +77,7 @@ Status parse_model_profile(const YamlSource& source, const YAML::Node& node, con
   auto reader = MapReader::open(source, node, path,
                                 {"name", "parameters", "flops_per_sample", "flops_per_iteration", "gradient_bytes",
                                  "measured_fixed_s", "measured_per_sample_s", "host_core_flops", "cpu_slowdown",
-                                 "allreduce_fixed_s", "quota_period_s", "quota_holds_comm", "compute_jitter_cv", "host_cpu_available"});
+                                 "allreduce_fixed_s", "quota_period_s", "quota_holds_comm", "compute_jitter_cv", "compute_jitter_shared", "host_cpu_available"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
   for (const char* key : {"parameters", "flops_per_sample"}) {

@@ -61,10 +61,9 @@ void BspDriver::worker(WorkerId k) {
     const Seconds t0 = now();
     std::optional<double> phase;
     double jitter = 1.0;
-    if (const double cv = ctx_.cost.jitter_cv(); cv > 0.0) {
-      // Measured variation (it includes the quota's phase jitter): log-normal, mean 1.
-      const double sigma2 = std::log1p(cv * cv);
-      jitter = std::lognormal_distribution<double>(-0.5 * sigma2, std::sqrt(sigma2))(phase_rng_);
+    if (ctx_.cost.jitter_cv() > 0.0) {
+      // Measured variation (it includes the quota's phase jitter): the step's shared factor times this worker's.
+      jitter = step_jitter_ * lognormal_mean_one(ctx_.cost.jitter_cv() * std::sqrt(1.0 - ctx_.cost.jitter_shared()));
     } else if (ctx_.cost.bursts(k)) {
       phase = std::uniform_real_distribution<double>(0.0, 1.0)(phase_rng_);
     }
@@ -102,8 +101,15 @@ void BspDriver::worker(WorkerId k) {
   }
 }
 
+double BspDriver::lognormal_mean_one(double cv) {
+  if (!(cv > 0.0)) return 1.0;
+  const double sigma2 = std::log1p(cv * cv);
+  return std::lognormal_distribution<double>(-0.5 * sigma2, std::sqrt(sigma2))(phase_rng_);
+}
+
 std::size_t BspDriver::prepare_step() {
   const controller::Plan& plan = ctx_.controller.current_plan();
+  if (ctx_.cost.jitter_cv() > 0.0) step_jitter_ = lognormal_mean_one(ctx_.cost.jitter_cv() * std::sqrt(ctx_.cost.jitter_shared()));
   std::vector<WorkerId> ring;
   for (WorkerId k = 0; k < slots_.size(); ++k) {
     Slot& s = slots_[k];

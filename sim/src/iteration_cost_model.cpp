@@ -115,6 +115,7 @@ Result<IterationCostModel> IterationCostModel::create(const scenarios::ModelProf
     }
   }
   m.jitter_cv_ = model.compute_jitter_cv;
+  m.jitter_shared_ = model.compute_jitter_shared;
   return m;
 }
 

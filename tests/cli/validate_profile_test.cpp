@@ -36,7 +36,8 @@ std::string read(const fs::path& p) {
 
 // Two workers at 0.5 and 0.25 of a core (scenario speeds 1e9 and 0.5e9), 30 steps. The last worker to reach each
 // all-reduce waits 4 ms in it, except in the first 10 steps (start-up) and around the evaluation after step 19.
-fs::path write_run(const fs::path& dir) {
+// With `shared`, worker 0's compute alternates like worker 1's (10/30 ms), perfectly correlated.
+fs::path write_run(const fs::path& dir, bool shared = false) {
   write(dir / "manifest.json",
         R"({"backend": "emulate", "cpu_shares": [0.5, 0.25],
             "scenario": {"cluster": {"workers": [{"speed_flops": 1e9}, {"speed_flops": 5e8}]}},
@@ -45,7 +46,8 @@ fs::path write_run(const fs::path& dir) {
   std::string rows = "worker,step,epoch,start_s,compute_s,comm_s,wait_s,batch,loss,accuracy,staleness\n";
   for (int step = 0; step < 30; ++step) {
     const double exchange = step < 10 || step == 19 || step == 20 ? 1.0 : 0.004;
-    rows += "0," + std::to_string(step) + ",0,0,0.010," + std::to_string(exchange) + ",0.010,40,,,\n";
+    const std::string compute0 = shared && step % 2 == 1 ? "0.030," : "0.010,";
+    rows += "0," + std::to_string(step) + ",0,0," + compute0 + std::to_string(exchange) + ",0.010,40,,,\n";
     rows += "1," + std::to_string(step) + ",0,0," + (step % 2 == 0 ? "0.010," : "0.030,") + std::to_string(exchange) +
             ",0,24,,,\n";
   }
@@ -66,6 +68,11 @@ TEST(ValidateProfile, ReadsTheTestbedFacts) {
   EXPECT_NEAR(facts->exchange_s, 0.004, 1e-9);  // start-up and the evaluation's steps left out
   // Worker 0 never varies; worker 1 alternates 10 and 30 ms over steps 10..29 but 19 and 20: 18 steps, CV 0.5145.
   EXPECT_NEAR(facts->compute_cv, (0.0 + 0.01 * std::sqrt(18.0 / 17.0) / 0.02) / 2.0, 1e-6);
+  EXPECT_NEAR(facts->compute_shared, 0.0, 1e-9);  // worker 0 never varies: no correlation
+  auto together = read_testbed(write_run(tmp.path / "shared", /*shared=*/true));
+  ASSERT_TRUE(together.is_ok());
+  EXPECT_NEAR(together->compute_shared, 1.0, 1e-9);
+  EXPECT_NEAR(together->compute_cv, 0.01 * std::sqrt(18.0 / 17.0) / 0.02, 1e-6);
 }
 
 TEST(ValidateProfile, AnIncompleteRunFolderIsNamed) {
@@ -87,7 +94,7 @@ TEST(ValidateProfile, WritesTheTestbedTermsIntoTheProfile) {
         "target_share,achieved_share,throughput_samples_s,relative_throughput,slowdown\n0.5,0.49,1000,0.5,2\n"
         "1,0.95,2000,1,1\n");
   const fs::path out = tmp.path / "sim-profile.yaml";
-  ASSERT_TRUE(write_sim_profile(tmp.path / "cal", *facts, facts->exchange_s, 0.25, 32, false, 1.8, out).is_ok());
+  ASSERT_TRUE(write_sim_profile(tmp.path / "cal", *facts, facts->exchange_s, 0.25, 0.4, 32, false, 1.8, out).is_ok());
   const std::string text = read(out);
   EXPECT_NE(text.find("host_core_flops: 2e+09"), std::string::npos) << text;
   EXPECT_NE(text.find("cpu_slowdown: {share: [0.5, 1], slowdown: [2.041, 1]}"), std::string::npos) << text;
@@ -96,7 +103,8 @@ TEST(ValidateProfile, WritesTheTestbedTermsIntoTheProfile) {
   EXPECT_NE(text.find("allreduce_fixed_s: 0.004"), std::string::npos) << text;
   EXPECT_NE(text.find("host_cpu_available: 1.8"), std::string::npos) << text;
   EXPECT_NE(text.find("compute_jitter_cv: 0.25"), std::string::npos) << text;
-  EXPECT_FALSE(write_sim_profile(tmp.path / "none", *facts, 0.0, 0.0, 32, false, 0.0, out).is_ok());
+  EXPECT_NE(text.find("compute_jitter_shared: 0.4"), std::string::npos) << text;
+  EXPECT_FALSE(write_sim_profile(tmp.path / "none", *facts, 0.0, 0.0, 0.0, 32, false, 0.0, out).is_ok());
 }
 
 }  // namespace

@@ -102,6 +102,13 @@ TEST(Simulation, ComputeJitterKeepsTheMeanAndHasTheMeasuredVariation) {
   ASSERT_EQ(run_in_child(s, again), "");
   EXPECT_EQ(read_csv(again + "/iterations.csv").size(), rows.size());
   EXPECT_EQ(mean_column(read_csv(again + "/iterations.csv"), "compute_s"), mean_column(rows, "compute_s"));
+  // All of it shared (the host's noise): every worker slows together, so nobody waits for an outlier.
+  s.workload.model.compute_jitter_shared = 1.0;
+  const std::string shared = test_dir("shared");
+  ASSERT_EQ(run_in_child(s, shared), "");
+  EXPECT_NEAR(summary_number(shared, "total_time_s"), summary_number(base, "total_time_s"),
+              0.05 * summary_number(base, "total_time_s"));
+  EXPECT_NEAR(mean_column(read_csv(shared + "/iterations.csv"), "wait_s"), 0.0, 1e-9);
 }
 
 TEST(Simulation, HalvingAHostsSpeedLengthensItsCompute) {

@@ -69,6 +69,9 @@ struct ModelProfile {
   // compute is multiplied by a log-normal factor of mean 1 and this CV from the seeded generator, in place of the
   // modelled quota-phase jitter (the measurement includes it). 0: none.
   double compute_jitter_cv = 0.0;
+  // The part of that variance (in [0, 1]) shared by all workers in a step (the host's noise): a common factor per
+  // step times an independent one per worker, with CVs sqrt(shared) * cv and sqrt(1 - shared) * cv (about).
+  double compute_jitter_shared = 0.0;
   // Host cores left to the workers by other load on the host (measured during the testbed run). Requires
   // host_core_flops. When the workers' shares add up to more, CPU is water-filled: each gets min(s_k, L), with L
   // such that the sum is this, and computes at that share. Absent: the host has room for every share.

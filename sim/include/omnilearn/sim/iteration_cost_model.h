@@ -46,6 +46,7 @@ class IterationCostModel {
   // model.compute_jitter_cv: drivers multiply each step's flop by a log-normal factor of mean 1 and this CV (and
   // then sample no quota phase). 0: none.
   double jitter_cv() const { return jitter_cv_; }
+  double jitter_shared() const { return jitter_shared_; }  // model.compute_jitter_shared
   // Seconds that iteration takes on worker `k` running at `fraction` of its nominal speed (fraction > 0).
   Seconds seconds(WorkerId k, BatchSize b, double fraction = 1.0) const;
   // Worker `k`'s CPU share of one host core (speed / model.host_core_flops); absent without host_core_flops.
@@ -62,6 +63,7 @@ class IterationCostModel {
   std::vector<double> burst_period_s_;  // > 0: the worker computes quota bursts of this period
   double gradient_bytes_ = 0.0;
   double jitter_cv_ = 0.0;
+  double jitter_shared_ = 0.0;
 };
 
 }  // namespace omnilearn::sim
