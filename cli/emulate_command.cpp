@@ -36,8 +36,8 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
       "the c10d TCPStore on --master, Gloo binds --bind. Node 0 writes the run folder (with derived iteration rows\n"
       "of the other nodes' workers); node r writes its workers' measured rows to <out>/node<r>/.\n\n"
       "Testbed settings come from the scenario's `emulator:` section (network, cpu_budget, cpu_per_core,\n"
-      "cpu_period_s, throttle, target_accuracy, eval_every, eval_samples, time_budget_s, learning_rate, momentum), then\n"
-      "from the options below.\n\n"
+      "cpu_period_s, throttle, target_accuracy, eval_every, eval_samples, time_budget_s, learning_rate, momentum,\n"
+      "warmup_updates), then from the options below.\n\n"
       "options");
   opts.add_options()("help,h", "print this help")("scenario", po::value<std::string>(), "scenario YAML file")(
       "set", po::value<std::vector<std::string>>()->composing(),

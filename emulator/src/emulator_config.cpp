@@ -78,6 +78,7 @@ Status apply_setting(EmulatorConfig& c, std::string_view setting) {
   if (key == "cache_dir") { c.cache_dir = std::string(value); return Status::ok(); }
   if (key == "eval_every") return parse_int(key, value, c.eval_every);
   if (key == "eval_samples") return parse_int(key, value, c.eval_samples);
+  if (key == "warmup_updates") return parse_int(key, value, c.warmup_updates);
   struct DoubleField { const char* name; double EmulatorConfig::*field; };
   static constexpr DoubleField kDoubles[] = {
       {"cpu_budget", &EmulatorConfig::cpu_budget},     {"cpu_per_core", &EmulatorConfig::cpu_per_core},
@@ -90,7 +91,8 @@ Status apply_setting(EmulatorConfig& c, std::string_view setting) {
   return Status::invalid_argument(std::string("emulator.").append(key).append(
       ": unknown setting (expected network, device, cpu_budget, cpu_per_core, cpu_period_s, throttle, cpuset, "
       "learning_rate, "
-      "momentum, lr_scaling, target_accuracy, eval_every, eval_samples, time_budget_s, data_source, cache_dir, "
+      "momentum, lr_scaling, warmup_updates, target_accuracy, eval_every, eval_samples, time_budget_s, data_source, "
+      "cache_dir, "
       "stop_grace_s)"));
 }
 
@@ -105,6 +107,7 @@ std::vector<std::string> to_settings(const EmulatorConfig& c) {
           std::string("learning_rate=").append(fmt(c.learning_rate)),
           std::string("momentum=").append(fmt(c.momentum)),
           std::string("lr_scaling=").append(c.lr_scaling ? "true" : "false"),
+          std::string("warmup_updates=").append(std::to_string(c.warmup_updates)),
           std::string("target_accuracy=").append(fmt(c.target_accuracy)),
           std::string("eval_every=").append(std::to_string(c.eval_every)),
           std::string("eval_samples=").append(std::to_string(c.eval_samples)),
@@ -141,6 +144,7 @@ Result<EmulatorConfig> config_from_scenario(const scenarios::Scenario& s) {
   c.time_budget_s = e.time_budget_s;
   c.learning_rate = e.learning_rate;
   c.momentum = e.momentum;
+  c.warmup_updates = e.warmup_updates;
   return c;
 }
 

@@ -275,6 +275,9 @@ int run_server(const WorkerOptions& o) {
         unflatten_from(params, push[0], /*grads=*/true);
         double lr = cfg.learning_rate;
         if (cfg.lr_scaling) lr *= static_cast<double>(batch) / b_ref;
+        if (cfg.warmup_updates > 0) {
+          lr *= std::min(1.0, static_cast<double>(updates + 1) / static_cast<double>(cfg.warmup_updates));
+        }
         static_cast<torch::optim::SGDOptions&>(sgd.param_groups()[0].options()).lr(lr);
         sgd.step();
         ++updates;

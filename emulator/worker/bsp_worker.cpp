@@ -238,6 +238,10 @@ int run(const WorkerOptions& o) {
           at += p.numel();
         }
       }
+      if (cfg.warmup_updates > 0) {
+        const double ramp = std::min(1.0, static_cast<double>(step + 1) / static_cast<double>(cfg.warmup_updates));
+        static_cast<torch::optim::SGDOptions&>(sgd.param_groups()[0].options()).lr(cfg.learning_rate * ramp);
+      }
       sgd.step();
       samples_seen += total;
 

@@ -23,6 +23,7 @@ TEST(EmulatorConfig, SettingsRoundTrip) {
   ASSERT_TRUE(apply_setting(c, "cpuset=0-1").is_ok());
   EXPECT_TRUE(c.throttle_compute_only);  // the default: communication threads outside the quota
   ASSERT_TRUE(apply_setting(c, "throttle=process").is_ok());
+  ASSERT_TRUE(apply_setting(c, "warmup_updates=500").is_ok());
   EmulatorConfig d;
   for (const auto& s : to_settings(c)) ASSERT_TRUE(apply_setting(d, s).is_ok()) << s;
   EXPECT_EQ(d.network, Network::kResNet);
@@ -30,6 +31,7 @@ TEST(EmulatorConfig, SettingsRoundTrip) {
   EXPECT_EQ(d.eval_every, 25);
   EXPECT_EQ(d.cpuset, "0-1");
   EXPECT_FALSE(d.throttle_compute_only);
+  EXPECT_EQ(d.warmup_updates, 500);
 }
 
 TEST(EmulatorConfig, BadSettingsNameTheKey) {

@@ -281,7 +281,7 @@ TEST(ScenarioParser, EmulatorSectionForTheTestbed) {
 
   auto r = parse_scenario(std::string(kTwoWorkers) +
                               "emulator: {network: resnet, cpu_budget: 1.0, target_accuracy: 0.8, eval_every: 50, "
-                              "throttle: process}\n",
+                              "throttle: process, warmup_updates: 300}\n",
                           "two.yaml", {"emulator.time_budget_s=120"});
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_EQ(r->emulator.network, "resnet");
@@ -290,6 +290,8 @@ TEST(ScenarioParser, EmulatorSectionForTheTestbed) {
   EXPECT_EQ(r->emulator.eval_every, 50);
   EXPECT_DOUBLE_EQ(r->emulator.time_budget_s, 120.0);
   EXPECT_EQ(r->emulator.throttle, "process");
+  EXPECT_EQ(r->emulator.warmup_updates, 300);
+  EXPECT_EQ(defaults->emulator.warmup_updates, 0);
   auto bad_throttle = parse_scenario(std::string(kTwoWorkers) + "emulator: {throttle: threads}\n", "two.yaml");
   ASSERT_FALSE(bad_throttle.is_ok());
   EXPECT_NE(bad_throttle.status().message().find("emulator.throttle"), std::string::npos)

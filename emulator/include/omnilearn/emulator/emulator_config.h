@@ -32,6 +32,7 @@ struct EmulatorConfig {
   double learning_rate = scenarios::EmulatorSpec{}.learning_rate;
   double momentum = scenarios::EmulatorSpec{}.momentum;
   bool lr_scaling = false;             // ASP: η_k = η b_k / b_ref
+  std::int64_t warmup_updates = scenarios::EmulatorSpec{}.warmup_updates;  // linear learning-rate warm-up (0: none)
   double target_accuracy = scenarios::EmulatorSpec{}.target_accuracy;  // stop on reaching it (0: no target)
   std::int64_t eval_every = scenarios::EmulatorSpec{}.eval_every;  // steps between evaluations (0: per epoch)
   std::int64_t eval_samples = scenarios::EmulatorSpec{}.eval_samples;  // first N test samples per evaluation

@@ -163,6 +163,9 @@ struct EmulatorSpec {
   double time_budget_s = 0.0;        // stop after this much training time (0: none)
   double learning_rate = 0.05;
   double momentum = 0.9;
+  // Learning-rate warm-up: the rate rises linearly to learning_rate over the first this many updates (BSP steps,
+  // ASP applied pushes). 0: none.
+  std::int64_t warmup_updates = 0;
 };
 
 struct Scenario {
