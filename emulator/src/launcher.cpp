@@ -1,10 +1,6 @@
 #include "omnilearn/emulator/launcher.h"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,20 +9,16 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <limits>
-#include <numeric>
 #include <optional>
-#include <nlohmann/json.hpp>
 
 #include "omnilearn/emulator/availability_replayer.h"
 #include "omnilearn/emulator/dataset_cache.h"
 #include "omnilearn/emulator/mps_daemon.h"
 #include "omnilearn/emulator/names.h"
 #include "omnilearn/emulator/worker_protocol.h"
-#include "omnilearn/scenarios/scenario_json.h"
 #include "gpu_launch.h"
 #include "launch_support.h"
 #include "run_statistics.h"
