@@ -148,6 +148,8 @@ Result<TestbedFacts> read_testbed(const fs::path& run) {
       if (s.rfind("cpu_period_s=", 0) == 0) f.quota_period_s = std::stod(s.substr(13));
       if (s.rfind("throttle=", 0) == 0) f.quota_holds_comm = s.substr(9) == "process";
     }
+    // What the launcher did (newer runs) wins over what was asked (cgroup v2 cannot split the threads).
+    if (manifest.contains("comm_unthrottled")) f.quota_holds_comm = !manifest.at("comm_unthrottled").get<bool>();
     const auto summary = nlohmann::json::parse(read_text(run / "summary.json"));
     f.iterations = summary.at("iterations").get<long long>();
     const StepTimings timings = step_timings(run);

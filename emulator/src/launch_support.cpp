@@ -93,7 +93,7 @@ std::string describe_exit(int status) {
 
 std::string manifest_json(const scenarios::Scenario& scenario, const EmulatorConfig& config,
                           const LaunchOptions& options, const std::string& run_id, const std::vector<double>& shares,
-                          const std::string& worker_exe) {
+                          const std::string& worker_exe, bool comm_unthrottled) {
   nlohmann::json m;
   m["argv"] = options.argv;
   m["seed"] = scenario.seed;
@@ -102,6 +102,7 @@ std::string manifest_json(const scenarios::Scenario& scenario, const EmulatorCon
   m["worker_executable"] = worker_exe;
   m["host_cpus"] = host_cpu_count();
   m["cpu_shares"] = shares;
+  m["comm_unthrottled"] = comm_unthrottled;
   m["emulator"] = to_settings(config);
   if (const NodeOptions& nodes = options.nodes; nodes.nnodes > 1) {
     const WorkerRange range = node_worker_range(scenario.worker_count(), nodes.nnodes, nodes.node_rank);

@@ -33,9 +33,11 @@ Result<int> free_loopback_port();
 // "exited with code 3", "was killed by signal 9 (Killed)".
 std::string describe_exit(int status);
 // manifest.json of a testbed run: backend, the resolved scenario, argv, seed, run id and cgroup folder, shares,
-// settings, nodes, overrides, extra fields and the start time.
+// whether communication threads run outside the quota (`comm_unthrottled`), settings, nodes, overrides, extra
+// fields and the start time.
 std::string manifest_json(const scenarios::Scenario& scenario, const EmulatorConfig& config, const LaunchOptions& options,
-                          const std::string& run_id, const std::vector<double>& shares, const std::string& worker_exe);
+                          const std::string& run_id, const std::vector<double>& shares, const std::string& worker_exe,
+                          bool comm_unthrottled);
 // Checks the several-hosts options against the scenario (single host: nothing to check).
 Status validate_nodes(const NodeOptions& nodes, std::size_t workers, bool asp);
 // Checks that this node's workers' shares fit this host (several hosts: each host carries only its share).

@@ -142,7 +142,8 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
 
   const std::string run_dir = node_output_dir(options.output_dir, nodes.node_rank);
   auto writer_or = scenarios::RunWriter::open(run_dir,
-                                              manifest_json(scenario, config, options, run_id, shares, worker_exe),
+                                              manifest_json(scenario, config, options, run_id, shares, worker_exe,
+                                                            !throttler->comm_thread_files(0).empty()),
                                               scenario.outputs.timeline);
   if (!writer_or) return writer_or.status();
   std::unique_ptr<scenarios::RunWriter> writer = std::move(writer_or).value();

@@ -36,10 +36,12 @@ std::string read(const fs::path& p) {
 
 // Two workers at 0.5 and 0.25 of a core (scenario speeds 1e9 and 0.5e9), 30 steps. The last worker to reach each
 // all-reduce waits 4 ms in it, except in the first 10 steps (start-up) and around the evaluation after step 19.
-// With `shared`, worker 0's compute alternates like worker 1's (10/30 ms), perfectly correlated.
+// With `shared`, worker 0's compute alternates like worker 1's (10/30 ms), perfectly correlated, and the manifest
+// says that the launcher could not split the threads (as on cgroup v2) although throttle=compute was asked for.
 fs::path write_run(const fs::path& dir, bool shared = false) {
   write(dir / "manifest.json",
-        R"({"backend": "emulate", "cpu_shares": [0.5, 0.25],
+        std::string(R"({"backend": "emulate", "cpu_shares": [0.5, 0.25], )") +
+            (shared ? R"("comm_unthrottled": false, )" : R"("comm_unthrottled": true, )") + R"(
             "scenario": {"cluster": {"workers": [{"speed_flops": 1e9}, {"speed_flops": 5e8}]}},
             "emulator": ["cpu_period_s=0.02", "throttle=compute"]})");
   write(dir / "summary.json", R"({"iterations": 30})");
@@ -72,6 +74,7 @@ TEST(ValidateProfile, ReadsTheTestbedFacts) {
   auto together = read_testbed(write_run(tmp.path / "shared", /*shared=*/true));
   ASSERT_TRUE(together.is_ok());
   EXPECT_NEAR(together->compute_shared, 1.0, 1e-9);
+  EXPECT_TRUE(together->quota_holds_comm);  // what the launcher did wins over what was asked
   EXPECT_NEAR(together->compute_cv, 0.01 * std::sqrt(18.0 / 17.0) / 0.02, 1e-6);
 }
 

@@ -62,6 +62,10 @@ TEST(EmulatorEndToEnd, TwoWorkerBspRunWritesTheRunFolder) {
   EXPECT_GT(acc, 0.3);  // well above chance (0.1)
   EXPECT_TRUE(summary["extra"].contains("controller_overhead"));
   EXPECT_GT(r->summary.decisions, 0);
+  // Real cgroups v1: Gloo's threads ran outside the quota (emulator.throttle: compute); a fake throttler cannot.
+  const auto manifest = nlohmann::json::parse(std::ifstream(dir + "/run/manifest.json"));
+  ASSERT_TRUE(manifest.contains("comm_unthrottled"));
+  EXPECT_EQ(manifest["comm_unthrottled"].get<bool>(), check_cgroup_access().is_ok() && !is_cgroup_v2());
 }
 
 // ASP: two workers and a parameter server for 2 epochs of 1024 samples; staleness is recorded.
