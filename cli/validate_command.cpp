@@ -17,6 +17,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/command_line.h"
@@ -39,8 +40,9 @@ namespace po = boost::program_options;
 
 constexpr int kProbeSteps = 80;  // the exchange probe: a short uniform run of the scenario
 
-// Runs `words` (words[0] is the program) with this process's environment plus `extra_env`; returns its exit code.
-int spawn_and_wait(std::vector<std::string> words, const std::vector<std::string>& extra_env = {}) {
+// Logs `words` and starts them (words[0] is the program) with this process's environment plus `extra_env` (which
+// replaces variables of the same name); returns the child's pid, or -1 when it could not start.
+pid_t spawn_logged(std::vector<std::string> words, const std::vector<std::string>& extra_env = {}) {
   std::cerr << "omnilearn validate: running";
   for (const std::string& w : words) std::cerr << " " << w;
   std::cerr << "\n";
@@ -58,10 +60,20 @@ int spawn_and_wait(std::vector<std::string> words, const std::vector<std::string
   for (std::string& e : env_store) envp.push_back(e.data());
   envp.push_back(nullptr);
   pid_t pid = 0;
-  if (posix_spawn(&pid, words[0].c_str(), nullptr, nullptr, argv.data(), envp.data()) != 0) return 127;
+  if (posix_spawn(&pid, words[0].c_str(), nullptr, nullptr, argv.data(), envp.data()) != 0) return -1;
+  return pid;
+}
+
+// The exit code of a waited-for child: its own, or 128 + the signal that ended it.
+int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
+
+// spawn_logged, then waits; returns the exit code (127: could not start).
+int spawn_and_wait(std::vector<std::string> words, const std::vector<std::string>& extra_env = {}) {
+  const pid_t pid = spawn_logged(std::move(words), extra_env);
+  if (pid < 0) return 127;
   int status = 0;
   if (waitpid(pid, &status, 0) < 0) return 1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return exit_code(status);
 }
 
 std::string read_text(const fs::path& path) {
@@ -101,14 +113,8 @@ double cgroup_usage_s(const std::string& folder) {
 // the exit code and sets `available_cores` to the host's cores minus that load (0 when it could not be measured).
 int run_testbed_measuring_load(std::vector<std::string> words, const fs::path& run, double& available_cores) {
   available_cores = 0.0;
-  std::cerr << "omnilearn validate: running";
-  for (const std::string& w : words) std::cerr << " " << w;
-  std::cerr << "\n";
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  if (posix_spawn(&pid, words[0].c_str(), nullptr, nullptr, argv.data(), environ) != 0) return 127;
+  const pid_t pid = spawn_logged(std::move(words));
+  if (pid < 0) return 127;
   std::string folder;
   double t0 = -1.0, busy0 = 0.0, ours0 = 0.0, t1 = -1.0, busy1 = 0.0, ours1 = 0.0;
   const auto start = std::chrono::steady_clock::now();
@@ -138,7 +144,7 @@ int run_testbed_measuring_load(std::vector<std::string> words, const fs::path& r
     std::fprintf(stderr, "omnilearn validate: other load on the host during the testbed run: %.2f cores; %.2f left\n",
                  others, available_cores);
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return exit_code(status);
 }
 
 std::string self_executable() {
