@@ -133,7 +133,8 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
   if (!throttler_or) return throttler_or.status();
   std::unique_ptr<ResourceThrottler> throttler = std::move(throttler_or).value();
 
-  if (config.throttle_compute_only && throttler->name() == "cgroup-cpu" && throttler->comm_thread_files(0).empty()) {
+  const bool comm_unthrottled = !throttler->comm_thread_files(0).empty();
+  if (config.throttle_compute_only && !comm_unthrottled && !options.make_throttler) {
     log("omnilearn emulate: note: cgroup v2 here, so each quota holds its whole worker process, communication "
         "threads included (emulator.throttle=compute splits them on cgroup v1 only)");
   }
@@ -143,7 +144,7 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
   const std::string run_dir = node_output_dir(options.output_dir, nodes.node_rank);
   auto writer_or = scenarios::RunWriter::open(run_dir,
                                               manifest_json(scenario, config, options, run_id, shares, worker_exe,
-                                                            !throttler->comm_thread_files(0).empty()),
+                                                            comm_unthrottled),
                                               scenario.outputs.timeline);
   if (!writer_or) return writer_or.status();
   std::unique_ptr<scenarios::RunWriter> writer = std::move(writer_or).value();

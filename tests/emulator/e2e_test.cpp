@@ -26,6 +26,21 @@ int count_rows(const std::string& path) {
   return rows;
 }
 
+// Options for a run of the real worker program into `dir`/run; without cgroup access, a fake throttler (no quotas).
+LaunchOptions real_worker_options(const std::string& dir) {
+  LaunchOptions o;
+  o.output_dir = dir + "/run";
+  o.worker_executable = OMNILEARN_WORKER;
+  o.argv = {"e2e_test"};
+  if (const Status access = check_cgroup_access(); !access.is_ok()) {
+    std::printf("no cgroup access (%s): running without CPU quotas\n", access.message().c_str());
+    o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<std::unique_ptr<ResourceThrottler>> {
+      return std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size()));
+    };
+  }
+  return o;
+}
+
 TEST(EmulatorEndToEnd, TwoWorkerBspRunWritesTheRunFolder) {
   if (!fs::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
     GTEST_SKIP() << "Fashion-MNIST missing: install the Debian package dataset-fashion-mnist";
@@ -37,17 +52,7 @@ TEST(EmulatorEndToEnd, TwoWorkerBspRunWritesTheRunFolder) {
   config.eval_samples = 500;
   config.target_accuracy = 0.0;
   config.cpu_budget = 1.5;
-  LaunchOptions o;
-  o.output_dir = dir + "/run";
-  o.worker_executable = OMNILEARN_WORKER;
-  o.argv = {"e2e_test"};
-  if (const Status access = check_cgroup_access(); !access.is_ok()) {
-    std::printf("no cgroup access (%s): running without CPU quotas\n", access.message().c_str());
-    o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<std::unique_ptr<ResourceThrottler>> {
-      return std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size()));
-    };
-  }
-  auto r = run_emulation(*scenario, config, o);
+  auto r = run_emulation(*scenario, config, real_worker_options(dir));
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   ASSERT_EQ(r->exit_code, 0) << r->message;
   EXPECT_EQ(r->summary.iterations, 16 * 2);  // 1024 / 64 per epoch
@@ -88,16 +93,7 @@ TEST(EmulatorEndToEnd, TwoWorkerAspRunRecordsStaleness) {
   config.eval_samples = 500;
   config.target_accuracy = 0.0;
   config.learning_rate = 0.02;
-  LaunchOptions o;
-  o.output_dir = dir + "/run";
-  o.worker_executable = OMNILEARN_WORKER;
-  o.argv = {"e2e_test"};
-  if (const Status access = check_cgroup_access(); !access.is_ok()) {
-    o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<std::unique_ptr<ResourceThrottler>> {
-      return std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size()));
-    };
-  }
-  auto r = run_emulation(*scenario, config, o);
+  auto r = run_emulation(*scenario, config, real_worker_options(dir));
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   ASSERT_EQ(r->exit_code, 0) << r->message;
   EXPECT_EQ(r->summary.mode, "asp");
