@@ -8,21 +8,17 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "omnilearn/base/format.h"
+
 namespace omnilearn::cli {
 namespace {
-
-std::string format_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
 
 std::string json_field(const nlohmann::json& j, const std::string& key) {
   if (!j.contains(key)) return "";
   const auto& v = j[key];
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number_integer()) return std::to_string(v.get<long long>());
-  if (v.is_number()) return format_number(v.get<double>());
+  if (v.is_number()) return format_g(v.get<double>(), 9);
   return v.dump();
 }
 
@@ -122,8 +118,8 @@ Status write_sweep_csv(const SweepTable& t, const std::string& path) {
       for (const auto& c : r.coordinates) os << "," << csv_cell(c);
       os << "," << csv_cell(r.status);
       for (const auto& f : r.fields) os << "," << csv_cell(f);
-      os << "," << (r.vs_uniform_pct ? format_number(*r.vs_uniform_pct) : "");
-      os << "," << (r.vs_oracle_pct ? format_number(*r.vs_oracle_pct) : "") << "\n";
+      os << "," << (r.vs_uniform_pct ? format_g(*r.vs_uniform_pct, 9) : "");
+      os << "," << (r.vs_oracle_pct ? format_g(*r.vs_oracle_pct, 9) : "") << "\n";
     }
     if (!os.flush()) return Status::io_error("cannot write " + tmp);
   }
@@ -144,7 +140,7 @@ void print_sweep_table(const SweepTable& t, std::ostream& os) {
     std::string coords;
     for (const auto& c : r.coordinates) coords += c.substr(0, 22) + std::string(c.size() < 22 ? 23 - c.size() : 1, ' ');
     auto pct = [](const std::optional<double>& v) {
-      return v ? (v > 0 ? "+" : "") + format_number(std::round(*v * 10) / 10) + "%" : std::string("-");
+      return v ? (v > 0 ? "+" : "") + format_g(std::round(*v * 10) / 10, 9) + "%" : std::string("-");
     };
     auto fixed = [](const std::string& v, int digits) {
       char* end = nullptr;

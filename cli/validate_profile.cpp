@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "omnilearn/base/format.h"
+
 namespace omnilearn::cli {
 namespace {
 
@@ -170,9 +172,8 @@ Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, do
   const double law_s = profile_number(text, "measured_fixed_s") + share_batch * profile_number(text, "measured_per_sample_s");
   if (!(law_s > 0.0)) return Status::invalid_argument(profile.string() + ": needs measured_fixed_s and measured_per_sample_s");
   if (!text.empty() && text.back() != '\n') text += '\n';
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", tb.host_core_flops);
-  text += "# Added by `omnilearn validate`: the testbed's CPU shares and quota.\nhost_core_flops: " + std::string(buf) + "\n";
+  text += "# Added by `omnilearn validate`: the testbed's CPU shares and quota.\nhost_core_flops: " +
+          format_g(tb.host_core_flops, 9) + "\n";
   std::vector<std::string> shares, slowdowns;
   std::ifstream fidelity(profile.parent_path() / "fidelity.csv");
   std::string line;
@@ -191,9 +192,8 @@ Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, do
       slowdown = target >= 1.0 ? 1.0 : (achieved > 0.0 ? 1.0 / achieved : 0.0);
     }
     if (!(slowdown > 0.0)) continue;
-    std::snprintf(buf, sizeof buf, "%.4g", slowdown);
     shares.push_back(cells[0]);
-    slowdowns.push_back(buf);
+    slowdowns.push_back(format_g(slowdown, 4));
   }
   if (!shares.empty()) {
     auto join = [](const std::vector<std::string>& v) {
@@ -205,21 +205,14 @@ Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, do
   } else {
     std::cerr << "omnilearn validate: no fidelity.csv next to " << profile << ": the simulator assumes a linear quota\n";
   }
-  std::snprintf(buf, sizeof buf, "%.6g", tb.quota_period_s);
-  text += "quota_period_s: " + std::string(buf) + "\n";
+  text += "quota_period_s: " + format_g(tb.quota_period_s, 6) + "\n";
   text += std::string("quota_holds_comm: ") + (tb.quota_holds_comm ? "true" : "false") + "\n";
-  std::snprintf(buf, sizeof buf, "%.6g", allreduce_fixed_s);
-  text += "allreduce_fixed_s: " + std::string(buf) + "\n";
+  text += "allreduce_fixed_s: " + format_g(allreduce_fixed_s, 6) + "\n";
   if (compute_jitter_cv > 0.0) {
-    std::snprintf(buf, sizeof buf, "%.4g", compute_jitter_cv);
-    text += "compute_jitter_cv: " + std::string(buf) + "\n";
-    std::snprintf(buf, sizeof buf, "%.3g", compute_jitter_shared);
-    text += "compute_jitter_shared: " + std::string(buf) + "\n";
+    text += "compute_jitter_cv: " + format_g(compute_jitter_cv, 4) + "\n";
+    text += "compute_jitter_shared: " + format_g(compute_jitter_shared, 3) + "\n";
   }
-  if (available_cores > 0.0) {
-    std::snprintf(buf, sizeof buf, "%.4g", available_cores);
-    text += "host_cpu_available: " + std::string(buf) + "\n";
-  }
+  if (available_cores > 0.0) text += "host_cpu_available: " + format_g(available_cores, 4) + "\n";
   std::ofstream o(out);
   o << text;
   return o ? Status::ok() : Status::io_error(out.string() + ": cannot write");

@@ -11,6 +11,7 @@
 #include <numeric>
 #include <nlohmann/json.hpp>
 
+#include "omnilearn/base/format.h"
 #include "omnilearn/emulator/dataset_cache.h"
 #include "omnilearn/emulator/launcher.h"
 #include "omnilearn/emulator/resource_throttler.h"
@@ -20,6 +21,9 @@ extern char** environ;
 
 namespace omnilearn::emulator {
 namespace {
+
+// Six significant digits: profile and fidelity values, log lines.
+std::string fmt(double v) { return format_g(v, 6); }
 
 using Clock = std::chrono::steady_clock;
 
@@ -53,12 +57,6 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::string fmt(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
 }
 
 }  // namespace

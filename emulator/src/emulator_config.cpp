@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <numeric>
 
+#include "omnilearn/base/format.h"
+
 namespace omnilearn::emulator {
 namespace {
 
@@ -32,12 +34,6 @@ Status parse_int(std::string_view key, std::string_view text, std::int64_t& out)
   }
   out = v;
   return Status::ok();
-}
-
-std::string fmt(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
 }
 
 }  // namespace
@@ -99,22 +95,22 @@ Status apply_setting(EmulatorConfig& c, std::string_view setting) {
 std::vector<std::string> to_settings(const EmulatorConfig& c) {
   return {std::string("network=").append(c.network == Network::kLeNet ? "lenet" : "resnet"),
           std::string("device=").append(c.device == Device::kCpu ? "cpu" : "cuda"),
-          std::string("cpu_budget=").append(fmt(c.cpu_budget)),
-          std::string("cpu_per_core=").append(fmt(c.cpu_per_core)),
-          std::string("cpu_period_s=").append(fmt(c.cpu_period_s)),
+          std::string("cpu_budget=").append(format_g(c.cpu_budget)),
+          std::string("cpu_per_core=").append(format_g(c.cpu_per_core)),
+          std::string("cpu_period_s=").append(format_g(c.cpu_period_s)),
           std::string("throttle=").append(c.throttle_compute_only ? "compute" : "process"),
           std::string("cpuset=").append(c.cpuset),
-          std::string("learning_rate=").append(fmt(c.learning_rate)),
-          std::string("momentum=").append(fmt(c.momentum)),
+          std::string("learning_rate=").append(format_g(c.learning_rate)),
+          std::string("momentum=").append(format_g(c.momentum)),
           std::string("lr_scaling=").append(c.lr_scaling ? "true" : "false"),
           std::string("warmup_updates=").append(std::to_string(c.warmup_updates)),
-          std::string("target_accuracy=").append(fmt(c.target_accuracy)),
+          std::string("target_accuracy=").append(format_g(c.target_accuracy)),
           std::string("eval_every=").append(std::to_string(c.eval_every)),
           std::string("eval_samples=").append(std::to_string(c.eval_samples)),
-          std::string("time_budget_s=").append(fmt(c.time_budget_s)),
+          std::string("time_budget_s=").append(format_g(c.time_budget_s)),
           std::string("data_source=").append(c.data_source),
           std::string("cache_dir=").append(c.cache_dir),
-          std::string("stop_grace_s=").append(fmt(c.stop_grace_s))};
+          std::string("stop_grace_s=").append(format_g(c.stop_grace_s))};
 }
 
 Result<Network> network_for_model(const std::string& model_name) {

@@ -5,21 +5,17 @@
 #include <cstdlib>
 #include <vector>
 
+#include "omnilearn/base/format.h"
+
 namespace omnilearn::emulator {
 namespace {
-
-std::string fmt(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 template <typename T>
 std::string join(const std::vector<T>& values) {
   std::string out;
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i) out.push_back(',');
-    if constexpr (std::is_floating_point_v<T>) out.append(fmt(values[i])); else out.append(std::to_string(values[i]));
+    if constexpr (std::is_floating_point_v<T>) out.append(format_g(values[i])); else out.append(std::to_string(values[i]));
   }
   return out;
 }
@@ -48,7 +44,7 @@ bool to_int(std::string_view s, T& out) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
-std::string opt(const std::optional<double>& v) { return v ? fmt(*v) : std::string("-"); }
+std::string opt(const std::optional<double>& v) { return v ? format_g(*v) : std::string("-"); }
 
 struct Fields {
   std::vector<std::string_view> f;
@@ -69,24 +65,24 @@ std::string encode(const WorkerMessage& message) {
   std::string out;
   if (const auto* r = std::get_if<scenarios::IterationRecord>(&message)) {
     out = std::string("I\t").append(std::to_string(r->worker)).append("\t").append(std::to_string(r->step)).append("\t")
-              .append(std::to_string(r->epoch)).append("\t").append(fmt(r->start_s)).append("\t").append(fmt(r->compute_s))
-              .append("\t").append(fmt(r->comm_s)).append("\t").append(fmt(r->wait_s)).append("\t")
+              .append(std::to_string(r->epoch)).append("\t").append(format_g(r->start_s)).append("\t").append(format_g(r->compute_s))
+              .append("\t").append(format_g(r->comm_s)).append("\t").append(format_g(r->wait_s)).append("\t")
               .append(std::to_string(r->batch)).append("\t").append(opt(r->loss)).append("\t").append(opt(r->accuracy))
               .append("\t").append(r->staleness ? std::to_string(*r->staleness) : std::string("-"));
   } else if (const auto* p = std::get_if<scenarios::PlanRecord>(&message)) {
     out = std::string("P\t").append(std::to_string(p->step)).append("\t").append(std::to_string(p->epoch)).append("\t")
-              .append(fmt(p->time_s)).append("\t").append(p->reason).append("\t").append(p->changed ? "1" : "0")
-              .append("\t").append(fmt(p->imbalance)).append("\t").append(join(p->batch)).append("\t").append(join(p->weight));
+              .append(format_g(p->time_s)).append("\t").append(p->reason).append("\t").append(p->changed ? "1" : "0")
+              .append("\t").append(format_g(p->imbalance)).append("\t").append(join(p->batch)).append("\t").append(join(p->weight));
   } else if (const auto* e = std::get_if<scenarios::EvaluationRecord>(&message)) {
-    out = std::string("E\t").append(fmt(e->time_s)).append("\t").append(std::to_string(e->step)).append("\t")
-              .append(std::to_string(e->epoch)).append("\t").append(fmt(e->loss)).append("\t").append(fmt(e->accuracy));
+    out = std::string("E\t").append(format_g(e->time_s)).append("\t").append(std::to_string(e->step)).append("\t")
+              .append(std::to_string(e->epoch)).append("\t").append(format_g(e->loss)).append("\t").append(format_g(e->accuracy));
   } else if (const auto* x = std::get_if<ExtraRecord>(&message)) {
-    out = std::string("X\t").append(x->key).append("\t").append(fmt(x->value));
+    out = std::string("X\t").append(x->key).append("\t").append(format_g(x->value));
   } else if (const auto* d = std::get_if<DoneRecord>(&message)) {
     out = std::string("D\t").append(d->reason);
   } else if (const auto* a = std::get_if<AvailabilityNotice>(&message)) {
-    out = std::string("A\t").append(std::to_string(a->worker)).append("\t").append(fmt(a->time_s)).append("\t")
-              .append(fmt(a->fraction));
+    out = std::string("A\t").append(std::to_string(a->worker)).append("\t").append(format_g(a->time_s)).append("\t")
+              .append(format_g(a->fraction));
   }
   out.push_back('\n');
   return out;

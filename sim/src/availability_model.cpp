@@ -11,17 +11,11 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 
+#include "omnilearn/base/format.h"
 #include "omnilearn/scenarios/timed_availability.h"
 
 namespace omnilearn::sim {
 namespace {
-
-// Shortest decimal text that reads back as the same double (profile text must not round the levels).
-std::string exact(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 }  // namespace
 
@@ -74,7 +68,7 @@ void AvailabilityModel::install(const std::vector<simgrid::s4u::Host*>& hosts) {
     double last_up = 1.0;
     for (const traces::TracePoint& p : points) {
       if (p.fraction > 0.0) last_up = p.fraction;
-      text += exact(p.time_s) + " " + exact(p.fraction > 0.0 ? p.fraction : last_up) + "\n";
+      text += format_g(p.time_s) + " " + format_g(p.fraction > 0.0 ? p.fraction : last_up) + "\n";
     }
     // Built once per worker under a unique name (ProfileBuilder aborts on a name defined twice).
     hosts[k]->set_speed_profile(simgrid::kernel::profile::ProfileBuilder::from_string(
@@ -104,7 +98,7 @@ void AvailabilityModel::apply_initial(Listener listener) {
     if (time_level != 1.0 && !hosts_.empty() && timed_[k].size() < 2 && period_s_ <= 0.0 && time_level > 0.0) {
       // A constant level without a profile: express it as a one-point profile.
       hosts_[k]->set_speed_profile(simgrid::kernel::profile::ProfileBuilder::from_string(
-          "omnilearn-speed-" + std::to_string(k), "0 " + exact(time_level) + "\n", -1.0));
+          "omnilearn-speed-" + std::to_string(k), "0 " + format_g(time_level) + "\n", -1.0));
     }
     set_level(k, epoch_level, time_level, 0.0);
   }
