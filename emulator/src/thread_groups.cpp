@@ -8,8 +8,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 namespace omnilearn::emulator {
@@ -46,20 +44,5 @@ Status move_new_threads(const std::vector<pid_t>& before, const std::vector<std:
 }
 
 pid_t current_thread_id() { return static_cast<pid_t>(::syscall(SYS_gettid)); }
-
-std::string thread_cgroup(pid_t tid, const std::string& controller) {
-  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/cgroup");
-  // Lines "id:controller[,controller...]:path".
-  for (std::string line; std::getline(in, line);) {
-    const auto a = line.find(':');
-    const auto b = line.find(':', a + 1);
-    if (a == std::string::npos || b == std::string::npos) continue;
-    std::stringstream names(line.substr(a + 1, b - a - 1));
-    for (std::string name; std::getline(names, name, ',');) {
-      if (name == controller) return line.substr(b + 1);
-    }
-  }
-  return {};
-}
 
 }  // namespace omnilearn::emulator

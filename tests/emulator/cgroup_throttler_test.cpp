@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -27,6 +28,22 @@ std::string read(const std::string& path) {
   std::string s;
   std::getline(in, s);
   return s;
+}
+
+// The cgroup path of thread `tid` of this process in the v1 hierarchy that holds `controller` ("" if none).
+std::string thread_cgroup(pid_t tid, const std::string& controller) {
+  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/cgroup");
+  // Lines "id:controller[,controller...]:path".
+  for (std::string line; std::getline(in, line);) {
+    const auto a = line.find(':');
+    const auto b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    std::stringstream names(line.substr(a + 1, b - a - 1));
+    for (std::string name; std::getline(names, name, ',');) {
+      if (name == controller) return line.substr(b + 1);
+    }
+  }
+  return {};
 }
 
 #define SKIP_WITHOUT_CGROUPS()                                                          \

@@ -25,7 +25,4 @@ Status move_thread(pid_t tid, const std::vector<std::string>& files);
 // The calling thread's id.
 pid_t current_thread_id();
 
-// The cgroup path of thread `tid` of this process in the v1 hierarchy that holds `controller` ("" if none).
-std::string thread_cgroup(pid_t tid, const std::string& controller);
-
 }  // namespace omnilearn::emulator
