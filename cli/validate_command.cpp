@@ -164,7 +164,7 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       "  2. omnilearn emulate SCENARIO --out OUT/testbed (real training under cgroup CPU quotas), and the exchange\n"
       "     probe: the same with --set policy.name=uniform --set max_iterations=80 --out OUT/probe, whose mean\n"
       "     all-reduce time of the last worker to arrive, less the quota wait the simulator models, is the\n"
-      "     all-reduce's fixed cost (and, with --jitter, whose compute-time variation is the simulator's jitter)\n"
+      "     all-reduce's fixed cost, and whose compute-time variation is the simulator's jitter (--no-jitter: none)\n"
       "  3. omnilearn sim SCENARIO --out OUT/sim with OUT/sim-profile.yaml: the calibrated profile plus the\n"
       "     testbed's terms (host_core_flops = scenario speed of one host core, from the run's cpu_shares; the\n"
       "     share -> slowdown table from fidelity.csv's achieved shares; the quota period) and the testbed's\n"
@@ -172,13 +172,16 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       "     /proc/stat minus the run's cgroup), shared by the workers by water-filling\n"
       "  4. python3 -m omnilearn_analysis validate OUT/testbed OUT/sim --out OUT\n"
       "and prints, per worker, the mean and max (over 20-step windows) iteration-time error, the batch trajectory\n"
-      "difference and the time-to-epoch error; OUT/validation.csv holds the table. Needs root (cgroups) and\n"
-      "Fashion-MNIST, like `omnilearn emulate`. Exit codes: 0 done, 1 a stage failed, 2 usage.\n\n"
+      "difference and the time-to-epoch error; with --repeats N, the testbed runs N times and the same errors of\n"
+      "runs 2..N against run 1 (the testbed's own repeatability) sit beside them. OUT/validation.csv holds the\n"
+      "table. Needs root (cgroups) and Fashion-MNIST, like `omnilearn emulate`. Exit codes: 0 done, 1 a stage\n"
+      "failed, 2 usage.\n\n"
       "examples:\n"
       "  omnilearn validate scenarios/testbed/bsp-hl8.yaml --out runs/validate-hl8\n"
       "  omnilearn validate scenarios/testbed/bsp-hl2.yaml --skip-calibrate runs/validate-hl8/calibration\n"
       "  omnilearn validate scenarios/testbed/bsp-hl4.yaml --set policy.name=uniform --time-budget 60\n"
-      "  omnilearn validate scenarios/testbed/bsp-hl1.yaml --testbed runs/tb-hl1 --skip-calibrate runs/cal\n\n"
+      "  omnilearn validate scenarios/testbed/bsp-hl1.yaml --testbed runs/tb-hl1 --skip-calibrate runs/cal\n"
+      "  omnilearn validate scenarios/testbed/bsp-hl8.yaml --repeats 3 --out runs/validate-hl8\n\n"
       "options");
   opts.add_options()("help,h", "print this help")("scenario", po::value<std::string>(), "scenario YAML file")(
       "out", po::value<std::string>(), "output folder (default: runs/validate-<scenario name>)")(
@@ -187,13 +190,19 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       "skip-calibrate", po::value<std::string>(),
       "use this calibration (a folder with profile.yaml and fidelity.csv, or a profile.yaml) instead of calibrating")(
       "testbed", po::value<std::string>(), "use this existing testbed run folder of SCENARIO instead of running one")(
+      "repeats", po::value<int>()->default_value(1),
+      "testbed runs of SCENARIO: the first is compared with the simulator, the others (OUT/testbed-2, ...) with the "
+      "first, as a reference for the simulator's error (the repeat_* columns)")(
+      "testbed-repeat", po::value<std::vector<std::string>>()->composing(),
+      "use this existing testbed run folder as one more repeat (repeatable)")(
       "time-budget", po::value<double>(), "stop the testbed after this many seconds of training")(
       "allreduce-fixed", po::value<double>(),
       "fixed cost of each all-reduce in seconds (the simulator's allreduce_fixed_s; default: measured by the exchange "
       "probe)")(
-      "jitter",
-      "give the simulator the probe's compute-time variation (compute_jitter_cv), with the part of it the workers "
-      "share (compute_jitter_shared, from the correlation of their compute times)")(
+      "no-jitter",
+      "do not give the simulator the probe's compute-time variation (compute_jitter_cv, with the part of it the "
+      "workers share: compute_jitter_shared); without it the simulator's steps wait for the slowest worker's mean, not "
+      "for the slowest of its noisy workers")(
       "probe", po::value<std::string>(),
       "use this existing probe run folder (a short uniform run of SCENARIO) instead of running the exchange probe")(
       "share-batch", po::value<long long>()->default_value(32), "the batch of the calibration's quota sweep")(
@@ -237,22 +246,34 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
     }
   }
 
+  // The testbed run the simulator is compared with, then its repeats (the same scenario and seed again: how far
+  // the testbed lands from itself). Other load is measured during the first run, the one the simulator models.
   fs::path testbed = out / "testbed";
+  std::vector<fs::path> repeats;
+  if (vm.count("testbed-repeat")) {
+    for (const std::string& r : vm["testbed-repeat"].as<std::vector<std::string>>()) repeats.push_back(fs::absolute(r));
+  }
+  const int runs = vm["repeats"].as<int>();
+  if (runs < 1) {
+    std::cerr << "omnilearn validate: --repeats: expected at least 1 (testbed runs), got " << runs << "\n";
+    return 2;
+  }
   double available_cores = vm.count("host-cpu-available") ? vm["host-cpu-available"].as<double>() : 0.0;
-  if (vm.count("testbed")) {
-    testbed = fs::absolute(vm["testbed"].as<std::string>());
-  } else {
-    std::vector<std::string> words{self, "emulate", scenario_path, "--out", testbed.string()};
+  for (int run = vm.count("testbed") ? 2 : 1; run <= runs; ++run) {
+    const fs::path folder = run == 1 ? testbed : out / ("testbed-" + std::to_string(run));
+    std::vector<std::string> words{self, "emulate", scenario_path, "--out", folder.string()};
     words.insert(words.end(), set_words.begin(), set_words.end());
     if (vm.count("time-budget")) words.insert(words.end(), {"--time-budget", std::to_string(vm["time-budget"].as<double>())});
     double measured = 0.0;
-    const int rc = run_testbed_measuring_load(words, testbed, measured);
-    if (!vm.count("host-cpu-available")) available_cores = measured;
+    const int rc = run_testbed_measuring_load(words, folder, measured);
+    if (run == 1 && !vm.count("host-cpu-available")) available_cores = measured;
     if (rc != 0) {
-      std::cerr << "omnilearn validate: the testbed run failed (exit " << rc << ")\n";
+      std::cerr << "omnilearn validate: testbed run " << run << " failed (exit " << rc << ")\n";
       return 1;
     }
+    if (run > 1) repeats.push_back(folder);
   }
+  if (vm.count("testbed")) testbed = fs::absolute(vm["testbed"].as<std::string>());
   // A run folder's facts, or the error printed.
   auto read_facts = [](const fs::path& run) -> std::optional<TestbedFacts> {
     auto f = read_testbed(run);
@@ -293,30 +314,39 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       vm.count("allreduce-fixed") ? vm["allreduce-fixed"].as<double>() : std::max(0.0, probed->exchange_s - wait_s);
   std::fprintf(stderr, "omnilearn validate: all-reduce fixed cost %.2f ms\n", allreduce_fixed_s * 1e3);
   const fs::path profile = out / "sim-profile.yaml";
-  const double jitter_cv = vm.count("jitter") ? probed->compute_cv : 0.0;
-  if (Status st = write_sim_profile(calibration, *facts, allreduce_fixed_s, jitter_cv, probed->compute_shared,
-                                    static_cast<double>(vm["share-batch"].as<long long>()),
-                                    vm.count("continuous-slowdown") > 0, available_cores, profile);
-      !st.is_ok()) {
+  SimProfileTerms terms;
+  terms.allreduce_fixed_s = allreduce_fixed_s;
+  terms.compute_jitter_cv = vm.count("no-jitter") ? 0.0 : probed->compute_cv;
+  terms.compute_jitter_shared = probed->compute_shared;
+  terms.share_batch = static_cast<double>(vm["share-batch"].as<long long>());
+  terms.continuous_slowdown = vm.count("continuous-slowdown") > 0;
+  terms.available_cores = available_cores;
+  if (Status st = write_sim_profile(calibration, *facts, terms, profile); !st.is_ok()) {
     std::cerr << "omnilearn validate: " << st.message() << "\n";
     return 1;
   }
-  std::vector<std::string> sim{self, "sim", scenario_path, "--quiet", "--out", (out / "sim").string()};
-  sim.insert(sim.end(), set_words.begin(), set_words.end());
-  sim.insert(sim.end(), {"--set", "workload.model=" + profile.string(), "--set",
-                         "max_iterations=" + std::to_string(facts->iterations)});
-  if (int rc = spawn_and_wait(sim); rc != 0) {
-    std::cerr << "omnilearn validate: the simulation failed (exit " << rc << ")\n";
-    return 1;
-  }
+  // `omnilearn sim` of SCENARIO with the profile and `extra` settings into `folder`; false (printed) on failure.
+  auto simulate = [&](const fs::path& folder, std::vector<std::string> extra) {
+    std::vector<std::string> words{self, "sim", scenario_path, "--quiet", "--out", folder.string()};
+    words.insert(words.end(), set_words.begin(), set_words.end());
+    words.insert(words.end(), {"--set", "workload.model=" + profile.string()});
+    words.insert(words.end(), extra.begin(), extra.end());
+    if (int rc = spawn_and_wait(words); rc != 0) {
+      std::cerr << "omnilearn validate: the simulation into " << folder.string() << " failed (exit " << rc << ")\n";
+      return false;
+    }
+    return true;
+  };
+  if (!simulate(out / "sim", {"--set", "max_iterations=" + std::to_string(facts->iterations)})) return 1;
 
   const char* dir_env = std::getenv("OMNILEARN_ANALYSIS_DIR");
   const char* python_env = std::getenv("OMNILEARN_PYTHON");
   const std::string python = python_env != nullptr ? python_env : "/usr/bin/python3";
-  const int rc = spawn_and_wait({python, "-m", "omnilearn_analysis", "validate", testbed.string(),
-                                 (out / "sim").string(), "--out", out.string(), "--level", scenario->name,
-                                 "--window", std::to_string(vm["window"].as<int>())},
-                                {"PYTHONPATH=" + std::string(dir_env != nullptr ? dir_env : OMNILEARN_ANALYSIS_DIR)});
+  std::vector<std::string> compare{python, "-m", "omnilearn_analysis", "validate", testbed.string(),
+                                   (out / "sim").string(), "--out", out.string(), "--level", scenario->name,
+                                   "--window", std::to_string(vm["window"].as<int>())};
+  for (const fs::path& r : repeats) compare.insert(compare.end(), {"--repeat", r.string()});
+  const int rc = spawn_and_wait(compare, {"PYTHONPATH=" + std::string(dir_env != nullptr ? dir_env : OMNILEARN_ANALYSIS_DIR)});
   if (rc != 0) {
     std::cerr << "omnilearn validate: the comparison failed (exit " << rc << ")\n";
     return 1;

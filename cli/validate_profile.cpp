@@ -164,8 +164,9 @@ Result<TestbedFacts> read_testbed(const fs::path& run) {
   return f;
 }
 
-Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, double allreduce_fixed_s,
-                         double compute_jitter_cv, double compute_jitter_shared, double share_batch, bool continuous_slowdown, double available_cores, const fs::path& out) {
+Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, const SimProfileTerms& terms,
+                         const fs::path& out) {
+  const double share_batch = terms.share_batch;
   const fs::path profile = fs::is_directory(calibration) ? calibration / "profile.yaml" : calibration;
   if (!fs::is_regular_file(profile)) return Status::not_found(profile.string() + ": no calibrated profile");
   std::string text = read_text(profile);
@@ -186,7 +187,7 @@ Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, do
     const double achieved = cells.size() >= 5 ? std::atof(cells[1].c_str()) : 0.0;
     const double throughput = cells.size() >= 5 ? std::atof(cells[2].c_str()) : 0.0;
     double slowdown = 0.0;
-    if (continuous_slowdown) {
+    if (terms.continuous_slowdown) {
       slowdown = throughput > 0.0 ? share_batch / throughput / law_s : 0.0;
     } else {
       slowdown = target >= 1.0 ? 1.0 : (achieved > 0.0 ? 1.0 / achieved : 0.0);
@@ -207,12 +208,12 @@ Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, do
   }
   text += "quota_period_s: " + format_g(tb.quota_period_s, 6) + "\n";
   text += std::string("quota_holds_comm: ") + (tb.quota_holds_comm ? "true" : "false") + "\n";
-  text += "allreduce_fixed_s: " + format_g(allreduce_fixed_s, 6) + "\n";
-  if (compute_jitter_cv > 0.0) {
-    text += "compute_jitter_cv: " + format_g(compute_jitter_cv, 4) + "\n";
-    text += "compute_jitter_shared: " + format_g(compute_jitter_shared, 3) + "\n";
+  text += "allreduce_fixed_s: " + format_g(terms.allreduce_fixed_s, 6) + "\n";
+  if (terms.compute_jitter_cv > 0.0) {
+    text += "compute_jitter_cv: " + format_g(terms.compute_jitter_cv, 4) + "\n";
+    text += "compute_jitter_shared: " + format_g(terms.compute_jitter_shared, 3) + "\n";
   }
-  if (available_cores > 0.0) text += "host_cpu_available: " + format_g(available_cores, 4) + "\n";
+  if (terms.available_cores > 0.0) text += "host_cpu_available: " + format_g(terms.available_cores, 4) + "\n";
   std::ofstream o(out);
   o << text;
   return o ? Status::ok() : Status::io_error(out.string() + ": cannot write");

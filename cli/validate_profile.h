@@ -28,18 +28,29 @@ struct TestbedFacts {
   double compute_shared = 0.0;
 };
 
+// The testbed terms the simulator profile gets besides the run folder's facts.
+struct SimProfileTerms {
+  double allreduce_fixed_s = 0.0;
+  double compute_jitter_cv = 0.0;  // 0: none
+  double compute_jitter_shared = 0.0;
+  double share_batch = 32.0;  // the batch of the calibration's quota sweep
+  bool continuous_slowdown = false;
+  double available_cores = 0.0;  // host cores left by other load; 0: not measured
+};
+
 // Reads manifest.json, summary.json, iterations.csv and evaluations.csv of a testbed run; errors name the file.
 Result<TestbedFacts> read_testbed(const fs::path& run);
 
 // The calibrated profile plus the testbed terms: host_core_flops, the share -> slowdown table from fidelity.csv,
-// the quota period, the all-reduce's fixed cost and the compute jitter (0: none). Two readings of fidelity.csv:
+// the quota period, the all-reduce's fixed cost, the compute jitter (0: none) and the host cores left by other load
+// (`terms`). Two readings of fidelity.csv:
 // - default: slowdown(s) = 1 / achieved_share(s) below a full core. A BSP worker idles in every all-reduce, so it
 //   computes at the full-core law for the CPU its quota grants; measured on the testbed, throttled workers took
 //   1.03-1.09x the linear time (law / share), while the calibration's back-to-back loop took 1.3-1.6x.
-// - continuous: slowdown(s) = the loop's step time at share s (batch `share_batch`) over the profile's law at that
+// - continuous: slowdown(s) = the loop's step time at share s (batch terms.share_batch) over the profile's law at that
 //   batch (not over the share-1.0 row, so that the law and the table agree even if the host was busier during one
 //   sweep than the other): the super-linear slowdown of a process that is never idle.
-Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, double allreduce_fixed_s,
-                         double compute_jitter_cv, double compute_jitter_shared, double share_batch, bool continuous_slowdown, double available_cores, const fs::path& out);
+Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, const SimProfileTerms& terms,
+                         const fs::path& out);
 
 }  // namespace omnilearn::cli

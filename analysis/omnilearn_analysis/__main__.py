@@ -29,6 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     va.add_argument("--level", help="label of the scenario in the table (default: the scenario's name)")
     va.add_argument("--window", type=int, default=20, help="steps per window of the max error (default 20)")
     va.add_argument("--warmup", type=int, default=10, help="first steps left out (default 10)")
+    va.add_argument("--repeat", action="append", default=[], metavar="TESTBED_RUN",
+                    help="another testbed run of the scenario, compared with the first as the simulator is "
+                         "(the repeat_* columns; repeatable)")
     ct = sub.add_parser("check-timeline", help="check that a timeline.json is valid trace-event JSON")
     ct.add_argument("timeline")
     args = parser.parse_args(argv)
@@ -42,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "validate":
             from .validate import Options, format_table, write_validation
             table, path = write_validation(args.testbed, args.sim, args.out, args.level,
-                                           Options(window=args.window, warmup=args.warmup))
+                                           Options(window=args.window, warmup=args.warmup), args.repeat)
             print(format_table(table))
             print(path)
         elif args.command == "trace-plot":

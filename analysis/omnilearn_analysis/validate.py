@@ -14,6 +14,9 @@ batch in both back ends, so step s covers the same samples even when the per-wor
 - noise_floor_pct: the max_iter_error_pct that a simulator predicting exactly the testbed's own mean would get
   (the largest deviation of a window mean from the overall mean): the testbed's window-to-window noise, which no
   deterministic model goes below;
+- repeat_mean_error_pct, repeat_max_error_pct: the same two errors for other testbed runs of the scenario (repeats)
+  in place of the simulator, averaged over the repeats (empty without repeats): how far the testbed lands from
+  itself when run again, the reference for the simulator's errors;
 - batch_trajectory_diff: mean over compared steps of |b_sim - b_testbed|, in samples;
 - time_to_epoch_error_pct: |T_sim - T_testbed| / T_testbed for the last epoch both runs completed, where T is the
   time from the first step's start to the first start of the next epoch, without evaluation pauses.
@@ -34,7 +37,8 @@ import pandas as pd
 from .runs import Run, RunFormatError, load_run
 
 COLUMNS = ["level", "worker", "steps", "testbed_iter_s", "sim_iter_s", "mean_iter_error_pct", "max_iter_error_pct",
-           "noise_floor_pct", "compute_error_pct", "batch_trajectory_diff", "testbed_epoch_s", "sim_epoch_s", "time_to_epoch_error_pct"]
+           "noise_floor_pct", "repeat_mean_error_pct", "repeat_max_error_pct", "compute_error_pct",
+           "batch_trajectory_diff", "testbed_epoch_s", "sim_epoch_s", "time_to_epoch_error_pct"]
 
 
 @dataclass
@@ -110,13 +114,19 @@ def step_periods(it: pd.DataFrame) -> pd.Series:
     return (starts.shift(-1) - starts).rename("iter_s")
 
 
-def compare(testbed: Run, sim: Run, level: str | None = None, options: Options | None = None) -> pd.DataFrame:
-    """One row per worker plus an "all" row (the step period, step_periods); see the module doc."""
+def _evaluated_after(run: Run) -> list[int]:
+    return run.evaluations["step"].dropna().astype(int).tolist() if not run.evaluations.empty else []
+
+
+def compare(testbed: Run, sim: Run, level: str | None = None, options: Options | None = None,
+            repeats: list[Run] | tuple = ()) -> pd.DataFrame:
+    """One row per worker plus an "all" row (the step period, step_periods); see the module doc. `repeats`: other
+    testbed runs of the scenario, compared with `testbed` as the simulator is (the repeat_* columns)."""
     o = options or Options()
     tb = _bsp_iterations(testbed)
     sm = _bsp_iterations(sim)
     level = level or str(testbed.manifest.get("scenario", {}).get("name", testbed.name))
-    evaluated = testbed.evaluations["step"].dropna().astype(int).tolist() if not testbed.evaluations.empty else []
+    evaluated = sorted(set(_evaluated_after(testbed)) | set(_evaluated_after(sim)))
     steps = compared_steps(tb, sm, o.warmup, evaluated)
     if len(steps) == 0:
         raise RunFormatError(f"{testbed.path} and {sim.path}: no steps to compare (too short a run?)")
@@ -158,6 +168,8 @@ def compare(testbed: Run, sim: Run, level: str | None = None, options: Options |
             "mean_iter_error_pct": _pct(both["iter_s_sim"].mean(), both["iter_s_tb"].mean()),
             "max_iter_error_pct": max(window_err),
             "noise_floor_pct": floor,
+            "repeat_mean_error_pct": float("nan"),
+            "repeat_max_error_pct": float("nan"),
             "compute_error_pct": 100.0 * (both["compute_s_sim"].mean() - tb_compute) / tb_compute
             if tb_compute > 0 else float("nan"),
             "batch_trajectory_diff": float((both["batch_sim"] - both["batch_tb"]).abs().mean()),
@@ -165,26 +177,33 @@ def compare(testbed: Run, sim: Run, level: str | None = None, options: Options |
             "sim_epoch_s": sm_epoch,
             "time_to_epoch_error_pct": epoch_err,
         })
-    return pd.DataFrame(rows, columns=COLUMNS)
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    if repeats:
+        again = [compare(testbed, r, level, o).set_index("worker") for r in repeats]
+        for column in ("mean_iter_error_pct", "max_iter_error_pct"):
+            mean = pd.concat([a[column] for a in again], axis=1).mean(axis=1)  # over repeats, per worker
+            table["repeat_" + column.replace("_iter", "")] = table["worker"].map(mean).astype(float)
+    return table
 
 
 def format_table(table: pd.DataFrame) -> str:
     """A fixed-width text table of the main columns, for the terminal."""
     head = f"{'level':<10} {'worker':>6} {'steps':>5} {'tb_iter_ms':>10} {'sim_iter_ms':>11} {'mean_err%':>9} " \
-           f"{'max_err%':>8} {'floor%':>6} {'compute%':>8} {'batch_diff':>10} {'epoch_err%':>10}"
+           f"{'max_err%':>8} {'floor%':>6} {'rep_mean%':>9} {'rep_max%':>8} {'compute%':>8} {'batch_diff':>10} {'epoch_err%':>10}"
     lines = [head]
     for r in table.itertuples(index=False):
         lines.append(f"{str(r.level):<10} {str(r.worker):>6} {r.steps:>5} {1e3 * r.testbed_iter_s:>10.2f} "
                      f"{1e3 * r.sim_iter_s:>11.2f} {r.mean_iter_error_pct:>9.2f} {r.max_iter_error_pct:>8.2f} "
-                     f"{r.noise_floor_pct:>6.1f} "
+                     f"{r.noise_floor_pct:>6.1f} {r.repeat_mean_error_pct:>9.2f} {r.repeat_max_error_pct:>8.2f} "
                      f"{r.compute_error_pct:>+8.1f} {r.batch_trajectory_diff:>10.2f} {r.time_to_epoch_error_pct:>10.2f}")
     return "\n".join(lines)
 
 
 def write_validation(testbed_dir: str | Path, sim_dir: str | Path, out_dir: str | Path, level: str | None = None,
-                     options: Options | None = None) -> tuple[pd.DataFrame, Path]:
-    """Compares the two run folders and writes OUT/validation.csv; returns the table and the file's path."""
-    table = compare(load_run(testbed_dir), load_run(sim_dir), level, options)
+                     options: Options | None = None, repeat_dirs=()) -> tuple[pd.DataFrame, Path]:
+    """Compares the two run folders (and the testbed with its repeats) and writes OUT/validation.csv; returns the
+    table and the file's path."""
+    table = compare(load_run(testbed_dir), load_run(sim_dir), level, options, [load_run(d) for d in repeat_dirs])
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "validation.csv"

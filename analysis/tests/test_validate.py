@@ -118,6 +118,28 @@ def test_errors_per_worker_match_the_known_differences(runs):
     assert table.loc[table["worker"] == "all", "batch_trajectory_diff"].item() == 0.0
 
 
+def test_repeats_are_compared_with_the_first_testbed_run(runs, tmp_path):
+    """A repeat 2% slower on every step and one 6% slower: the repeat_* columns average their errors (4%)."""
+    slower = [write_run(tmp_path / f"repeat{i}", lambda s, f=f: f, lambda s: (40, 24), eval_pause_s=1.0,
+                        backend="emulate") for i, f in enumerate((1.02, 1.06))]
+    table = compare(load_run(runs[0]), load_run(runs[1]), options=Options(window=20, warmup=10),
+                    repeats=[load_run(p) for p in slower])
+    workers = table[table["worker"] != "all"]
+    assert workers["repeat_mean_error_pct"].to_numpy() == pytest.approx([4.0, 4.0])
+    assert workers["repeat_max_error_pct"].to_numpy() == pytest.approx([4.0, 4.0])
+    alone = compare(load_run(runs[0]), load_run(runs[1]))
+    assert alone["repeat_mean_error_pct"].isna().all()  # no repeats: nothing to compare
+    assert alone["mean_iter_error_pct"].to_numpy() == pytest.approx(table["mean_iter_error_pct"].to_numpy())
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, "-m", "omnilearn_analysis", "validate", str(runs[0]), str(runs[1]),
+                        "--out", str(out), "--repeat", str(slower[0]), "--repeat", str(slower[1])],
+                       cwd=ROOT / "analysis", capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "rep_mean%" in r.stdout
+    written = pd.read_csv(out / "validation.csv")
+    assert written.loc[written["worker"] == "1", "repeat_mean_error_pct"].item() == pytest.approx(4.0)
+
+
 def test_identical_runs_have_no_error(runs):
     table = compare(load_run(runs[0]), load_run(runs[0]))
     assert (table["mean_iter_error_pct"] == 0).all()

@@ -97,7 +97,12 @@ TEST(ValidateProfile, WritesTheTestbedTermsIntoTheProfile) {
         "target_share,achieved_share,throughput_samples_s,relative_throughput,slowdown\n0.5,0.49,1000,0.5,2\n"
         "1,0.95,2000,1,1\n");
   const fs::path out = tmp.path / "sim-profile.yaml";
-  ASSERT_TRUE(write_sim_profile(tmp.path / "cal", *facts, facts->exchange_s, 0.25, 0.4, 32, false, 1.8, out).is_ok());
+  SimProfileTerms terms;
+  terms.allreduce_fixed_s = facts->exchange_s;
+  terms.compute_jitter_cv = 0.25;
+  terms.compute_jitter_shared = 0.4;
+  terms.available_cores = 1.8;
+  ASSERT_TRUE(write_sim_profile(tmp.path / "cal", *facts, terms, out).is_ok());
   const std::string text = read(out);
   EXPECT_NE(text.find("host_core_flops: 2e+09"), std::string::npos) << text;
   EXPECT_NE(text.find("cpu_slowdown: {share: [0.5, 1], slowdown: [2.041, 1]}"), std::string::npos) << text;
@@ -107,7 +112,7 @@ TEST(ValidateProfile, WritesTheTestbedTermsIntoTheProfile) {
   EXPECT_NE(text.find("host_cpu_available: 1.8"), std::string::npos) << text;
   EXPECT_NE(text.find("compute_jitter_cv: 0.25"), std::string::npos) << text;
   EXPECT_NE(text.find("compute_jitter_shared: 0.4"), std::string::npos) << text;
-  EXPECT_FALSE(write_sim_profile(tmp.path / "none", *facts, 0.0, 0.0, 0.0, 32, false, 0.0, out).is_ok());
+  EXPECT_FALSE(write_sim_profile(tmp.path / "none", *facts, SimProfileTerms{}, out).is_ok());
 }
 
 }  // namespace

@@ -1,0 +1,128 @@
+// `omnilearn validate` end to end on a small BSP scenario (two LeNet workers, 1024 Fashion-MNIST samples, 2 epochs):
+// two real testbed runs under cgroup CPU quotas (--repeats 2), the exchange probe, the simulator with a given
+// calibration (--skip-calibrate: a calibration takes minutes) and the comparison. Checks the stages' folders and
+// validation.csv, including the repeat columns. Needs root (cgroups), Fashion-MNIST and Debian's python3 with pandas;
+// skips with the reason otherwise.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "omnilearn/emulator/resource_throttler.h"
+#include "test_scenarios.h"
+
+extern char** environ;
+
+namespace omnilearn::emulator {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Runs argv (no shell) with stdout and stderr into `log`; its exit code (-1 if it could not start or was killed).
+int run_logged(const std::vector<std::string>& argv, const std::string& log) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&files, 1, 2);
+  pid_t pid = -1;
+  const int started = ::posix_spawn(&pid, args[0], &files, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&files);
+  if (started != 0) return -1;
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string read_file(const std::string& path) {
+  std::stringstream ss;
+  ss << std::ifstream(path).rdbuf();
+  return ss.str();
+}
+
+// validation.csv as rows of column -> cell.
+std::vector<std::map<std::string, std::string>> read_table(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::vector<std::string> header;
+  std::getline(in, line);
+  for (std::stringstream ss(line); std::getline(ss, line, ',');) header.push_back(line);
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    std::map<std::string, std::string> row;
+    std::stringstream ss(line);
+    for (const std::string& column : header) {
+      std::string cell;
+      std::getline(ss, cell, ',');
+      row[column] = cell;
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+TEST(Validate, TwoTestbedRunsTheProbeAndTheSimulatorAreCompared) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root (cgroups)";
+  if (!fs::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "Fashion-MNIST missing: install the Debian package dataset-fashion-mnist";
+  }
+  if (const Status access = check_cgroup_access(); !access.is_ok()) {
+    GTEST_SKIP() << "no cgroup write access: " << access.message();
+  }
+  if (run_logged({"/usr/bin/python3", "-c", "import pandas"}, "/dev/null") != 0) {
+    GTEST_SKIP() << "Debian's python3 has no pandas: install python3-pandas (scripts/setup.sh does)";
+  }
+  const std::string dir = testing::fresh_dir("validate");
+  const std::string scenario = testing::write_scenario(
+      dir, "val", 2, "emulator: {cpu_budget: 1.0, eval_samples: 500, target_accuracy: 0}\n", 1024, 64, 2);
+  // A calibration as `omnilearn calibrate` writes it: the compute law and the quota sweep.
+  fs::create_directories(dir + "/cal");
+  std::ofstream(dir + "/cal/profile.yaml") << "name: lenet-calibrated\nparameters: 22310\nflops_per_sample: 2.3e6\n"
+                                              "flops_per_iteration: 1e7\nmeasured_fixed_s: 0.0013\n"
+                                              "measured_per_sample_s: 0.00026\n";
+  std::ofstream(dir + "/cal/fidelity.csv") << "target_share,achieved_share,throughput_samples_s,relative_throughput,"
+                                              "slowdown\n0.5,0.5,1700,0.53,1.9\n1,0.95,3200,1,1\n";
+  const std::string out = dir + "/out";
+  const int rc = run_logged({OMNILEARN_CLI, "validate", scenario, "--out", out, "--skip-calibrate", dir + "/cal",
+                             "--repeats", "2"},
+                            dir + "/validate.log");
+  std::printf("%s", read_file(dir + "/validate.log").c_str());
+  ASSERT_EQ(rc, 0);
+  for (const char* run : {"testbed", "testbed-2", "probe", "sim"}) {
+    EXPECT_TRUE(fs::exists(out + "/" + run + "/summary.json")) << run;
+  }
+  const std::string profile = read_file(out + "/sim-profile.yaml");
+  EXPECT_NE(profile.find("allreduce_fixed_s:"), std::string::npos) << profile;
+  EXPECT_NE(profile.find("compute_jitter_cv:"), std::string::npos) << profile;  // the probe's variation, by default
+  const auto rows = read_table(out + "/validation.csv");
+  ASSERT_EQ(rows.size(), 3u);  // workers 0 and 1, "all"
+  EXPECT_EQ(rows[0].at("worker"), "0");
+  EXPECT_EQ(rows[2].at("worker"), "all");
+  for (const auto& row : rows) {
+    for (const char* column : {"mean_iter_error_pct", "max_iter_error_pct", "repeat_mean_error_pct",
+                               "repeat_max_error_pct", "noise_floor_pct"}) {
+      ASSERT_FALSE(row.at(column).empty()) << column;
+      const double value = std::stod(row.at(column));
+      EXPECT_TRUE(std::isfinite(value) && value >= 0.0) << column << " = " << row.at(column);
+    }
+    // Both back ends ran the same 32 steps: the simulator's mean is within a factor of two of the testbed's.
+    const double tb = std::stod(row.at("testbed_iter_s")), sim = std::stod(row.at("sim_iter_s"));
+    EXPECT_GT(sim, 0.5 * tb);
+    EXPECT_LT(sim, 2.0 * tb);
+  }
+}
+
+}  // namespace
+}  // namespace omnilearn::emulator
