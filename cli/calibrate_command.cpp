@@ -42,7 +42,8 @@ int run_calibrate_command(const std::vector<std::string>& args, const std::vecto
   po::options_description opts(
       "omnilearn calibrate [options]\n\n"
       "Measures, on this host, the testbed worker's compute time (forward+backward of the BSP worker's own step, one\n"
-      "thread) against batch size at a full core and fits t = a + c*b (least squares, R^2 reported); then, under a\n"
+      "thread) against batch size at a full core and fits t = a + c*b (least squares on relative residuals, so that\n"
+      "small batches count as much as large ones; R^2 reported); then, under a\n"
       "real cgroup CPU quota, against CPU share (0.1..1.0 of a core): achieved CPU share (cgroup CPU usage / wall\n"
       "time) and throughput relative to the full core (the throttle-fidelity table). Writes OUT/profile.yaml (load\n"
       "it in a scenario as `workload.model: OUT/profile.yaml`) and OUT/fidelity.csv. The share sweep needs write\n"
@@ -63,6 +64,8 @@ int run_calibrate_command(const std::vector<std::string>& args, const std::vecto
       "share-batch", po::value<long long>()->default_value(32), "batch size of the quota sweep")(
       "reps", po::value<int>()->default_value(20), "timed steps per point")(
       "warmup", po::value<int>()->default_value(3), "untimed steps before each point")(
+      "rounds", po::value<int>()->default_value(5),
+      "passes over the batch sweep, pooled per batch (a slower spell of the host falls on every batch alike)")(
       "period", po::value<double>()->default_value(0.010), "CFS quota period in seconds (the testbed's default)")(
       "cpuset", po::value<std::string>()->default_value(""), "pin the worker to these CPUs, e.g. 1")(
       "no-shares", "skip the quota sweep");
@@ -98,6 +101,7 @@ int run_calibrate_command(const std::vector<std::string>& args, const std::vecto
   o.share_batch = vm["share-batch"].as<long long>();
   o.reps = vm["reps"].as<int>();
   o.warmup = vm["warmup"].as<int>();
+  o.rounds = vm["rounds"].as<int>();
   o.period_s = vm["period"].as<double>();
   o.cpuset = vm["cpuset"].as<std::string>();
   o.share_sweep = vm.count("no-shares") == 0;

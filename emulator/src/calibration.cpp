@@ -61,16 +61,22 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-Result<LinearFit> fit_linear(std::span<const double> x, std::span<const double> y) {
+Result<LinearFit> fit_linear(std::span<const double> x, std::span<const double> y, std::span<const double> weights) {
   const std::size_t n = x.size();
   if (n < 2 || y.size() != n) return Status::invalid_argument("fit_linear: needs >= 2 points");
-  const double mx = std::accumulate(x.begin(), x.end(), 0.0) / static_cast<double>(n);
-  const double my = std::accumulate(y.begin(), y.end(), 0.0) / static_cast<double>(n);
+  if (!weights.empty() && weights.size() != n) return Status::invalid_argument("fit_linear: one weight per point");
+  auto w = [&](std::size_t i) { return weights.empty() ? 1.0 : weights[i]; };
+  double sw = 0.0, mx = 0.0, my = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!(w(i) > 0.0)) return Status::invalid_argument("fit_linear: weights must be > 0");
+    sw += w(i), mx += w(i) * x[i], my += w(i) * y[i];
+  }
+  mx /= sw, my /= sw;
   double sxx = 0.0, sxy = 0.0, syy = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
-    sxx += (x[i] - mx) * (x[i] - mx);
-    sxy += (x[i] - mx) * (y[i] - my);
-    syy += (y[i] - my) * (y[i] - my);
+    sxx += w(i) * (x[i] - mx) * (x[i] - mx);
+    sxy += w(i) * (x[i] - mx) * (y[i] - my);
+    syy += w(i) * (y[i] - my) * (y[i] - my);
   }
   if (sxx <= 0.0) return Status::invalid_argument("fit_linear: needs two distinct x values");
   LinearFit f;
@@ -79,16 +85,26 @@ Result<LinearFit> fit_linear(std::span<const double> x, std::span<const double> 
   double ss_res = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
     const double r = y[i] - (f.fixed + f.per_unit * x[i]);
-    ss_res += r * r;
+    ss_res += w(i) * r * r;
   }
   f.r2 = syy > 0.0 ? 1.0 - ss_res / syy : 1.0;
   return f;
+}
+
+Result<LinearFit> fit_linear_relative(std::span<const double> x, std::span<const double> y) {
+  std::vector<double> weights;
+  for (double v : y) {
+    if (!(v > 0.0)) return Status::invalid_argument("fit_linear_relative: needs y > 0");
+    weights.push_back(1.0 / (v * v));
+  }
+  return fit_linear(x, y, weights);
 }
 
 Result<CalibrationReport> run_calibration(const CalibrationOptions& o) {
   auto log = o.log ? o.log : [](const std::string&) {};
   if (o.batches.size() < 2) return Status::invalid_argument("--batches: at least two batch sizes are needed for the fit");
   if (o.reps < 1) return Status::invalid_argument("--reps: must be >= 1");
+  if (o.rounds < 1) return Status::invalid_argument("--rounds: must be >= 1");
   for (double s : o.shares) {
     if (!(s > 0.0 && s <= 1.0)) return Status::invalid_argument("--shares: each share must be in (0, 1]");
   }
@@ -162,23 +178,33 @@ Result<CalibrationReport> run_calibration(const CalibrationOptions& o) {
   };
 
   Status failed;
+  // `rounds` passes over the batches, pooled per batch: a slower minute of the host falls on every batch alike
+  // instead of bending the line.
+  std::vector<std::vector<double>> pooled(o.batches.size());
+  for (int round = 0; round < o.rounds && failed.is_ok(); ++round) {
+    for (std::size_t i = 0; i < o.batches.size(); ++i) {
+      auto p = measure(o.batches[i], o.reps);
+      if (!p) { failed = p.status(); break; }
+      pooled[i].insert(pooled[i].end(), p->times.begin(), p->times.end());
+    }
+    if (failed.is_ok()) log("  batch sweep: round " + std::to_string(round + 1) + " of " + std::to_string(o.rounds) + " done");
+  }
   std::vector<double> xs, ys;
-  for (BatchSize b : o.batches) {
-    auto p = measure(b, o.reps);
-    if (!p) { failed = p.status(); break; }
+  for (std::size_t i = 0; i < o.batches.size() && failed.is_ok(); ++i) {
     BatchTiming t;
-    t.batch = b;
-    t.reps = static_cast<int>(p->times.size());
-    t.mean_s = std::accumulate(p->times.begin(), p->times.end(), 0.0) / static_cast<double>(t.reps);
-    t.median_s = median(p->times);
-    t.min_s = *std::min_element(p->times.begin(), p->times.end());
+    t.batch = o.batches[i];
+    t.reps = static_cast<int>(pooled[i].size());
+    if (t.reps == 0) { failed = Status::io_error("calibration worker returned no step times"); break; }
+    t.mean_s = std::accumulate(pooled[i].begin(), pooled[i].end(), 0.0) / static_cast<double>(t.reps);
+    t.median_s = median(pooled[i]);
+    t.min_s = *std::min_element(pooled[i].begin(), pooled[i].end());
     report.batches.push_back(t);
-    xs.push_back(static_cast<double>(b));
+    xs.push_back(static_cast<double>(t.batch));
     ys.push_back(t.median_s);
-    log("  batch " + std::to_string(b) + ": median " + fmt(t.median_s * 1e3) + " ms, mean " + fmt(t.mean_s * 1e3) + " ms");
+    log("  batch " + std::to_string(t.batch) + ": median " + fmt(t.median_s * 1e3) + " ms, mean " + fmt(t.mean_s * 1e3) + " ms");
   }
   if (failed.is_ok()) {
-    auto fit = fit_linear(xs, ys);
+    auto fit = fit_linear_relative(xs, ys);
     if (!fit) failed = fit.status(); else report.fit = *fit;
   }
 
@@ -222,8 +248,8 @@ std::string profile_yaml(const CalibrationReport& r, const std::string& name) {
   const double per_sample = std::max(1e-12, r.fit.per_unit);
   std::string out = "# Measured by `omnilearn calibrate` on " + std::string(host) + " (" + date + "): forward+backward of the\n"
                     "# testbed's " + r.network + " network (the BSP worker's compute step), " + std::to_string(r.threads) +
-                    " thread, full core; t = measured_fixed_s + measured_per_sample_s * b fitted to the median step\n"
-                    "# time over batches ";
+                    " thread, full core; t = measured_fixed_s + measured_per_sample_s * b fitted (relative residuals) to\n"
+                    "# the median step time over batches ";
   for (std::size_t i = 0; i < r.batches.size(); ++i) out += (i ? "," : "") + std::to_string(r.batches[i].batch);
   out += " (R^2 = " + fmt(r.fit.r2) + "). flops_per_sample = 3 x forward MACs x 2; flops_per_iteration is the\n"
          "# fixed cost at the measured speed (measured_fixed_s / measured_per_sample_s * flops_per_sample).\n";

@@ -3,6 +3,7 @@
 // report says why).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -25,6 +26,29 @@ TEST(Calibration, FitsALine) {
   EXPECT_FALSE(fit_linear(std::vector<double>{1, 1}, std::vector<double>{1, 2}).is_ok());
 }
 
+TEST(Calibration, RelativeFitHoldsTheSmallBatches) {
+  // 2 ms + 0.25 ms per sample, but batch 128 measured 10% slow (a busier spell of the host): the plain fit pulls its
+  // intercept down to 1.3 ms and misses batch 8 by 12%; the relative fit stays within 2% there.
+  const std::vector<double> x = {8, 16, 32, 64, 128};
+  std::vector<double> y;
+  for (double b : x) y.push_back((0.002 + 2.5e-4 * b) * (b == 128 ? 1.1 : 1.0));
+  auto plain = fit_linear(x, y);
+  auto relative = fit_linear_relative(x, y);
+  ASSERT_TRUE(plain.is_ok() && relative.is_ok());
+  const double truth = 0.002 + 2.5e-4 * 8;
+  EXPECT_GT(std::abs(plain->fixed + plain->per_unit * 8 - truth), 0.1 * truth);
+  EXPECT_LT(std::abs(relative->fixed + relative->per_unit * 8 - truth), 0.02 * truth);
+  // Exact data: both fits are exact; bad weights and bad y are refused.
+  const std::vector<double> exact = {0.004, 0.006, 0.010, 0.018, 0.034};
+  auto f = fit_linear_relative(x, exact);
+  ASSERT_TRUE(f.is_ok());
+  EXPECT_NEAR(f->fixed, 0.002, 1e-12);
+  EXPECT_NEAR(f->per_unit, 2.5e-4, 1e-12);
+  EXPECT_FALSE(fit_linear(x, exact, std::vector<double>{1, 1}).is_ok());
+  EXPECT_FALSE(fit_linear(x, exact, std::vector<double>{1, 1, 0, 1, 1}).is_ok());
+  EXPECT_FALSE(fit_linear_relative(x, std::vector<double>{0.004, 0.0, 0.01, 0.02, 0.03}).is_ok());
+}
+
 TEST(Calibration, ShortRunWritesALoadableProfile) {
   if (!std::filesystem::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
     GTEST_SKIP() << "Fashion-MNIST missing: install the Debian package dataset-fashion-mnist";
@@ -35,12 +59,14 @@ TEST(Calibration, ShortRunWritesALoadableProfile) {
   o.share_batch = 16;
   o.reps = 25;  // enough 10 ms quota periods that the first period's burst does not dominate the achieved share
   o.warmup = 1;
+  o.rounds = 2;  // pooled per batch: 2 x 25 step times each
   o.worker_executable = OMNILEARN_WORKER;
   const Status access = check_cgroup_access();
   o.share_sweep = access.is_ok();
   auto r = run_calibration(o);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   ASSERT_EQ(r->batches.size(), 3u);
+  for (const BatchTiming& b : r->batches) EXPECT_EQ(b.reps, 50) << b.batch;
   EXPECT_EQ(r->network, "lenet");
   EXPECT_GT(r->parameters, 20000);
   EXPECT_GT(r->fit.per_unit, 0.0);

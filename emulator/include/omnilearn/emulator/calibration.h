@@ -23,6 +23,7 @@ struct CalibrationOptions {
   BatchSize share_batch = 32;      // batch of the share sweep
   int reps = 20;                   // timed steps per point
   int warmup = 3;                  // untimed steps before them
+  int rounds = 5;                  // passes over the batch sweep, pooled per batch (host drift spreads evenly)
   double period_s = 0.010;         // CFS period of the quota (the testbed's default)
   std::string cpuset;              // pin the worker to these CPUs ("" = no pinning)
   bool share_sweep = true;         // false: batch sweep only
@@ -40,14 +41,17 @@ struct BatchTiming {
   double min_s = 0.0;
 };
 
-// Least-squares line y = fixed + per_unit·x, with its coefficient of determination.
+// Least-squares line y = fixed + per_unit·x, with its coefficient of determination (of the weighted fit).
 struct LinearFit {
   double fixed = 0.0;
   double per_unit = 0.0;
   double r2 = 0.0;
 };
-// Needs >= 2 points with distinct x.
-Result<LinearFit> fit_linear(std::span<const double> x, std::span<const double> y);
+// Needs >= 2 points with distinct x. `weights` (empty: all 1; else one > 0 per point) weigh the squared residuals.
+Result<LinearFit> fit_linear(std::span<const double> x, std::span<const double> y, std::span<const double> weights = {});
+// The fit of relative residuals ((y - line) / y: weights 1 / y^2, y > 0), so that the small batches' times, which
+// the testbed's throttled workers run, count as much as the large ones'.
+Result<LinearFit> fit_linear_relative(std::span<const double> x, std::span<const double> y);
 
 struct FidelityRow {
   double target_share = 0.0;         // of one core
@@ -63,7 +67,7 @@ struct CalibrationReport {
   double forward_macs = 0.0;         // per sample
   int threads = 1;
   std::vector<BatchTiming> batches;
-  LinearFit fit;                     // median step time (s) against batch: fixed = a, per_unit = c
+  LinearFit fit;                     // median step time (s) against batch, relative fit: fixed = a, per_unit = c
   std::vector<FidelityRow> fidelity; // empty when the share sweep did not run
   std::string share_sweep_skipped;   // why not, when it did not run
 };
