@@ -17,6 +17,8 @@ batch in both back ends, so step s covers the same samples even when the per-wor
 - repeat_mean_error_pct, repeat_max_error_pct: the same two errors for other testbed runs of the scenario (repeats)
   in place of the simulator, averaged over the repeats (empty without repeats): how far the testbed lands from
   itself when run again, the reference for the simulator's errors;
+- runs_mean_error_pct: the simulator's mean error against the mean of all the testbed runs (the first and its
+  repeats): less of one run's noise (empty without repeats);
 - batch_trajectory_diff: mean over compared steps of |b_sim - b_testbed|, in samples;
 - time_to_epoch_error_pct: |T_sim - T_testbed| / T_testbed for the last epoch both runs completed, where T is the
   time from the first step's start to the first start of the next epoch, without evaluation pauses.
@@ -37,7 +39,7 @@ import pandas as pd
 from .runs import Run, RunFormatError, load_run
 
 COLUMNS = ["level", "worker", "steps", "testbed_iter_s", "sim_iter_s", "mean_iter_error_pct", "max_iter_error_pct",
-           "noise_floor_pct", "repeat_mean_error_pct", "repeat_max_error_pct", "compute_error_pct",
+           "noise_floor_pct", "repeat_mean_error_pct", "repeat_max_error_pct", "runs_mean_error_pct", "compute_error_pct",
            "batch_trajectory_diff", "testbed_epoch_s", "sim_epoch_s", "time_to_epoch_error_pct"]
 
 
@@ -170,6 +172,7 @@ def compare(testbed: Run, sim: Run, level: str | None = None, options: Options |
             "noise_floor_pct": floor,
             "repeat_mean_error_pct": float("nan"),
             "repeat_max_error_pct": float("nan"),
+            "runs_mean_error_pct": float("nan"),
             "compute_error_pct": 100.0 * (both["compute_s_sim"].mean() - tb_compute) / tb_compute
             if tb_compute > 0 else float("nan"),
             "batch_trajectory_diff": float((both["batch_sim"] - both["batch_tb"]).abs().mean()),
@@ -183,18 +186,23 @@ def compare(testbed: Run, sim: Run, level: str | None = None, options: Options |
         for column in ("mean_iter_error_pct", "max_iter_error_pct"):
             mean = pd.concat([a[column] for a in again], axis=1).mean(axis=1)  # over repeats, per worker
             table["repeat_" + column.replace("_iter", "")] = table["worker"].map(mean).astype(float)
+        # Each repeat's mean iteration time is its "sim_iter_s" against the first run.
+        runs_mean = pd.concat([table.set_index("worker")["testbed_iter_s"], *[a["sim_iter_s"] for a in again]],
+                              axis=1).mean(axis=1)
+        pooled = table["worker"].map(runs_mean).astype(float)
+        table["runs_mean_error_pct"] = 100.0 * (table["sim_iter_s"] - pooled).abs() / pooled
     return table
 
 
 def format_table(table: pd.DataFrame) -> str:
     """A fixed-width text table of the main columns, for the terminal."""
     head = f"{'level':<10} {'worker':>6} {'steps':>5} {'tb_iter_ms':>10} {'sim_iter_ms':>11} {'mean_err%':>9} " \
-           f"{'max_err%':>8} {'floor%':>6} {'rep_mean%':>9} {'rep_max%':>8} {'compute%':>8} {'batch_diff':>10} {'epoch_err%':>10}"
+           f"{'max_err%':>8} {'floor%':>6} {'rep_mean%':>9} {'rep_max%':>8} {'runs_err%':>9} {'compute%':>8} {'batch_diff':>10} {'epoch_err%':>10}"
     lines = [head]
     for r in table.itertuples(index=False):
         lines.append(f"{str(r.level):<10} {str(r.worker):>6} {r.steps:>5} {1e3 * r.testbed_iter_s:>10.2f} "
                      f"{1e3 * r.sim_iter_s:>11.2f} {r.mean_iter_error_pct:>9.2f} {r.max_iter_error_pct:>8.2f} "
-                     f"{r.noise_floor_pct:>6.1f} {r.repeat_mean_error_pct:>9.2f} {r.repeat_max_error_pct:>8.2f} "
+                     f"{r.noise_floor_pct:>6.1f} {r.repeat_mean_error_pct:>9.2f} {r.repeat_max_error_pct:>8.2f} {r.runs_mean_error_pct:>9.2f} "
                      f"{r.compute_error_pct:>+8.1f} {r.batch_trajectory_diff:>10.2f} {r.time_to_epoch_error_pct:>10.2f}")
     return "\n".join(lines)
 

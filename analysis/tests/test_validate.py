@@ -127,8 +127,12 @@ def test_repeats_are_compared_with_the_first_testbed_run(runs, tmp_path):
     workers = table[table["worker"] != "all"]
     assert workers["repeat_mean_error_pct"].to_numpy() == pytest.approx([4.0, 4.0])
     assert workers["repeat_max_error_pct"].to_numpy() == pytest.approx([4.0, 4.0])
+    sim_mean = 0.025 * (19 * 1.10 + 87 * 1.04) / 106  # the simulator's mean over the 106 compared steps
+    runs_mean = 0.025 * (1.0 + 1.02 + 1.06) / 3
+    assert workers["runs_mean_error_pct"].to_numpy() == pytest.approx([100 * abs(sim_mean - runs_mean) / runs_mean] * 2)
     alone = compare(load_run(runs[0]), load_run(runs[1]))
     assert alone["repeat_mean_error_pct"].isna().all()  # no repeats: nothing to compare
+    assert alone["runs_mean_error_pct"].isna().all()
     assert alone["mean_iter_error_pct"].to_numpy() == pytest.approx(table["mean_iter_error_pct"].to_numpy())
     out = tmp_path / "out"
     r = subprocess.run([sys.executable, "-m", "omnilearn_analysis", "validate", str(runs[0]), str(runs[1]),

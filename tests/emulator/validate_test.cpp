@@ -112,7 +112,7 @@ TEST(Validate, TwoTestbedRunsTheProbeAndTheSimulatorAreCompared) {
   EXPECT_EQ(rows[2].at("worker"), "all");
   for (const auto& row : rows) {
     for (const char* column : {"mean_iter_error_pct", "max_iter_error_pct", "repeat_mean_error_pct",
-                               "repeat_max_error_pct", "noise_floor_pct"}) {
+                               "repeat_max_error_pct", "runs_mean_error_pct", "noise_floor_pct"}) {
       ASSERT_FALSE(row.at(column).empty()) << column;
       const double value = std::stod(row.at(column));
       EXPECT_TRUE(std::isfinite(value) && value >= 0.0) << column << " = " << row.at(column);
