@@ -170,7 +170,7 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       "     share -> slowdown table from fidelity.csv's achieved shares; the quota period) and the testbed's\n"
       "     number of steps; and the host cores that other load left free during the testbed run (from\n"
       "     /proc/stat minus the run's cgroup), shared by the workers by water-filling\n"
-      "  4. python3 -m omnilearn_analysis validate OUT/testbed OUT/sim --out OUT\n"
+      "  4. python3 -m omnilearn_analysis validate OUT/testbed OUT/sim [--repeat OUT/testbed-2 ...] --out OUT\n"
       "and prints, per worker, the mean and max (over 20-step windows) iteration-time error, the batch trajectory\n"
       "difference and the time-to-epoch error; with --repeats N, the testbed runs N times and the same errors of\n"
       "runs 2..N against run 1 (the testbed's own repeatability) sit beside them. OUT/validation.csv holds the\n"
@@ -325,19 +325,14 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
     std::cerr << "omnilearn validate: " << st.message() << "\n";
     return 1;
   }
-  // `omnilearn sim` of SCENARIO with the profile and `extra` settings into `folder`; false (printed) on failure.
-  auto simulate = [&](const fs::path& folder, std::vector<std::string> extra) {
-    std::vector<std::string> words{self, "sim", scenario_path, "--quiet", "--out", folder.string()};
-    words.insert(words.end(), set_words.begin(), set_words.end());
-    words.insert(words.end(), {"--set", "workload.model=" + profile.string()});
-    words.insert(words.end(), extra.begin(), extra.end());
-    if (int rc = spawn_and_wait(words); rc != 0) {
-      std::cerr << "omnilearn validate: the simulation into " << folder.string() << " failed (exit " << rc << ")\n";
-      return false;
-    }
-    return true;
-  };
-  if (!simulate(out / "sim", {"--set", "max_iterations=" + std::to_string(facts->iterations)})) return 1;
+  std::vector<std::string> sim{self, "sim", scenario_path, "--quiet", "--out", (out / "sim").string()};
+  sim.insert(sim.end(), set_words.begin(), set_words.end());
+  sim.insert(sim.end(), {"--set", "workload.model=" + profile.string(), "--set",
+                         "max_iterations=" + std::to_string(facts->iterations)});
+  if (int rc = spawn_and_wait(sim); rc != 0) {
+    std::cerr << "omnilearn validate: the simulation failed (exit " << rc << ")\n";
+    return 1;
+  }
 
   const char* dir_env = std::getenv("OMNILEARN_ANALYSIS_DIR");
   const char* python_env = std::getenv("OMNILEARN_PYTHON");
