@@ -164,7 +164,7 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       "  2. omnilearn emulate SCENARIO --out OUT/testbed (real training under cgroup CPU quotas), and the exchange\n"
       "     probe: the same with --set policy.name=uniform --set max_iterations=80 --out OUT/probe, whose mean\n"
       "     all-reduce time of the last worker to arrive, less the quota wait the simulator models, is the\n"
-      "     all-reduce's fixed cost, and whose compute-time variation is the simulator's jitter (--no-jitter: none)\n"
+      "     all-reduce's fixed cost, and whose compute-time variation is the simulator's jitter (--jitter)\n"
       "  3. omnilearn sim SCENARIO --out OUT/sim with OUT/sim-profile.yaml: the calibrated profile plus the\n"
       "     testbed's terms (host_core_flops = scenario speed of one host core, from the run's cpu_shares; the\n"
       "     share -> slowdown table from fidelity.csv's achieved shares; the quota period) and the testbed's\n"
@@ -199,10 +199,11 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       "allreduce-fixed", po::value<double>(),
       "fixed cost of each all-reduce in seconds (the simulator's allreduce_fixed_s; default: measured by the exchange "
       "probe)")(
-      "no-jitter",
-      "do not give the simulator the probe's compute-time variation (compute_jitter_cv, with the part of it the "
-      "workers share: compute_jitter_shared); without it the simulator's steps wait for the slowest worker's mean, not "
-      "for the slowest of its noisy workers")(
+      "jitter", po::value<std::string>()->default_value("share"),
+      "the probe's compute-time variation given to the simulator, with the part of it the workers share "
+      "(compute_jitter_shared): share = its standard deviation in seconds per CPU share (compute_noise); cv = one "
+      "coefficient of variation for every worker (compute_jitter_cv); none = no jitter (a step then waits for the "
+      "slowest worker's mean, not for the slowest of its noisy workers)")(
       "probe", po::value<std::string>(),
       "use this existing probe run folder (a short uniform run of SCENARIO) instead of running the exchange probe")(
       "share-batch", po::value<long long>()->default_value(32), "the batch of the calibration's quota sweep")(
@@ -316,7 +317,15 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
   const fs::path profile = out / "sim-profile.yaml";
   SimProfileTerms terms;
   terms.allreduce_fixed_s = allreduce_fixed_s;
-  terms.compute_jitter_cv = vm.count("no-jitter") ? 0.0 : probed->compute_cv;
+  const std::string jitter = vm["jitter"].as<std::string>();
+  if (jitter == "share") {
+    set_compute_noise(*probed, terms);
+  } else if (jitter == "cv") {
+    terms.compute_jitter_cv = probed->compute_cv;
+  } else if (jitter != "none") {
+    std::cerr << "omnilearn validate: --jitter: expected share, cv or none, got " << jitter << "\n";
+    return 2;
+  }
   terms.compute_jitter_shared = probed->compute_shared;
   terms.share_batch = static_cast<double>(vm["share-batch"].as<long long>());
   terms.continuous_slowdown = vm.count("continuous-slowdown") > 0;
@@ -341,7 +350,8 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
                                    (out / "sim").string(), "--out", out.string(), "--level", scenario->name,
                                    "--window", std::to_string(vm["window"].as<int>())};
   for (const fs::path& r : repeats) compare.insert(compare.end(), {"--repeat", r.string()});
-  const int rc = spawn_and_wait(compare, {"PYTHONPATH=" + std::string(dir_env != nullptr ? dir_env : OMNILEARN_ANALYSIS_DIR)});
+  const int rc =
+      spawn_and_wait(compare, {"PYTHONPATH=" + std::string(dir_env != nullptr ? dir_env : OMNILEARN_ANALYSIS_DIR)});
   if (rc != 0) {
     std::cerr << "omnilearn validate: the comparison failed (exit " << rc << ")\n";
     return 1;

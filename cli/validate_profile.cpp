@@ -41,6 +41,7 @@ struct StepTimings {
   double exchange_s = 0.0;
   double compute_cv = 0.0;
   double compute_shared = 0.0;
+  std::vector<double> compute_std_s;  // per worker id (0 for a worker with fewer than two steps)
 };
 
 // The correlation of two workers' compute times over the steps both have (0 when undefined).
@@ -113,6 +114,10 @@ StepTimings step_timings(const fs::path& run) {
     mean /= static_cast<double>(by_step.size());
     for (const auto& [step, x] : by_step) var += (x - mean) * (x - mean);
     var /= static_cast<double>(by_step.size() - 1);
+    if (worker >= 0 && worker < 1 << 20) {
+      t.compute_std_s.resize(std::max(t.compute_std_s.size(), static_cast<std::size_t>(worker) + 1), 0.0);
+      t.compute_std_s[static_cast<std::size_t>(worker)] = std::sqrt(var);
+    }
     if (mean > 0.0) t.compute_cv += std::sqrt(var) / mean, ++workers;
   }
   if (workers > 0) t.compute_cv /= workers;
@@ -158,10 +163,27 @@ Result<TestbedFacts> read_testbed(const fs::path& run) {
     f.exchange_s = timings.exchange_s;
     f.compute_cv = timings.compute_cv;
     f.compute_shared = timings.compute_shared;
+    f.compute_std_s = timings.compute_std_s;
+    f.compute_std_s.resize(f.cpu_shares.size(), 0.0);
   } catch (const std::exception& e) {
     return Status::parse_error(run.string() + ": not a complete testbed run folder (" + e.what() + ")");
   }
   return f;
+}
+
+void set_compute_noise(const TestbedFacts& run, SimProfileTerms& terms) {
+  std::map<double, std::pair<double, int>> by_share;  // share -> (sum of std, workers)
+  for (std::size_t k = 0; k < run.cpu_shares.size() && k < run.compute_std_s.size(); ++k) {
+    if (!(run.compute_std_s[k] > 1e-9)) continue;  // it never varied (a nanosecond is rounding)
+    auto& [sum, n] = by_share[run.cpu_shares[k]];
+    sum += run.compute_std_s[k], ++n;
+  }
+  terms.noise_shares.clear();
+  terms.noise_std_s.clear();
+  for (const auto& [share, sum_n] : by_share) {
+    terms.noise_shares.push_back(share);
+    terms.noise_std_s.push_back(sum_n.first / sum_n.second);
+  }
 }
 
 Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, const SimProfileTerms& terms,
@@ -209,8 +231,16 @@ Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, co
   text += "quota_period_s: " + format_g(tb.quota_period_s, 6) + "\n";
   text += std::string("quota_holds_comm: ") + (tb.quota_holds_comm ? "true" : "false") + "\n";
   text += "allreduce_fixed_s: " + format_g(terms.allreduce_fixed_s, 6) + "\n";
-  if (terms.compute_jitter_cv > 0.0) {
-    text += "compute_jitter_cv: " + format_g(terms.compute_jitter_cv, 4) + "\n";
+  if (terms.compute_jitter_cv > 0.0) text += "compute_jitter_cv: " + format_g(terms.compute_jitter_cv, 4) + "\n";
+  if (!terms.noise_shares.empty()) {
+    std::string noise_shares, noise_stds;
+    for (std::size_t i = 0; i < terms.noise_shares.size(); ++i) {
+      noise_shares += (i == 0 ? "" : ", ") + format_g(terms.noise_shares[i], 6);
+      noise_stds += (i == 0 ? "" : ", ") + format_g(terms.noise_std_s[i], 4);
+    }
+    text += "compute_noise: {share: [" + noise_shares + "], std_s: [" + noise_stds + "]}\n";
+  }
+  if (terms.compute_jitter_cv > 0.0 || !terms.noise_shares.empty()) {
     text += "compute_jitter_shared: " + format_g(terms.compute_jitter_shared, 3) + "\n";
   }
   if (terms.available_cores > 0.0) text += "host_cpu_available: " + format_g(terms.available_cores, 4) + "\n";

@@ -26,6 +26,8 @@ struct TestbedFacts {
   // The mean over pairs of workers of the correlation of their compute_s over the same steps, clamped to [0, 1]:
   // the part of the jitter the workers share (the host's).
   double compute_shared = 0.0;
+  // Per worker (index = worker id), the standard deviation of compute_s over the same steps, in seconds.
+  std::vector<double> compute_std_s;
 };
 
 // The testbed terms the simulator profile gets besides the run folder's facts.
@@ -33,6 +35,9 @@ struct SimProfileTerms {
   double allreduce_fixed_s = 0.0;
   double compute_jitter_cv = 0.0;  // 0: none
   double compute_jitter_shared = 0.0;
+  // compute_noise: the standard deviation of a step's compute (s) against CPU share; empty: none. Both ascending.
+  std::vector<double> noise_shares;
+  std::vector<double> noise_std_s;
   double share_batch = 32.0;  // the batch of the calibration's quota sweep
   bool continuous_slowdown = false;
   double available_cores = 0.0;  // host cores left by other load; 0: not measured
@@ -40,6 +45,10 @@ struct SimProfileTerms {
 
 // Reads manifest.json, summary.json, iterations.csv and evaluations.csv of a testbed run; errors name the file.
 Result<TestbedFacts> read_testbed(const fs::path& run);
+
+// The compute-noise table of a run: per distinct CPU share (ascending), the mean over its workers of their compute
+// standard deviation. Fills terms.noise_shares and terms.noise_std_s.
+void set_compute_noise(const TestbedFacts& run, SimProfileTerms& terms);
 
 // The calibrated profile plus the testbed terms: host_core_flops, the share -> slowdown table from fidelity.csv,
 // the quota period, the all-reduce's fixed cost, the compute jitter (0: none) and the host cores left by other load

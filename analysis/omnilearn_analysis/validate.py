@@ -39,8 +39,8 @@ import pandas as pd
 from .runs import Run, RunFormatError, load_run
 
 COLUMNS = ["level", "worker", "steps", "testbed_iter_s", "sim_iter_s", "mean_iter_error_pct", "max_iter_error_pct",
-           "noise_floor_pct", "repeat_mean_error_pct", "repeat_max_error_pct", "runs_mean_error_pct", "compute_error_pct",
-           "batch_trajectory_diff", "testbed_epoch_s", "sim_epoch_s", "time_to_epoch_error_pct"]
+           "noise_floor_pct", "repeat_mean_error_pct", "repeat_max_error_pct", "runs_mean_error_pct",
+           "compute_error_pct", "batch_trajectory_diff", "testbed_epoch_s", "sim_epoch_s", "time_to_epoch_error_pct"]
 
 
 @dataclass
@@ -197,12 +197,14 @@ def compare(testbed: Run, sim: Run, level: str | None = None, options: Options |
 def format_table(table: pd.DataFrame) -> str:
     """A fixed-width text table of the main columns, for the terminal."""
     head = f"{'level':<10} {'worker':>6} {'steps':>5} {'tb_iter_ms':>10} {'sim_iter_ms':>11} {'mean_err%':>9} " \
-           f"{'max_err%':>8} {'floor%':>6} {'rep_mean%':>9} {'rep_max%':>8} {'runs_err%':>9} {'compute%':>8} {'batch_diff':>10} {'epoch_err%':>10}"
+           f"{'max_err%':>8} {'floor%':>6} {'rep_mean%':>9} {'rep_max%':>8} {'runs_err%':>9} {'compute%':>8} " \
+           f"{'batch_diff':>10} {'epoch_err%':>10}"
     lines = [head]
     for r in table.itertuples(index=False):
         lines.append(f"{str(r.level):<10} {str(r.worker):>6} {r.steps:>5} {1e3 * r.testbed_iter_s:>10.2f} "
                      f"{1e3 * r.sim_iter_s:>11.2f} {r.mean_iter_error_pct:>9.2f} {r.max_iter_error_pct:>8.2f} "
-                     f"{r.noise_floor_pct:>6.1f} {r.repeat_mean_error_pct:>9.2f} {r.repeat_max_error_pct:>8.2f} {r.runs_mean_error_pct:>9.2f} "
+                     f"{r.noise_floor_pct:>6.1f} {r.repeat_mean_error_pct:>9.2f} {r.repeat_max_error_pct:>8.2f} "
+                     f"{r.runs_mean_error_pct:>9.2f} "
                      f"{r.compute_error_pct:>+8.1f} {r.batch_trajectory_diff:>10.2f} {r.time_to_epoch_error_pct:>10.2f}")
     return "\n".join(lines)
 
@@ -211,7 +213,8 @@ def write_validation(testbed_dir: str | Path, sim_dir: str | Path, out_dir: str 
                      options: Options | None = None, repeat_dirs=()) -> tuple[pd.DataFrame, Path]:
     """Compares the two run folders (and the testbed with its repeats) and writes OUT/validation.csv; returns the
     table and the file's path."""
-    table = compare(load_run(testbed_dir), load_run(sim_dir), level, options, [load_run(d) for d in repeat_dirs])
+    repeats = [load_run(d) for d in repeat_dirs]
+    table = compare(load_run(testbed_dir), load_run(sim_dir), level, options, repeats)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "validation.csv"

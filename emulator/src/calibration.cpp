@@ -187,7 +187,9 @@ Result<CalibrationReport> run_calibration(const CalibrationOptions& o) {
       if (!p) { failed = p.status(); break; }
       pooled[i].insert(pooled[i].end(), p->times.begin(), p->times.end());
     }
-    if (failed.is_ok()) log("  batch sweep: round " + std::to_string(round + 1) + " of " + std::to_string(o.rounds) + " done");
+    if (failed.is_ok()) {
+      log("  batch sweep: round " + std::to_string(round + 1) + " of " + std::to_string(o.rounds) + " done");
+    }
   }
   std::vector<double> xs, ys;
   for (std::size_t i = 0; i < o.batches.size() && failed.is_ok(); ++i) {
@@ -201,7 +203,8 @@ Result<CalibrationReport> run_calibration(const CalibrationOptions& o) {
     report.batches.push_back(t);
     xs.push_back(static_cast<double>(t.batch));
     ys.push_back(t.median_s);
-    log("  batch " + std::to_string(t.batch) + ": median " + fmt(t.median_s * 1e3) + " ms, mean " + fmt(t.mean_s * 1e3) + " ms");
+    log("  batch " + std::to_string(t.batch) + ": median " + fmt(t.median_s * 1e3) + " ms, mean " +
+        fmt(t.mean_s * 1e3) + " ms");
   }
   if (failed.is_ok()) {
     auto fit = fit_linear_relative(xs, ys);
@@ -248,8 +251,8 @@ std::string profile_yaml(const CalibrationReport& r, const std::string& name) {
   const double per_sample = std::max(1e-12, r.fit.per_unit);
   std::string out = "# Measured by `omnilearn calibrate` on " + std::string(host) + " (" + date + "): forward+backward of the\n"
                     "# testbed's " + r.network + " network (the BSP worker's compute step), " + std::to_string(r.threads) +
-                    " thread, full core; t = measured_fixed_s + measured_per_sample_s * b fitted (relative residuals) to\n"
-                    "# the median step time over batches ";
+                    " thread, full core; t = measured_fixed_s + measured_per_sample_s * b fitted (relative\n"
+                    "# residuals) to the median step time over batches ";
   for (std::size_t i = 0; i < r.batches.size(); ++i) out += (i ? "," : "") + std::to_string(r.batches[i].batch);
   out += " (R^2 = " + fmt(r.fit.r2) + "). flops_per_sample = 3 x forward MACs x 2; flops_per_iteration is the\n"
          "# fixed cost at the measured speed (measured_fixed_s / measured_per_sample_s * flops_per_sample).\n";

@@ -78,6 +78,8 @@ std::string scenario_to_json(const Scenario& s) {
   if (m.compute_jitter_cv > 0.0) model["compute_jitter_cv"] = m.compute_jitter_cv;
   if (m.compute_jitter_cv > 0.0) model["compute_jitter_shared"] = m.compute_jitter_shared;
   if (m.host_cpu_available) model["host_cpu_available"] = *m.host_cpu_available;
+  if (!m.noise_shares.empty()) model["compute_noise"] = Json{{"share", m.noise_shares}, {"std_s", m.noise_std_s}};
+  if (!m.noise_shares.empty()) model["compute_jitter_shared"] = m.compute_jitter_shared;
   Json workload{{"model", model},
                 {"dataset", s.workload.dataset},
                 {"dataset_samples", s.workload.dataset_samples},

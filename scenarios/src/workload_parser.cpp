@@ -29,7 +29,8 @@ Status load_profile_file(const std::string& path, ModelProfile& out) {
 }
 
 // The CPU-testbed terms of a profile (ModelProfile documents them): host_core_flops, cpu_slowdown: {share: [...],
-// slowdown: [...]}, allreduce_fixed_s, quota_period_s, quota_holds_comm, compute_jitter_cv, compute_jitter_shared, host_cpu_available.
+// slowdown: [...]}, allreduce_fixed_s, quota_period_s, quota_holds_comm, compute_jitter_cv, compute_jitter_shared, host_cpu_available,
+// compute_noise: {share: [...], std_s: [...]}.
 Status parse_testbed_terms(const YamlSource& source, const MapReader& r, ModelProfile& out) {
   if (r.has("host_core_flops")) {
     if (!r.has("measured_fixed_s")) {
@@ -61,6 +62,22 @@ Status parse_testbed_terms(const YamlSource& source, const MapReader& r, ModelPr
   OMNI_RETURN_IF_ERROR(r.read("quota_holds_comm", out.quota_holds_comm));
   OMNI_RETURN_IF_ERROR(r.read("compute_jitter_cv", out.compute_jitter_cv, Range::kNonNegative));
   OMNI_RETURN_IF_ERROR(r.read("compute_jitter_shared", out.compute_jitter_shared, Range::kUnit));
+  if (r.has("compute_noise")) {
+    if (!r.has("host_core_flops")) return r.error("compute_noise", "needs host_core_flops (the workers' CPU shares)");
+    auto table = MapReader::open(source, r.get("compute_noise"), r.field("compute_noise"), {"share", "std_s"});
+    if (!table) return table.status();
+    for (const char* key : {"share", "std_s"}) {
+      if (!table->has(key)) return table->error(key, "missing (expected a list of numbers)");
+    }
+    OMNI_RETURN_IF_ERROR(table->read_numbers("share", out.noise_shares, Range::kPositive));
+    OMNI_RETURN_IF_ERROR(table->read_numbers("std_s", out.noise_std_s, Range::kNonNegative));
+    if (out.noise_shares.size() != out.noise_std_s.size() || out.noise_shares.empty()) {
+      return table->error("std_s", "expected as many values as `share` (at least one)");
+    }
+    for (std::size_t i = 1; i < out.noise_shares.size(); ++i) {
+      if (!(out.noise_shares[i] > out.noise_shares[i - 1])) return table->error("share", "expected strictly ascending shares");
+    }
+  }
   if (r.has("host_cpu_available")) {
     if (!r.has("host_core_flops")) return r.error("host_cpu_available", "needs host_core_flops");
     double cores = 0.0;
@@ -77,7 +94,7 @@ Status parse_model_profile(const YamlSource& source, const YAML::Node& node, con
   auto reader = MapReader::open(source, node, path,
                                 {"name", "parameters", "flops_per_sample", "flops_per_iteration", "gradient_bytes",
                                  "measured_fixed_s", "measured_per_sample_s", "host_core_flops", "cpu_slowdown",
-                                 "allreduce_fixed_s", "quota_period_s", "quota_holds_comm", "compute_jitter_cv", "compute_jitter_shared", "host_cpu_available"});
+                                 "allreduce_fixed_s", "quota_period_s", "quota_holds_comm", "compute_jitter_cv", "compute_jitter_shared", "host_cpu_available", "compute_noise"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
   for (const char* key : {"parameters", "flops_per_sample"}) {

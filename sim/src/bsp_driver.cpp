@@ -61,9 +61,13 @@ void BspDriver::worker(WorkerId k) {
     const Seconds t0 = now();
     std::optional<double> phase;
     double jitter = 1.0;
-    if (ctx_.cost.jitter_cv() > 0.0) {
-      // Measured variation (it includes the quota's phase jitter): the step's shared factor times this worker's.
-      jitter = step_jitter_ * lognormal_mean_one(ctx_.cost.jitter_cv() * std::sqrt(1.0 - ctx_.cost.jitter_shared()));
+    if (ctx_.cost.has_noise()) {
+      // Measured noise in seconds at this worker's share (it includes the quota's phase jitter), as a CV of this
+      // step's expected compute.
+      const Seconds expected = ctx_.cost.seconds(k, slot.batch);
+      jitter = jitter_factor(expected > 0.0 ? ctx_.cost.noise_std_s(k) / expected : 0.0);
+    } else if (ctx_.cost.jitter_cv() > 0.0) {
+      jitter = jitter_factor(ctx_.cost.jitter_cv());  // measured variation, the quota's phase jitter included
     } else if (ctx_.cost.bursts(k)) {
       phase = std::uniform_real_distribution<double>(0.0, 1.0)(phase_rng_);
     }
@@ -101,15 +105,17 @@ void BspDriver::worker(WorkerId k) {
   }
 }
 
-double BspDriver::lognormal_mean_one(double cv) {
+double BspDriver::jitter_factor(double cv) {
   if (!(cv > 0.0)) return 1.0;
-  const double sigma2 = std::log1p(cv * cv);
-  return std::lognormal_distribution<double>(-0.5 * sigma2, std::sqrt(sigma2))(phase_rng_);
+  const double sigma2 = std::log1p(cv * cv);  // of the log
+  const double shared = ctx_.cost.jitter_shared() * sigma2, own = sigma2 - shared;
+  const double z = std::normal_distribution<double>(0.0, 1.0)(phase_rng_);
+  return std::exp(std::sqrt(shared) * step_z_ - 0.5 * shared + std::sqrt(own) * z - 0.5 * own);
 }
 
 std::size_t BspDriver::prepare_step() {
   const controller::Plan& plan = ctx_.controller.current_plan();
-  if (ctx_.cost.jitter_cv() > 0.0) step_jitter_ = lognormal_mean_one(ctx_.cost.jitter_cv() * std::sqrt(ctx_.cost.jitter_shared()));
+  if (ctx_.cost.jitter_cv() > 0.0 || ctx_.cost.has_noise()) step_z_ = std::normal_distribution<double>(0.0, 1.0)(phase_rng_);
   std::vector<WorkerId> ring;
   for (WorkerId k = 0; k < slots_.size(); ++k) {
     Slot& s = slots_[k];

@@ -46,8 +46,9 @@ class BspDriver {
   void worker(WorkerId k);
   void coordinator();
   std::size_t prepare_step();
-  // A log-normal factor of mean 1 and coefficient of variation `cv` from phase_rng_ (1 when cv is 0).
-  double lognormal_mean_one(double cv);
+  // A log-normal factor of mean 1 and coefficient of variation `cv` (1 when cv is 0): the part
+  // model.compute_jitter_shared of its log-variance from this step's common draw step_z_, the rest from phase_rng_.
+  double jitter_factor(double cv);
   void close_step(Seconds step_start_s);
   void fail(const Status& status);
 
@@ -55,7 +56,7 @@ class BspDriver {
   TrainingProgress progress_;
   std::vector<Slot> slots_;
   std::mt19937_64 phase_rng_;  // quota phases of bursting workers and compute jitter, seeded from the scenario
-  double step_jitter_ = 1.0;   // this step's compute factor shared by all workers (compute_jitter_shared)
+  double step_z_ = 0.0;        // this step's standard normal draw shared by all workers (compute_jitter_shared)
   simgrid::s4u::BarrierPtr start_;    // all workers + coordinator: a step begins (or the run ends)
   simgrid::s4u::BarrierPtr end_;      // all workers + coordinator: the step's all-reduce is complete
   simgrid::s4u::BarrierPtr compute_;  // this step's participants: everyone has computed

@@ -63,6 +63,21 @@ double cpu_slowdown(const scenarios::ModelProfile& model, double share) {
   return f[lo] + w * (f[hi] - f[lo]);
 }
 
+namespace {
+
+// model.compute_noise at share s: piecewise-linear between its points, constant beyond either end.
+Seconds noise_at(const scenarios::ModelProfile& model, double share) {
+  const std::vector<double>& s = model.noise_shares;
+  const std::vector<double>& v = model.noise_std_s;
+  if (share <= s.front()) return v.front();
+  if (share >= s.back()) return v.back();
+  const auto hi = static_cast<std::size_t>(std::upper_bound(s.begin(), s.end(), share) - s.begin());
+  const double w = (share - s[hi - 1]) / (s[hi] - s[hi - 1]);
+  return v[hi - 1] + w * (v[hi] - v[hi - 1]);
+}
+
+}  // namespace
+
 Result<IterationCostModel> IterationCostModel::create(const scenarios::ModelProfile& model,
                                                       const std::vector<scenarios::NodeSpec>& workers) {
   const std::string where = "workload.model '" + model.name + "'";
@@ -113,6 +128,13 @@ Result<IterationCostModel> IterationCostModel::create(const scenarios::ModelProf
       m.c0_.push_back(model.flops_per_iteration);
       m.c1_.push_back(model.flops_per_sample);
     }
+  }
+  if (!model.noise_shares.empty()) {
+    if (model.noise_std_s.size() != model.noise_shares.size()) {
+      return Status::invalid_argument(where + ": compute_noise needs one std_s per share");
+    }
+    if (m.share_.empty()) return Status::invalid_argument(where + ": compute_noise needs host_core_flops");
+    for (double s : m.share_) m.noise_std_s_.push_back(noise_at(model, s));
   }
   m.jitter_cv_ = model.compute_jitter_cv;
   m.jitter_shared_ = model.compute_jitter_shared;

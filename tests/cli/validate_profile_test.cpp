@@ -71,11 +71,26 @@ TEST(ValidateProfile, ReadsTheTestbedFacts) {
   // Worker 0 never varies; worker 1 alternates 10 and 30 ms over steps 10..29 but 19 and 20: 18 steps, CV 0.5145.
   EXPECT_NEAR(facts->compute_cv, (0.0 + 0.01 * std::sqrt(18.0 / 17.0) / 0.02) / 2.0, 1e-6);
   EXPECT_NEAR(facts->compute_shared, 0.0, 1e-9);  // worker 0 never varies: no correlation
+  ASSERT_EQ(facts->compute_std_s.size(), 2u);
+  EXPECT_NEAR(facts->compute_std_s[0], 0.0, 1e-12);
+  EXPECT_NEAR(facts->compute_std_s[1], 0.01 * std::sqrt(18.0 / 17.0), 1e-9);
   auto together = read_testbed(write_run(tmp.path / "shared", /*shared=*/true));
   ASSERT_TRUE(together.is_ok());
   EXPECT_NEAR(together->compute_shared, 1.0, 1e-9);
   EXPECT_TRUE(together->quota_holds_comm);  // what the launcher did wins over what was asked
   EXPECT_NEAR(together->compute_cv, 0.01 * std::sqrt(18.0 / 17.0) / 0.02, 1e-6);
+}
+
+TEST(ValidateProfile, ComputeNoiseIsAveragedPerShare) {
+  TestbedFacts facts;
+  facts.cpu_shares = {0.5, 0.125, 0.5, 1.0};
+  facts.compute_std_s = {0.004, 0.012, 0.006, 0.0};  // a worker that never varied adds no point
+  SimProfileTerms terms;
+  set_compute_noise(facts, terms);
+  EXPECT_EQ(terms.noise_shares, (std::vector<double>{0.125, 0.5}));
+  ASSERT_EQ(terms.noise_std_s.size(), 2u);
+  EXPECT_DOUBLE_EQ(terms.noise_std_s[0], 0.012);
+  EXPECT_DOUBLE_EQ(terms.noise_std_s[1], 0.005);
 }
 
 TEST(ValidateProfile, AnIncompleteRunFolderIsNamed) {
@@ -102,6 +117,7 @@ TEST(ValidateProfile, WritesTheTestbedTermsIntoTheProfile) {
   terms.compute_jitter_cv = 0.25;
   terms.compute_jitter_shared = 0.4;
   terms.available_cores = 1.8;
+  set_compute_noise(*facts, terms);  // worker 0 (share 0.5) never varies: only share 0.25 has noise
   ASSERT_TRUE(write_sim_profile(tmp.path / "cal", *facts, terms, out).is_ok());
   const std::string text = read(out);
   EXPECT_NE(text.find("host_core_flops: 2e+09"), std::string::npos) << text;
@@ -112,6 +128,7 @@ TEST(ValidateProfile, WritesTheTestbedTermsIntoTheProfile) {
   EXPECT_NE(text.find("host_cpu_available: 1.8"), std::string::npos) << text;
   EXPECT_NE(text.find("compute_jitter_cv: 0.25"), std::string::npos) << text;
   EXPECT_NE(text.find("compute_jitter_shared: 0.4"), std::string::npos) << text;
+  EXPECT_NE(text.find("compute_noise: {share: [0.25], std_s: [0.01029]}"), std::string::npos) << text;
   EXPECT_FALSE(write_sim_profile(tmp.path / "none", *facts, SimProfileTerms{}, out).is_ok());
 }
 

@@ -105,7 +105,7 @@ TEST(Validate, TwoTestbedRunsTheProbeAndTheSimulatorAreCompared) {
   }
   const std::string profile = read_file(out + "/sim-profile.yaml");
   EXPECT_NE(profile.find("allreduce_fixed_s:"), std::string::npos) << profile;
-  EXPECT_NE(profile.find("compute_jitter_cv:"), std::string::npos) << profile;  // the probe's variation, by default
+  EXPECT_NE(profile.find("compute_noise:"), std::string::npos) << profile;  // the probe's noise per share, by default
   const auto rows = read_table(out + "/validation.csv");
   ASSERT_EQ(rows.size(), 3u);  // workers 0 and 1, "all"
   EXPECT_EQ(rows[0].at("worker"), "0");

@@ -189,7 +189,8 @@ TEST(ScenarioParser, ProfileCarriesTheCpuTestbedTerms) {
             "name: lenet-calibrated\nparameters: 22310\nflops_per_sample: 1e6\nmeasured_fixed_s: 0.001\n"
             "measured_per_sample_s: 0.0002\nhost_core_flops: 1.92e11\n"
             "cpu_slowdown: {share: [0.25, 0.5, 1.0], slowdown: [4.9, 2.4, 1.0]}\n"
-            "allreduce_fixed_s: 0.002\nquota_period_s: 0.01\nquota_holds_comm: false\nhost_cpu_available: 1.2\n");
+            "allreduce_fixed_s: 0.002\nquota_period_s: 0.01\nquota_holds_comm: false\nhost_cpu_available: 1.2\n"
+            "compute_noise: {share: [0.125, 0.5], std_s: [0.012, 0.004]}\ncompute_jitter_shared: 0.1\n");
   const std::string path = tmp.write(
       "s.yaml", "cluster: {preset: edge, workers: 2}\nworkload: {model: profile.yaml, global_batch: 32, epochs: 1}\n");
   auto r = load_scenario(path);
@@ -204,10 +205,14 @@ TEST(ScenarioParser, ProfileCarriesTheCpuTestbedTerms) {
   EXPECT_FALSE(m.quota_holds_comm);
   ASSERT_TRUE(m.host_cpu_available.has_value());
   EXPECT_DOUBLE_EQ(*m.host_cpu_available, 1.2);
+  EXPECT_EQ(m.noise_shares, (std::vector<double>{0.125, 0.5}));
+  EXPECT_EQ(m.noise_std_s, (std::vector<double>{0.012, 0.004}));
   const auto j = nlohmann::json::parse(scenario_to_json(*r));
   EXPECT_EQ(j["workload"]["model"]["cpu_slowdown"]["slowdown"][1], 2.4);
   EXPECT_EQ(j["workload"]["model"]["host_core_flops"], 1.92e11);
   EXPECT_EQ(j["workload"]["model"]["quota_holds_comm"], false);
+  EXPECT_EQ(j["workload"]["model"]["compute_noise"]["std_s"][0], 0.012);
+  EXPECT_EQ(j["workload"]["model"]["compute_jitter_shared"], 0.1);
 }
 
 TEST(ScenarioParser, CpuSlowdownTableErrorsNameTheField) {
@@ -219,6 +224,8 @@ TEST(ScenarioParser, CpuSlowdownTableErrorsNameTheField) {
       {"{share: [0.5], slowdown: [2, 4]}", "cpu_slowdown.slowdown: expected as many values"},
       {"{share: [1.5], slowdown: [1]}", "cpu_slowdown.share"},
       {"{share: [0.5]}", "cpu_slowdown.slowdown: missing"},
+      {"{share: [0.5], slowdown: [2]}, compute_noise: {share: [0.5], std_s: [0.01]}",
+       "compute_noise: needs host_core_flops"},
   };
   for (const auto& c : cases) {
     auto r = parse_scenario(std::string("cluster: {preset: edge, workers: 1}\n"
@@ -234,6 +241,14 @@ TEST(ScenarioParser, CpuSlowdownTableErrorsNameTheField) {
       "workload: {global_batch: 32, epochs: 1, model: {parameters: 10, flops_per_sample: 1e6, host_core_flops: 1e9}}\n",
       "s.yaml");
   ASSERT_FALSE(no_law.is_ok());
+  auto descending = parse_scenario(
+      "cluster: {preset: edge, workers: 1}\n"
+      "workload: {global_batch: 32, epochs: 1, model: {parameters: 10, flops_per_sample: 1e6, measured_fixed_s: 0.001, "
+      "measured_per_sample_s: 0.0001, host_core_flops: 1e9, compute_noise: {share: [0.5, 0.25], std_s: [1, 2]}}}\n",
+      "s.yaml");
+  ASSERT_FALSE(descending.is_ok());
+  EXPECT_NE(descending.status().message().find("compute_noise.share: expected strictly ascending"), std::string::npos)
+      << descending.status().message();
   EXPECT_NE(no_law.status().message().find("host_core_flops: needs the measured law"), std::string::npos)
       << no_law.status().message();
 }

@@ -83,6 +83,26 @@ TEST(IterationCostModel, OtherLoadOnTheHostCapsTheLargestShares) {
   for (double s : even) EXPECT_NEAR(s, 0.3, 1e-12);
 }
 
+TEST(IterationCostModel, ComputeNoiseIsReadAtEachWorkersShare) {
+  auto m = testbed_profile();
+  m.noise_shares = {0.25, 0.5};
+  m.noise_std_s = {0.010, 0.004};
+  // Shares 0.125 (below the table), 0.375 (between), 0.5, 2.0 (above).
+  auto cost = IterationCostModel::create(m, nodes({0.25e9, 0.75e9, 1e9, 4e9}));
+  ASSERT_TRUE(cost) << cost.status().message();
+  EXPECT_TRUE(cost->has_noise());
+  EXPECT_DOUBLE_EQ(cost->noise_std_s(0), 0.010);
+  EXPECT_NEAR(cost->noise_std_s(1), 0.007, 1e-12);
+  EXPECT_DOUBLE_EQ(cost->noise_std_s(2), 0.004);
+  EXPECT_DOUBLE_EQ(cost->noise_std_s(3), 0.004);
+  m.host_core_flops.reset();
+  m.slowdown_shares.clear();
+  m.slowdown_factors.clear();
+  auto no_share = IterationCostModel::create(m, nodes({1e9}));
+  ASSERT_FALSE(no_share.is_ok());
+  EXPECT_NE(no_share.status().message().find("compute_noise needs host_core_flops"), std::string::npos);
+}
+
 TEST(IterationCostModel, ABurstUnderAQuotaStartsWithItsWholeQuota) {
   // 9 ms of CPU at share 0.5, period 10 ms: with r ms left in the period at the start, it ends at r + 4 (r >= 5),
   // at 9 (4 <= r < 5) or at 14 (r < 4): 0.5 * 11.5 + 0.1 * 9 + 0.4 * 14 = 12.25 ms, not 18.

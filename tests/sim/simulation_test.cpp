@@ -111,6 +111,38 @@ TEST(Simulation, ComputeJitterKeepsTheMeanAndHasTheMeasuredVariation) {
   EXPECT_NEAR(mean_column(read_csv(shared + "/iterations.csv"), "wait_s"), 0.0, 1e-9);
 }
 
+// compute_noise (a testbed's measured noise per CPU share): the standard deviation of a worker's compute in seconds is
+// the table's at its share, whatever its batch; the mean is kept.
+TEST(Simulation, ComputeNoiseHasTheMeasuredSecondsAtEveryBatch) {
+  auto s = four_worker_scenario({12, 12, 12, 12}, "uniform");
+  s.workload.model.measured_fixed_s = 0.002;
+  s.workload.model.measured_per_sample_s = 0.0002;
+  s.workload.model.host_core_flops = 4.8e11;  // each node is a quarter of a host core
+  for (BatchSize global : {128, 64}) {
+    s.workload.global_batch = global;
+    s.workload.dataset_samples = global * 400;
+    s.workload.model.noise_shares.clear();
+    s.workload.model.noise_std_s.clear();
+    const std::string base = test_dir("base" + std::to_string(global));
+    ASSERT_EQ(run_in_child(s, base), "");
+    s.workload.model.noise_shares = {0.125, 0.5};
+    s.workload.model.noise_std_s = {0.002, 0.006};  // 0.004 s at share 0.25
+    const std::string noisy = test_dir("noisy" + std::to_string(global));
+    ASSERT_EQ(run_in_child(s, noisy), "");
+    const auto rows = read_csv(noisy + "/iterations.csv");
+    const double mean = mean_column(rows, "compute_s", "worker", "2");
+    double var = 0.0;
+    int n = 0;
+    for (const auto& r : rows) {
+      if (r.at("worker") != "2") continue;
+      var += (std::stod(r.at("compute_s")) - mean) * (std::stod(r.at("compute_s")) - mean);
+      ++n;
+    }
+    EXPECT_NEAR(std::sqrt(var / (n - 1)), 0.004, 0.0006) << "batch " << global / 4;
+    EXPECT_NEAR(mean, mean_column(read_csv(base + "/iterations.csv"), "compute_s", "worker", "2"), 0.05 * mean);
+  }
+}
+
 TEST(Simulation, HalvingAHostsSpeedLengthensItsCompute) {
   auto s = four_worker_scenario({12, 12, 12, 12}, "uniform");
   const std::string base = test_dir("base");

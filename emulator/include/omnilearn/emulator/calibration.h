@@ -48,7 +48,8 @@ struct LinearFit {
   double r2 = 0.0;
 };
 // Needs >= 2 points with distinct x. `weights` (empty: all 1; else one > 0 per point) weigh the squared residuals.
-Result<LinearFit> fit_linear(std::span<const double> x, std::span<const double> y, std::span<const double> weights = {});
+Result<LinearFit> fit_linear(std::span<const double> x, std::span<const double> y,
+                             std::span<const double> weights = {});
 // The fit of relative residuals ((y - line) / y: weights 1 / y^2, y > 0), so that the small batches' times, which
 // the testbed's throttled workers run, count as much as the large ones'.
 Result<LinearFit> fit_linear_relative(std::span<const double> x, std::span<const double> y);

@@ -72,6 +72,13 @@ struct ModelProfile {
   // The part of that variance (in [0, 1]) shared by all workers in a step (the host's noise): a common factor per
   // step times an independent one per worker, with CVs sqrt(shared) * cv and sqrt(1 - shared) * cv (about).
   double compute_jitter_shared = 0.0;
+  // Per-step compute noise that depends on the CPU share, not on the step's length (a testbed's: the steps of a
+  // worker held to share s vary by about the same seconds whatever its batch). Requires host_core_flops. Each BSP
+  // step's compute gets a log-normal factor of mean 1 whose standard deviation in seconds is noise_std_s(s),
+  // piecewise-linear between `noise_shares` (ascending, in (0, 1+]) and constant beyond either end; it replaces
+  // compute_jitter_cv, and compute_jitter_shared splits it the same way. Empty: none.
+  std::vector<double> noise_shares;
+  std::vector<double> noise_std_s;
   // Host cores left to the workers by other load on the host (measured during the testbed run). Requires
   // host_core_flops. When the workers' shares add up to more, CPU is water-filled: each gets min(s_k, L), with L
   // such that the sum is this, and computes at that share. Absent: the host has room for every share.

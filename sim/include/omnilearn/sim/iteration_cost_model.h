@@ -47,6 +47,10 @@ class IterationCostModel {
   // then sample no quota phase). 0: none.
   double jitter_cv() const { return jitter_cv_; }
   double jitter_shared() const { return jitter_shared_; }  // model.compute_jitter_shared
+  // model.compute_noise: whether there is a table, and worker k's standard deviation of a step's compute in
+  // seconds at its CPU share (0 without a table).
+  bool has_noise() const { return !noise_std_s_.empty(); }
+  Seconds noise_std_s(WorkerId k) const { return noise_std_s_.empty() ? 0.0 : noise_std_s_.at(k); }
   // Seconds that iteration takes on worker `k` running at `fraction` of its nominal speed (fraction > 0).
   Seconds seconds(WorkerId k, BatchSize b, double fraction = 1.0) const;
   // Worker `k`'s CPU share of one host core (speed / model.host_core_flops); absent without host_core_flops.
@@ -64,6 +68,7 @@ class IterationCostModel {
   double gradient_bytes_ = 0.0;
   double jitter_cv_ = 0.0;
   double jitter_shared_ = 0.0;
+  std::vector<Seconds> noise_std_s_;  // per worker; empty without model.compute_noise
 };
 
 }  // namespace omnilearn::sim
