@@ -29,8 +29,8 @@ Status load_profile_file(const std::string& path, ModelProfile& out) {
 }
 
 // The CPU-testbed terms of a profile (ModelProfile documents them): host_core_flops, cpu_slowdown: {share: [...],
-// slowdown: [...]}, allreduce_fixed_s, quota_period_s, quota_holds_comm, compute_jitter_cv, compute_jitter_shared, host_cpu_available,
-// compute_noise: {share: [...], std_s: [...]}.
+// slowdown: [...]}, allreduce_fixed_s, quota_period_s, quota_holds_comm, compute_jitter_cv, compute_jitter_shared,
+// compute_noise: {share: [...], std_s: [...]}, host_cpu_available.
 Status parse_testbed_terms(const YamlSource& source, const MapReader& r, ModelProfile& out) {
   if (r.has("host_core_flops")) {
     if (!r.has("measured_fixed_s")) {
@@ -75,7 +75,9 @@ Status parse_testbed_terms(const YamlSource& source, const MapReader& r, ModelPr
       return table->error("std_s", "expected as many values as `share` (at least one)");
     }
     for (std::size_t i = 1; i < out.noise_shares.size(); ++i) {
-      if (!(out.noise_shares[i] > out.noise_shares[i - 1])) return table->error("share", "expected strictly ascending shares");
+      if (!(out.noise_shares[i] > out.noise_shares[i - 1])) {
+        return table->error("share", "expected strictly ascending shares");
+      }
     }
   }
   if (r.has("host_cpu_available")) {
@@ -94,7 +96,8 @@ Status parse_model_profile(const YamlSource& source, const YAML::Node& node, con
   auto reader = MapReader::open(source, node, path,
                                 {"name", "parameters", "flops_per_sample", "flops_per_iteration", "gradient_bytes",
                                  "measured_fixed_s", "measured_per_sample_s", "host_core_flops", "cpu_slowdown",
-                                 "allreduce_fixed_s", "quota_period_s", "quota_holds_comm", "compute_jitter_cv", "compute_jitter_shared", "host_cpu_available", "compute_noise"});
+                                 "allreduce_fixed_s", "quota_period_s", "quota_holds_comm", "compute_jitter_cv",
+                                 "compute_jitter_shared", "host_cpu_available", "compute_noise"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
   for (const char* key : {"parameters", "flops_per_sample"}) {

@@ -115,7 +115,9 @@ double BspDriver::jitter_factor(double cv) {
 
 std::size_t BspDriver::prepare_step() {
   const controller::Plan& plan = ctx_.controller.current_plan();
-  if (ctx_.cost.jitter_cv() > 0.0 || ctx_.cost.has_noise()) step_z_ = std::normal_distribution<double>(0.0, 1.0)(phase_rng_);
+  if (ctx_.cost.jitter_cv() > 0.0 || ctx_.cost.has_noise()) {
+    step_z_ = std::normal_distribution<double>(0.0, 1.0)(phase_rng_);
+  }
   std::vector<WorkerId> ring;
   for (WorkerId k = 0; k < slots_.size(); ++k) {
     Slot& s = slots_[k];

@@ -69,13 +69,13 @@ struct ModelProfile {
   // compute is multiplied by a log-normal factor of mean 1 and this CV from the seeded generator, in place of the
   // modelled quota-phase jitter (the measurement includes it). 0: none.
   double compute_jitter_cv = 0.0;
-  // The part of that variance (in [0, 1]) shared by all workers in a step (the host's noise): a common factor per
-  // step times an independent one per worker, with CVs sqrt(shared) * cv and sqrt(1 - shared) * cv (about).
+  // The part of that variance (in [0, 1]) shared by all workers in a step (the host's noise): that part of the
+  // factor's log-variance comes from one normal draw per step common to all workers, the rest from each worker's.
   double compute_jitter_shared = 0.0;
   // Per-step compute noise that depends on the CPU share, not on the step's length (a testbed's: the steps of a
   // worker held to share s vary by about the same seconds whatever its batch). Requires host_core_flops. Each BSP
   // step's compute gets a log-normal factor of mean 1 whose standard deviation in seconds is noise_std_s(s),
-  // piecewise-linear between `noise_shares` (ascending, in (0, 1+]) and constant beyond either end; it replaces
+  // piecewise-linear between `noise_shares` (ascending, > 0) and constant beyond either end; it replaces
   // compute_jitter_cv, and compute_jitter_shared splits it the same way. Empty: none.
   std::vector<double> noise_shares;
   std::vector<double> noise_std_s;

@@ -44,7 +44,7 @@ class IterationCostModel {
   double flops(WorkerId k, BatchSize b, std::optional<double> phase = std::nullopt) const;
   bool bursts(WorkerId k) const;
   // model.compute_jitter_cv: drivers multiply each step's flop by a log-normal factor of mean 1 and this CV (and
-  // then sample no quota phase). 0: none.
+  // then sample no quota phase); model.compute_noise, when given, takes its place. 0: none.
   double jitter_cv() const { return jitter_cv_; }
   double jitter_shared() const { return jitter_shared_; }  // model.compute_jitter_shared
   // model.compute_noise: whether there is a table, and worker k's standard deviation of a step's compute in
