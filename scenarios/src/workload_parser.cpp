@@ -28,6 +28,30 @@ Status load_profile_file(const std::string& path, ModelProfile& out) {
   return parse_model_profile(source, *root, "", out);
 }
 
+// A table `key: {share: [...], <value.name>: [...]}` of as many values as strictly ascending shares (at least one),
+// the shares in `share_range` and the values in value.range.
+struct TableValues {
+  const char* name;
+  Range range;
+};
+Status read_share_table(const YamlSource& source, const MapReader& r, const char* key, TableValues value,
+                        Range share_range, std::vector<double>& shares, std::vector<double>& values) {
+  auto table = MapReader::open(source, r.get(key), r.field(key), {"share", value.name});
+  if (!table) return table.status();
+  for (const char* column : {"share", value.name}) {
+    if (!table->has(column)) return table->error(column, "missing (expected a list of numbers)");
+  }
+  OMNI_RETURN_IF_ERROR(table->read_numbers("share", shares, share_range));
+  OMNI_RETURN_IF_ERROR(table->read_numbers(value.name, values, value.range));
+  if (shares.size() != values.size() || shares.empty()) {
+    return table->error(value.name, "expected as many values as `share` (at least one)");
+  }
+  for (std::size_t i = 1; i < shares.size(); ++i) {
+    if (!(shares[i] > shares[i - 1])) return table->error("share", "expected strictly ascending shares");
+  }
+  return Status::ok();
+}
+
 // The CPU-testbed terms of a profile (ModelProfile documents them): host_core_flops, cpu_slowdown: {share: [...],
 // slowdown: [...]}, allreduce_fixed_s, quota_period_s, quota_holds_comm, compute_jitter_cv, compute_jitter_shared,
 // compute_noise: {share: [...], std_s: [...]}, host_cpu_available.
@@ -41,21 +65,8 @@ Status parse_testbed_terms(const YamlSource& source, const MapReader& r, ModelPr
     out.host_core_flops = flops;
   }
   if (r.has("cpu_slowdown")) {
-    auto table = MapReader::open(source, r.get("cpu_slowdown"), r.field("cpu_slowdown"), {"share", "slowdown"});
-    if (!table) return table.status();
-    for (const char* key : {"share", "slowdown"}) {
-      if (!table->has(key)) return table->error(key, "missing (expected a list of positive numbers)");
-    }
-    OMNI_RETURN_IF_ERROR(table->read_numbers("share", out.slowdown_shares, Range::kOpenUnit));
-    OMNI_RETURN_IF_ERROR(table->read_numbers("slowdown", out.slowdown_factors, Range::kPositive));
-    if (out.slowdown_shares.size() != out.slowdown_factors.size() || out.slowdown_shares.empty()) {
-      return table->error("slowdown", "expected as many values as `share` (at least one)");
-    }
-    for (std::size_t i = 1; i < out.slowdown_shares.size(); ++i) {
-      if (!(out.slowdown_shares[i] > out.slowdown_shares[i - 1])) {
-        return table->error("share", "expected strictly ascending shares");
-      }
-    }
+    OMNI_RETURN_IF_ERROR(read_share_table(source, r, "cpu_slowdown", {"slowdown", Range::kPositive},
+                                          Range::kOpenUnit, out.slowdown_shares, out.slowdown_factors));
   }
   OMNI_RETURN_IF_ERROR(r.read("allreduce_fixed_s", out.allreduce_fixed_s, Range::kNonNegative));
   OMNI_RETURN_IF_ERROR(r.read("quota_period_s", out.quota_period_s, Range::kNonNegative));
@@ -64,21 +75,8 @@ Status parse_testbed_terms(const YamlSource& source, const MapReader& r, ModelPr
   OMNI_RETURN_IF_ERROR(r.read("compute_jitter_shared", out.compute_jitter_shared, Range::kUnit));
   if (r.has("compute_noise")) {
     if (!r.has("host_core_flops")) return r.error("compute_noise", "needs host_core_flops (the workers' CPU shares)");
-    auto table = MapReader::open(source, r.get("compute_noise"), r.field("compute_noise"), {"share", "std_s"});
-    if (!table) return table.status();
-    for (const char* key : {"share", "std_s"}) {
-      if (!table->has(key)) return table->error(key, "missing (expected a list of numbers)");
-    }
-    OMNI_RETURN_IF_ERROR(table->read_numbers("share", out.noise_shares, Range::kPositive));
-    OMNI_RETURN_IF_ERROR(table->read_numbers("std_s", out.noise_std_s, Range::kNonNegative));
-    if (out.noise_shares.size() != out.noise_std_s.size() || out.noise_shares.empty()) {
-      return table->error("std_s", "expected as many values as `share` (at least one)");
-    }
-    for (std::size_t i = 1; i < out.noise_shares.size(); ++i) {
-      if (!(out.noise_shares[i] > out.noise_shares[i - 1])) {
-        return table->error("share", "expected strictly ascending shares");
-      }
-    }
+    OMNI_RETURN_IF_ERROR(read_share_table(source, r, "compute_noise", {"std_s", Range::kNonNegative},
+                                          Range::kPositive, out.noise_shares, out.noise_std_s));
   }
   if (r.has("host_cpu_available")) {
     if (!r.has("host_core_flops")) return r.error("host_cpu_available", "needs host_core_flops");

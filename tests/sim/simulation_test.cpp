@@ -18,6 +18,19 @@ using testing::run_in_child;
 using testing::summary_number;
 using testing::test_dir;
 
+// The sample standard deviation of `worker`'s compute_s.
+double compute_std(const std::vector<testing::CsvRow>& rows, const std::string& worker) {
+  const double mean = mean_column(rows, "compute_s", "worker", worker);
+  double var = 0.0;
+  int n = 0;
+  for (const auto& r : rows) {
+    if (r.at("worker") != worker) continue;
+    var += (std::stod(r.at("compute_s")) - mean) * (std::stod(r.at("compute_s")) - mean);
+    ++n;
+  }
+  return n > 1 ? std::sqrt(var / (n - 1)) : 0.0;
+}
+
 std::string without_wall_clock(const std::string& manifest) {
   const auto at = manifest.find("\"wall_clock\"");
   return at == std::string::npos ? manifest : manifest.substr(0, at);
@@ -86,14 +99,7 @@ TEST(Simulation, ComputeJitterKeepsTheMeanAndHasTheMeasuredVariation) {
   ASSERT_EQ(run_in_child(s, jitter), "");
   const auto rows = read_csv(jitter + "/iterations.csv");
   const double mean = mean_column(rows, "compute_s", "worker", "1");
-  double var = 0.0;
-  int n = 0;
-  for (const auto& r : rows) {
-    if (r.at("worker") != "1") continue;
-    var += (std::stod(r.at("compute_s")) - mean) * (std::stod(r.at("compute_s")) - mean);
-    ++n;
-  }
-  const double cv = std::sqrt(var / (n - 1)) / mean;
+  const double cv = compute_std(rows, "1") / mean;
   EXPECT_NEAR(mean, mean_column(read_csv(base + "/iterations.csv"), "compute_s", "worker", "1"), 0.05 * mean);
   EXPECT_NEAR(cv, 0.3, 0.05);
   // The slowest of four jittered workers sets each step: longer steps than without jitter.
@@ -131,14 +137,7 @@ TEST(Simulation, ComputeNoiseHasTheMeasuredSecondsAtEveryBatch) {
     ASSERT_EQ(run_in_child(s, noisy), "");
     const auto rows = read_csv(noisy + "/iterations.csv");
     const double mean = mean_column(rows, "compute_s", "worker", "2");
-    double var = 0.0;
-    int n = 0;
-    for (const auto& r : rows) {
-      if (r.at("worker") != "2") continue;
-      var += (std::stod(r.at("compute_s")) - mean) * (std::stod(r.at("compute_s")) - mean);
-      ++n;
-    }
-    EXPECT_NEAR(std::sqrt(var / (n - 1)), 0.004, 0.0006) << "batch " << global / 4;
+    EXPECT_NEAR(compute_std(rows, "2"), 0.004, 0.0006) << "batch " << global / 4;
     EXPECT_NEAR(mean, mean_column(read_csv(base + "/iterations.csv"), "compute_s", "worker", "2"), 0.05 * mean);
   }
 }
