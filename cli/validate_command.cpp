@@ -216,6 +216,16 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
   po::variables_map vm;
   if (auto done = parse_command_line("validate", args, opts, "scenario", /*required=*/true, vm)) return *done;
   const std::string scenario_path = vm["scenario"].as<std::string>();
+  const std::string jitter = vm["jitter"].as<std::string>();
+  if (jitter != "share" && jitter != "cv" && jitter != "none") {
+    std::cerr << "omnilearn validate: --jitter: expected share, cv or none, got " << jitter << "\n";
+    return 2;
+  }
+  const int runs = vm["repeats"].as<int>();
+  if (runs < 1) {
+    std::cerr << "omnilearn validate: --repeats: expected at least 1 (testbed runs), got " << runs << "\n";
+    return 2;
+  }
   const auto sets = vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
   auto scenario = scenarios::load_scenario(scenario_path, sets);
   if (!scenario) {
@@ -253,11 +263,6 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
   std::vector<fs::path> repeats;
   if (vm.count("testbed-repeat")) {
     for (const std::string& r : vm["testbed-repeat"].as<std::vector<std::string>>()) repeats.push_back(fs::absolute(r));
-  }
-  const int runs = vm["repeats"].as<int>();
-  if (runs < 1) {
-    std::cerr << "omnilearn validate: --repeats: expected at least 1 (testbed runs), got " << runs << "\n";
-    return 2;
   }
   double available_cores = vm.count("host-cpu-available") ? vm["host-cpu-available"].as<double>() : 0.0;
   for (int run = vm.count("testbed") ? 2 : 1; run <= runs; ++run) {
@@ -317,15 +322,8 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
   const fs::path profile = out / "sim-profile.yaml";
   SimProfileTerms terms;
   terms.allreduce_fixed_s = allreduce_fixed_s;
-  const std::string jitter = vm["jitter"].as<std::string>();
-  if (jitter == "share") {
-    set_compute_noise(*probed, terms);
-  } else if (jitter == "cv") {
-    terms.compute_jitter_cv = probed->compute_cv;
-  } else if (jitter != "none") {
-    std::cerr << "omnilearn validate: --jitter: expected share, cv or none, got " << jitter << "\n";
-    return 2;
-  }
+  if (jitter == "share") set_compute_noise(*probed, terms);
+  if (jitter == "cv") terms.compute_jitter_cv = probed->compute_cv;
   terms.compute_jitter_shared = probed->compute_shared;
   terms.share_batch = static_cast<double>(vm["share-batch"].as<long long>());
   terms.continuous_slowdown = vm.count("continuous-slowdown") > 0;

@@ -108,6 +108,22 @@ TEST(CliSweepErrors, ExclusiveModesAndBadJobsAreUsageErrors) {
   EXPECT_NE(r.err.find("--jobs >= 1"), std::string::npos) << r.err;
 }
 
+// `omnilearn validate` refuses a bad --jitter or --repeats before it calibrates or runs anything.
+TEST(CliValidateErrors, BadJitterAndRepeatsAreUsageErrors) {
+  TempDir dir;
+  dir.write("quick.yaml", quick_yaml());
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--jitter", "bogus"},
+                                              std::vector<std::string>{"--repeats", "0"}}) {
+    std::vector<std::string> args{"validate", dir.at("quick.yaml"), "--out", dir.at("out")};
+    args.insert(args.end(), bad.begin(), bad.end());
+    const RunResult r = run_omnilearn(args, dir.path());
+    if (r.err.find("unknown command") != std::string::npos) GTEST_SKIP() << "built without the emulator";
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(bad[0] + ": expected"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir.at("out/calibration"))) << "it calibrated before checking " << bad[0];
+  }
+}
+
 // Every subcommand (and each `trace` subcommand) answers --help with exit 0 and at least one example.
 TEST(CliHelp, EverySubcommandShowsAnExample) {
   TempDir dir;
@@ -116,13 +132,18 @@ TEST(CliHelp, EverySubcommandShowsAnExample) {
                                                        {"sim", "--help"},
                                                        {"sweep", "--help"},
                                                        {"emulate", "--help"},
+                                                       {"calibrate", "--help"},
+                                                       {"validate", "--help"},
                                                        {"trace", "import", "--help"},
                                                        {"trace", "synth", "--help"},
                                                        {"trace", "stats", "--help"},
                                                        {"report", "--help"}};
   for (const auto& command : commands) {
     const RunResult r = run_omnilearn(command, dir.path());
-    if (command[0] == "emulate" && r.err.find("unknown command") != std::string::npos) continue;  // built without
+    if (r.err.find("unknown command") != std::string::npos &&
+        (command[0] == "emulate" || command[0] == "calibrate" || command[0] == "validate")) {
+      continue;  // built without the emulator
+    }
     const std::string shown = command[0] + (command.size() > 2 ? " " + command[1] : "");
     EXPECT_EQ(r.exit_code, 0) << shown << ": " << r.err;
     EXPECT_NE(r.out.find("example"), std::string::npos) << shown << " --help shows no example:\n" << r.out;
