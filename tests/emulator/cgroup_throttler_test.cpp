@@ -53,6 +53,16 @@ std::string thread_cgroup(pid_t tid, const std::string& controller) {
     if (is_cgroup_v2()) GTEST_SKIP() << "these checks read cgroup v1 files";             \
   } while (0)
 
+// A child process that spins on one CPU until it is killed.
+pid_t fork_busy_loop() {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    volatile unsigned long spin = 0;  // NOLINT: a busy loop the optimiser keeps
+    for (;;) spin = static_cast<unsigned long>(spin) + 1;
+  }
+  return child;
+}
+
 TEST(CgroupThrottler, CreateApplyAttachRemove) {
   SKIP_WITHOUT_CGROUPS();
   const std::string run_id = "test/../" + std::to_string(::getpid());  // sanitised: stays one folder
@@ -103,11 +113,7 @@ TEST(CgroupThrottler, QuotaLimitsABusyLoop) {
   SKIP_WITHOUT_CGROUPS();
   auto t = make_cgroup_throttler({"busy-" + std::to_string(::getpid()), {0.25}, 0.010, ""});
   ASSERT_TRUE(t.is_ok()) << t.status().message();
-  const pid_t child = ::fork();
-  if (child == 0) {
-    volatile unsigned long spin = 0;  // NOLINT: a busy loop the optimiser keeps
-    for (;;) spin = static_cast<unsigned long>(spin) + 1;
-  }
+  const pid_t child = fork_busy_loop();
   ASSERT_TRUE((*t)->attach(0, child).is_ok());
   auto before = cgroup_cpu_usage_s(**t, 0);
   ASSERT_TRUE(before.is_ok()) << before.status().message();
@@ -194,11 +200,7 @@ TEST(CgroupThrottler, FreezerDutyCycleHoldsABusyLoopToItsFraction) {
   ResourceThrottler* inner = t->get();
   auto d = DutyCycleThrottler::wrap(std::move(t).value(), 0.050);
   ASSERT_TRUE(d.is_ok()) << d.status().message();
-  const pid_t child = ::fork();
-  if (child == 0) {
-    volatile unsigned long spin = 0;  // NOLINT: a busy loop the optimiser keeps
-    for (;;) spin = static_cast<unsigned long>(spin) + 1;
-  }
+  const pid_t child = fork_busy_loop();
   ASSERT_TRUE((*d)->attach(0, child).is_ok());
   auto usage = [&] {
     auto u = cgroup_cpu_usage_s(*inner, 0);
