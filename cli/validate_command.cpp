@@ -15,7 +15,6 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -74,13 +73,6 @@ int spawn_and_wait(std::vector<std::string> words, const std::vector<std::string
   int status = 0;
   if (waitpid(pid, &status, 0) < 0) return 1;
   return exit_code(status);
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // CPU seconds the whole host has spent busy (/proc/stat: all but idle and iowait); < 0 when unreadable.

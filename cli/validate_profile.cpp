@@ -21,13 +21,6 @@ namespace {
 
 constexpr long long kWarmupSteps = 10;  // as analysis/omnilearn_analysis/validate.py
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // A number `key: value` from the calibrated profile (0 when absent).
 double profile_number(const std::string& text, const std::string& key) {
   std::istringstream in(text);
@@ -130,6 +123,13 @@ StepTimings step_timings(const fs::path& run) {
 }
 
 }  // namespace
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
 Result<TestbedFacts> read_testbed(const fs::path& run) {
   TestbedFacts f;

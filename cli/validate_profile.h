@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "omnilearn/base/status.h"
@@ -42,6 +43,9 @@ struct SimProfileTerms {
   bool continuous_slowdown = false;
   double available_cores = 0.0;  // host cores left by other load; 0: not measured
 };
+
+// A file's whole text ("" when it cannot be read).
+std::string read_text(const fs::path& path);
 
 // Reads manifest.json, summary.json, iterations.csv and evaluations.csv of a testbed run; errors name the file.
 Result<TestbedFacts> read_testbed(const fs::path& run);
