@@ -59,19 +59,20 @@ void BspDriver::worker(WorkerId k) {
       continue;
     }
     const Seconds t0 = now();
+    // Measured noise (it includes the quota's phase jitter) replaces the sampled quota phase.
+    const bool measured_noise = ctx_.cost.has_noise() || ctx_.cost.jitter_cv() > 0.0;
     std::optional<double> phase;
+    if (!measured_noise && ctx_.cost.bursts(k)) phase = std::uniform_real_distribution<double>(0.0, 1.0)(phase_rng_);
+    const double flops = ctx_.cost.flops(k, slot.batch, phase);
     double jitter = 1.0;
     if (ctx_.cost.has_noise()) {
-      // Measured noise in seconds at this worker's share (it includes the quota's phase jitter), as a CV of this
-      // step's expected compute.
-      const Seconds expected = ctx_.cost.seconds(k, slot.batch);
+      // Noise in seconds at this worker's share, as a CV of this step's expected compute.
+      const Seconds expected = flops / ctx_.cost.speed(k);
       jitter = jitter_factor(expected > 0.0 ? ctx_.cost.noise_std_s(k) / expected : 0.0);
-    } else if (ctx_.cost.jitter_cv() > 0.0) {
-      jitter = jitter_factor(ctx_.cost.jitter_cv());  // measured variation, the quota's phase jitter included
-    } else if (ctx_.cost.bursts(k)) {
-      phase = std::uniform_real_distribution<double>(0.0, 1.0)(phase_rng_);
+    } else if (measured_noise) {
+      jitter = jitter_factor(ctx_.cost.jitter_cv());
     }
-    slot.exec = sg4::this_actor::exec_init(ctx_.cost.flops(k, slot.batch, phase) * jitter);
+    slot.exec = sg4::this_actor::exec_init(flops * jitter);
     try {
       slot.exec->wait();
     } catch (const simgrid::CancelException&) {

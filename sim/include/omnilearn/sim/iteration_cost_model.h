@@ -56,6 +56,7 @@ class IterationCostModel {
   // Worker `k`'s CPU share of one host core (speed / model.host_core_flops); absent without host_core_flops.
   std::optional<double> cpu_share(WorkerId k) const;
   double gradient_bytes() const { return gradient_bytes_; }
+  double speed(WorkerId k) const { return speed_.at(k); }  // the node's nominal flop/s
   std::size_t worker_count() const { return c0_.size(); }
 
  private:
