@@ -76,10 +76,9 @@ std::string scenario_to_json(const Scenario& s) {
   if (m.quota_period_s > 0.0) model["quota_period_s"] = m.quota_period_s;
   if (m.quota_period_s > 0.0) model["quota_holds_comm"] = m.quota_holds_comm;
   if (m.compute_jitter_cv > 0.0) model["compute_jitter_cv"] = m.compute_jitter_cv;
-  if (m.compute_jitter_cv > 0.0) model["compute_jitter_shared"] = m.compute_jitter_shared;
   if (m.host_cpu_available) model["host_cpu_available"] = *m.host_cpu_available;
   if (!m.noise_shares.empty()) model["compute_noise"] = Json{{"share", m.noise_shares}, {"std_s", m.noise_std_s}};
-  if (!m.noise_shares.empty()) model["compute_jitter_shared"] = m.compute_jitter_shared;
+  if (m.compute_jitter_cv > 0.0 || !m.noise_shares.empty()) model["compute_jitter_shared"] = m.compute_jitter_shared;
   Json workload{{"model", model},
                 {"dataset", s.workload.dataset},
                 {"dataset_samples", s.workload.dataset_samples},
