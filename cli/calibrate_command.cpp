@@ -52,11 +52,15 @@ int run_calibrate_command(const std::vector<std::string>& args, const std::vecto
       "  omnilearn calibrate --out runs/calibrate\n"
       "  omnilearn calibrate --batches 8,16,32,64,128 --shares 0.25,0.5,1 --reps 10 --out runs/cal-quick\n"
       "  omnilearn calibrate --network resnet --no-shares --out runs/cal-resnet\n"
+      "  omnilearn calibrate --sample-cost 0.001 --out runs/cal-tb   # the testbed scenarios' emulated cost\n"
       "  omnilearn sim scenarios/paper/bsp-hl8.yaml --set workload.model=runs/calibrate/profile.yaml\n\n"
       "options");
   opts.add_options()("help,h", "print this help")(
       "out", po::value<std::string>()->default_value("runs/calibrate"), "output folder")(
       "network", po::value<std::string>()->default_value("lenet"), "lenet or resnet")(
+      "sample-cost", po::value<double>()->default_value(0.0),
+      "CPU seconds per sample of the emulated model, as the scenario's emulator.sample_cost_s (0: the network's "
+      "own cost on this host)")(
       "name", po::value<std::string>(), "profile name (default: <network>-calibrated)")(
       "batches", po::value<std::string>()->default_value("8,16,32,48,64,96,128"), "batch sizes of the batch sweep")(
       "shares", po::value<std::string>()->default_value("0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"),
@@ -98,6 +102,7 @@ int run_calibrate_command(const std::vector<std::string>& args, const std::vecto
     std::cerr << "omnilearn calibrate: --shares: expected comma-separated numbers in (0, 1]\n";
     return 2;
   }
+  o.sample_cost_s = vm["sample-cost"].as<double>();
   o.share_batch = vm["share-batch"].as<long long>();
   o.reps = vm["reps"].as<int>();
   o.warmup = vm["warmup"].as<int>();

@@ -22,6 +22,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/validate_profile.h"
+#include "omnilearn/base/format.h"
 #include "omnilearn/base/status.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/sim/quota_wait.h"
@@ -152,7 +153,8 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
   po::options_description opts(
       "omnilearn validate SCENARIO [options]\n\n"
       "Validates the simulator against the real testbed on SCENARIO (a BSP testbed scenario). Runs, in order:\n"
-      "  1. omnilearn calibrate --out OUT/calibration   (compute law and CPU-quota slowdown on this host)\n"
+      "  1. omnilearn calibrate --out OUT/calibration   (compute law and CPU-quota slowdown on this host, at the\n"
+      "     scenario's emulator.sample_cost_s)\n"
       "  2. omnilearn emulate SCENARIO --out OUT/testbed (real training under cgroup CPU quotas), and the exchange\n"
       "     probe: the same with --set policy.name=uniform --set max_iterations=80 --out OUT/probe, whose mean\n"
       "     all-reduce time of the last worker to arrive, less the quota wait the simulator models, is the\n"
@@ -242,7 +244,10 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
     char period[32];
     std::snprintf(period, sizeof period, "%g", scenario->emulator.cpu_period_s);
     const std::string batch = std::to_string(vm["share-batch"].as<long long>());
-    if (int rc = spawn_and_wait({self, "calibrate", "--out", calibration.string(), "--period", period, "--share-batch", batch});
+    // The calibration measures the compute the workers run: the scenario's emulated cost per sample, if it has one.
+    const std::string sample_cost = format_g(scenario->emulator.sample_cost_s);
+    if (int rc = spawn_and_wait({self, "calibrate", "--out", calibration.string(), "--period", period, "--share-batch",
+                                 batch, "--sample-cost", sample_cost});
         rc != 0) {
       std::cerr << "omnilearn validate: calibration failed (exit " << rc << ")\n";
       return 1;

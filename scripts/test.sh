@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # Installs what OmniLearn needs, builds it and runs the whole test suite (C++ through CTest, then Python).
-# Tests that need what this machine lacks (a GPU, cgroup write access) print why they skip.
+# Tests that need what this machine lacks (a GPU, cgroup write access) print why they skip. pytest runs even when
+# a C++ test fails; the exit status is non-zero if either part failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh "$@"
-ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600
+# Tests that measure time or CPU share are RUN_SERIAL (tests/CMakeLists.txt): CTest runs them alone.
+status=0
+ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600 || status=$?
 # CTest lists skipped tests without their reason: print each one's GTEST_SKIP message.
 awk '/: Skipped$/ { test = $0; getline; print "skipped: " test " -- " $0 }' build/Testing/Temporary/LastTest.log
 if [ -d analysis/tests ]; then
-  /usr/bin/python3 -m pytest -q analysis/tests
+  /usr/bin/python3 -m pytest -q analysis/tests || status=$?
 fi
+if [ "$status" -ne 0 ]; then
+  echo "test.sh: FAILED (exit $status): see the CTest and pytest output above" >&2
+fi
+exit "$status"

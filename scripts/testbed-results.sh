@@ -1,47 +1,81 @@
 #!/usr/bin/env bash
-# Testbed results for the README: BSP HL1/2/4/8 x {uniform, omnilearn} to 85% test accuracy, the dynamic routine
-# and the Azure trace replay (omnilearn), ASP HL8 {uniform, omnilearn} on a fixed time budget. Prints one line per
-# run from its summary.json (time to target, mean step time, time per epoch, final accuracy, staleness, controller
-# overhead). Runs one after another (each uses emulator.cpu_budget host cores); note the machine's load.
-# Usage: scripts/testbed-results.sh [out folder, default runs/testbed-results] [omnilearn binary]
+# Testbed results for the README, over several seeds: BSP HL1/2/4/8 x {uniform, omnilearn} to 85% test accuracy,
+# each seed's two policies back to back (so a slow spell of the host falls on both). Then prints, per level, the
+# median and range over the seeds of the mean-step reduction and of the time-to-85% reduction, the steps to 85% of
+# each policy, and the share of the step spent in compute, exchange and waiting (python3 -m omnilearn_analysis
+# testbed). With --extras it also runs, per seed, the dynamic routine and the Azure trace replay (omnilearn) and
+# ASP HL8 {uniform, omnilearn} on its 60 s budget.
+#
+# A run whose folder already has a summary.json is kept, not run again: an interrupted call resumes.
+#
+# Usage: scripts/testbed-results.sh [--out DIR] [--seeds "1 2 3"] [--levels "1 2 4 8"] [--extras] [--bin OMNILEARN]
+#   DIR defaults to runs/testbed-results. About 8 minutes per seed for the four levels on a 2-core host.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out="${1:-runs/testbed-results}"
-bin="${2:-build/cli/omnilearn}"
+out=runs/testbed-results
+seeds="1 2 3"
+levels="1 2 4 8"
+extras=0
+bin=build/cli/omnilearn
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) out="$2"; shift 2 ;;
+    --seeds) seeds="$2"; shift 2 ;;
+    --levels) levels="$2"; shift 2 ;;
+    --extras) extras=1; shift ;;
+    --bin) bin="$2"; shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "testbed-results.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+[ -x "$bin" ] || { echo "testbed-results.sh: $bin not found: build first (scripts/build.sh)" >&2; exit 2; }
 mkdir -p "$out"
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
+echo "host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
+failed=0
+started=$(date +%s)
 run() {  # name scenario [extra args...]
   local name="$1" scenario="$2"
   shift 2
-  "$bin" emulate "$scenario" --out "$out/$name" "$@" > "$out/$name.log" 2>&1 || echo "$name: FAILED (see $out/$name.log)"
-  python3 - "$out/$name" "$name" <<'PY'
+  if [ -f "$out/$name/summary.json" ]; then
+    echo "$name: kept (summary.json exists)"
+    return
+  fi
+  rm -rf "${out:?}/$name"
+  local t0
+  t0=$(date +%s)
+  if ! "$bin" emulate "$scenario" --out "$out/$name" "$@" > "$out/$name.log" 2>&1; then
+    echo "$name: FAILED (see $out/$name.log)"
+    failed=1
+    return
+  fi
+  /usr/bin/python3 - "$out/$name" "$name" "$(( $(date +%s) - t0 ))" "$(( $(date +%s) - started ))" <<'PY'
 import json, sys
-d, name = sys.argv[1], sys.argv[2]
-try:
-    s = json.load(open(d + "/summary.json"))
-except Exception as e:
-    print(f"{name}: no summary ({e})"); sys.exit(0)
+d, name, took, total = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+s = json.load(open(d + "/summary.json"))
 x = s.get("extra", {})
-ep = s.get("epoch_time_s", [])
-ep_mean = sum(ep[:-1]) / len(ep[:-1]) if len(ep) > 1 else (ep[0] if ep else float("nan"))
 ttt = s.get("time_to_target_s")
-print(f"{name}: policy={s.get('policy')} tta85={ttt if ttt is None else round(ttt, 2)} s "
-      f"mean_step={s.get('mean_iteration_s', 0) * 1e3:.2f} ms epoch={ep_mean:.2f} s iters={s.get('iterations')} "
-      f"epochs={s.get('epochs')} acc={s.get('final_accuracy')} idle={s.get('idle_fraction', 0):.3f} "
-      f"changes={s.get('batch_changes')} overhead={x.get('controller_overhead', 0):.2e} "
-      f"staleness={s.get('mean_staleness')}/{s.get('max_staleness')} train={x.get('training_time_s', 0):.1f} s")
+print(f"{name}: tta85={'-' if ttt is None else f'{ttt:.2f} s'} steps={x.get('steps_to_target', '-'):} "
+      f"mean_step={s.get('mean_iteration_s', 0) * 1e3:.1f} ms iters={s.get('iterations')} "
+      f"acc={s.get('final_accuracy')} changes={s.get('batch_changes')} "
+      f"staleness={s.get('mean_staleness')}/{s.get('max_staleness')} ({took} s; {total} s so far)", flush=True)
 PY
 }
 
-for hl in 1 2 4 8; do
-  for policy in uniform omnilearn; do
-    run "bsp-hl$hl-$policy" "scenarios/testbed/bsp-hl$hl.yaml" --set "policy.name=$policy"
+for seed in $seeds; do
+  for hl in $levels; do
+    for policy in uniform omnilearn; do
+      run "bsp-hl$hl-$policy-s$seed" "scenarios/testbed/bsp-hl$hl.yaml" --seed "$seed" --set "policy.name=$policy"
+    done
   done
-done
-run bsp-dynamic-omnilearn scenarios/testbed/bsp-dynamic.yaml
-run bsp-azure-trace-omnilearn scenarios/testbed/bsp-azure-trace.yaml
-for policy in uniform omnilearn; do
-  run "asp-hl8-$policy" scenarios/testbed/asp-hl8.yaml --set "policy.name=$policy"
+  if [ "$extras" = 1 ]; then
+    run "bsp-dynamic-omnilearn-s$seed" scenarios/testbed/bsp-dynamic.yaml --seed "$seed"
+    run "bsp-azure-trace-omnilearn-s$seed" scenarios/testbed/bsp-azure-trace.yaml --seed "$seed"
+    for policy in uniform omnilearn; do
+      run "asp-hl8-$policy-s$seed" scenarios/testbed/asp-hl8.yaml --seed "$seed" --set "policy.name=$policy"
+    done
+  fi
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+PYTHONPATH=analysis /usr/bin/python3 -m omnilearn_analysis testbed "$out" || failed=1
+exit "$failed"

@@ -1,4 +1,4 @@
-"""Command line: python3 -m omnilearn_analysis {report,validate,trace-plot,check-timeline} ... (see --help)."""
+"""Command line: python3 -m omnilearn_analysis {report,validate,testbed,trace-plot,check-timeline} ... (--help)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     va.add_argument("--repeat", action="append", default=[], metavar="TESTBED_RUN",
                     help="another testbed run of the scenario, compared with the first as the simulator is "
                          "(the repeat_* columns; repeatable)")
+    tb = sub.add_parser("testbed", help="testbed results over seeds: per level, uniform -> omnilearn as median and "
+                                         "range (run folders named <scenario>-<policy>-s<seed>)",
+                        epilog="example: python3 -m omnilearn_analysis testbed runs/testbed-results")
+    tb.add_argument("folder", help="folder of run folders (scripts/testbed-results.sh writes one)")
     ct = sub.add_parser("check-timeline", help="check that a timeline.json is valid trace-event JSON")
     ct.add_argument("timeline")
     args = parser.parse_args(argv)
@@ -48,6 +52,11 @@ def main(argv: list[str] | None = None) -> int:
                                            Options(window=args.window, warmup=args.warmup), args.repeat)
             print(format_table(table))
             print(path)
+        elif args.command == "testbed":
+            from .testbed import format_level_table, write_testbed_results
+            runs, table = write_testbed_results(args.folder)
+            print(format_level_table(table))
+            print(f"{args.folder}/runs.csv, {args.folder}/levels.csv ({len(runs)} runs)")
         elif args.command == "trace-plot":
             from .figures import trace_availability
             trace = pd.read_csv(args.trace, comment="#")

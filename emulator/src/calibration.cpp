@@ -105,6 +105,9 @@ Result<CalibrationReport> run_calibration(const CalibrationOptions& o) {
   if (o.batches.size() < 2) return Status::invalid_argument("--batches: at least two batch sizes are needed for the fit");
   if (o.reps < 1) return Status::invalid_argument("--reps: must be >= 1");
   if (o.rounds < 1) return Status::invalid_argument("--rounds: must be >= 1");
+  if (!(o.sample_cost_s >= 0.0 && o.sample_cost_s <= 1.0)) {
+    return Status::invalid_argument("--sample-cost: CPU seconds per sample in [0, 1]");
+  }
   for (double s : o.shares) {
     if (!(s > 0.0 && s <= 1.0)) return Status::invalid_argument("--shares: each share must be in (0, 1]");
   }
@@ -141,7 +144,8 @@ Result<CalibrationReport> run_calibration(const CalibrationOptions& o) {
   }
   env.insert(env.end(), {"OMP_WAIT_POLICY=PASSIVE", "OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1"});
   const std::vector<std::string> argv = {exe, "--calibrate", "--network", o.network == Network::kResNet ? "resnet" : "lenet",
-                                         "--threads", "1", "--data-dir", *data_dir, "--out-fd", "{out_fd}", "--in-fd", "{in_fd}"};
+                                         "--threads", "1", "--data-dir", *data_dir, "--out-fd", "{out_fd}", "--in-fd", "{in_fd}",
+                                         "--sample-cost", format_g(o.sample_cost_s)};
   detail::WorkerProcess worker;
   OMNI_RETURN_IF_ERROR(worker.start(argv, env, [&](pid_t pid) {
     return throttler ? throttler->attach(0, pid) : Status::ok();
@@ -153,6 +157,7 @@ Result<CalibrationReport> run_calibration(const CalibrationOptions& o) {
   report.parameters = (*ready)["parameters"].get<std::int64_t>();
   report.forward_macs = (*ready)["forward_macs"].get<double>();
   report.threads = (*ready)["threads"].get<int>();
+  report.sample_cost_s = o.sample_cost_s;
 
   struct Point {
     std::vector<double> times;
@@ -251,7 +256,8 @@ std::string profile_yaml(const CalibrationReport& r, const std::string& name) {
   const double per_sample = std::max(1e-12, r.fit.per_unit);
   std::string out = "# Measured by `omnilearn calibrate` on " + std::string(host) + " (" + date + "): forward+backward of the\n"
                     "# testbed's " + r.network + " network (the BSP worker's compute step), " + std::to_string(r.threads) +
-                    " thread, full core; t = measured_fixed_s + measured_per_sample_s * b fitted (relative\n"
+                    " thread, full core" + (r.sample_cost_s > 0.0 ? ", emulated cost " + fmt(r.sample_cost_s) +
+                    " CPU s per sample (emulator.sample_cost_s)" : std::string()) + "; t = measured_fixed_s + measured_per_sample_s * b fitted (relative\n"
                     "# residuals) to the median step time over batches ";
   for (std::size_t i = 0; i < r.batches.size(); ++i) out += (i ? "," : "") + std::to_string(r.batches[i].batch);
   out += " (R^2 = " + fmt(r.fit.r2) + "). flops_per_sample = 3 x forward MACs x 2; flops_per_iteration is the\n"

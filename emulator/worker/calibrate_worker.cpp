@@ -51,7 +51,8 @@ int run(const CalibrateOptions& o) {
     for (auto& i : idx) i = pick(rng);
     const auto c0 = Clock::now();
     auto index = torch::from_blob(idx.data(), {batch}, torch::kInt64);
-    (void)forward_backward(net, train->images.index_select(0, index), train->labels.index_select(0, index));
+    (void)forward_backward(net, train->images.index_select(0, index), train->labels.index_select(0, index),
+                           o.sample_cost_s * static_cast<double>(batch));
     return std::chrono::duration<double>(Clock::now() - c0).count();
   };
 

@@ -41,11 +41,17 @@ double forward_macs(Network network);
 
 // The compute step every role times: zero the gradients, forward + cross-entropy + backward on `x`/`y` (moved to
 // the network's device; on CUDA the step ends with a synchronize, so a timer around it measures the GPU work).
+// With `cpu_target_s` > 0 (CPU only: emulator.sample_cost_s x batch), the step then runs gradient-free forward
+// passes over `x` until this thread's CPU time for the step (the process's, when Torch uses several threads)
+// reaches `cpu_target_s`: the step costs that much CPU time on any host, whatever the host's own speed, and
+// under a CPU quota of s cores it takes cpu_target_s / s of wall time. The gradients are those of the one real pass.
 struct StepResult {
   double loss = 0.0;
-  double accuracy = 0.0;  // on the batch itself
+  double accuracy = 0.0;     // on the batch itself
+  double own_cpu_s = 0.0;    // CPU time of the real forward + backward pass
+  double cpu_s = 0.0;        // CPU time of the whole step (>= cpu_target_s unless the real pass alone exceeds it)
 };
-StepResult forward_backward(Net& net, const torch::Tensor& x, const torch::Tensor& y);
+StepResult forward_backward(Net& net, const torch::Tensor& x, const torch::Tensor& y, double cpu_target_s = 0.0);
 
 struct Evaluation {
   double loss = 0.0;

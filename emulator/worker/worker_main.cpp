@@ -71,6 +71,12 @@ Result<CalibrateOptions> parse_calibrate_args(const std::vector<std::string>& ar
     else if (a == "--network") {
       if (v != "lenet" && v != "resnet") return Status::invalid_argument("--network: lenet or resnet, got " + v);
       o.network = v == "resnet" ? Network::kResNet : Network::kLeNet;
+    } else if (a == "--sample-cost") {
+      char* dend = nullptr;
+      o.sample_cost_s = std::strtod(v.c_str(), &dend);
+      if (v.empty() || *dend != '\0' || !(o.sample_cost_s >= 0.0)) {
+        return Status::invalid_argument("--sample-cost: expected CPU seconds >= 0, got " + v);
+      }
     } else if (!is_int) return Status::invalid_argument(a + ": expected an integer, got " + v);
     else if (a == "--threads") o.threads = static_cast<int>(n);
     else if (a == "--samples") o.samples = n;

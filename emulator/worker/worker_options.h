@@ -55,6 +55,7 @@ struct CalibrateOptions {
   std::string data_dir;
   std::int64_t samples = 8192;         // training samples loaded (batches are drawn from them at random)
   std::uint64_t seed = 1;
+  double sample_cost_s = 0.0;          // CPU seconds per sample of the emulated model (0: the network's own cost)
   int out_fd = -1;
   int in_fd = -1;
 };

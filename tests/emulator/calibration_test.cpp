@@ -95,5 +95,43 @@ TEST(Calibration, ShortRunWritesALoadableProfile) {
   EXPECT_NEAR(*s->workload.model.measured_per_sample_s, r->fit.per_unit, 1e-5 * r->fit.per_unit);
 }
 
+// emulator.sample_cost_s: a step costs batch x sample_cost_s of CPU time whatever the host's own speed, so the
+// fitted law's slope is the emulated cost (never below it: CPU time cannot run faster than wall time), and under a
+// quota of half a core the step takes about twice as long, with none of the bare network's super-linear slowdown.
+// The cost (2 ms per sample) is ten times LeNet's own on the slowest host measured (0.27 ms).
+TEST(Calibration, EmulatedSampleCostSetsTheLawAndTheShareSetsTheSpeed) {
+  if (!std::filesystem::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "Fashion-MNIST missing: install the Debian package dataset-fashion-mnist";
+  }
+  CalibrationOptions o;
+  o.sample_cost_s = 0.002;
+  o.batches = {4, 16};
+  o.shares = {0.5, 1.0};
+  o.share_batch = 8;
+  o.reps = 8;
+  o.warmup = 1;
+  o.rounds = 1;
+  o.worker_executable = OMNILEARN_WORKER;
+  const Status access = check_cgroup_access();
+  o.share_sweep = access.is_ok();
+  auto r = run_calibration(o);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  std::printf("t = %.3f ms + %.4f ms * b\n", 1e3 * r->fit.fixed, 1e3 * r->fit.per_unit);
+  EXPECT_EQ(r->sample_cost_s, 0.002);
+  // Wall time per sample is at least the CPU time per sample; a busy neighbour can only lengthen it.
+  EXPECT_GE(r->batches[0].median_s, 0.95 * 4 * 0.002);
+  EXPECT_GE(r->batches[1].median_s, 0.95 * 16 * 0.002);
+  EXPECT_GT(r->fit.per_unit, 0.9 * 0.002);
+  EXPECT_NE(profile_yaml(*r, "x").find("emulated cost 0.002"), std::string::npos);
+  if (access.is_ok()) {
+    ASSERT_EQ(r->fidelity.size(), 2u);
+    const FidelityRow& half = r->fidelity[0];
+    std::printf("share 0.5: achieved %.3f, relative throughput %.3f\n", half.achieved_share, half.relative_throughput);
+    // The throughput follows the CPU share actually granted (whatever a neighbour leaves of it) within 15%.
+    const double granted = half.achieved_share / r->fidelity[1].achieved_share;
+    EXPECT_NEAR(half.relative_throughput / granted, 1.0, 0.15);
+  }
+}
+
 }  // namespace
 }  // namespace omnilearn::emulator

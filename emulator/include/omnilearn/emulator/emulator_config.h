@@ -28,6 +28,7 @@ struct EmulatorConfig {
   // True (scenario `throttle: compute`): the quota holds the worker's compute threads only; its communication
   // threads (Gloo, the TCPStore) run unthrottled. False (`process`): every thread shares the quota.
   bool throttle_compute_only = scenarios::EmulatorSpec{}.throttle == "compute";
+  double sample_cost_s = scenarios::EmulatorSpec{}.sample_cost_s;  // CPU s per sample of the emulated model (0: own)
   std::string cpuset;                  // pin every worker to these CPUs ("" = no pinning)
   double learning_rate = scenarios::EmulatorSpec{}.learning_rate;
   double momentum = scenarios::EmulatorSpec{}.momentum;

@@ -164,6 +164,11 @@ struct EmulatorSpec {
   // What the quota holds: "compute" (the worker's compute threads; its communication threads run unthrottled,
   // as on a node with fewer cores) or "process" (every thread, communication included).
   std::string throttle = "compute";
+  // CPU seconds that each training sample costs the emulated model (0: the network's own cost on this host). The
+  // worker computes the real forward and backward pass, then keeps computing (forward passes on the same batch)
+  // until its CPU time for the step reaches batch x sample_cost_s: a step costs the same CPU time on every host,
+  // and a worker held to s cores computes at exactly s of its free speed.
+  double sample_cost_s = 0.0;
   double target_accuracy = 0.85;     // stop at this test accuracy (0: no target)
   std::int64_t eval_every = 0;       // evaluate every this many steps (0: once per epoch)
   std::int64_t eval_samples = 10000; // test samples per evaluation
