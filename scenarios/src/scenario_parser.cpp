@@ -69,7 +69,8 @@ Status parse_outputs(const detail::YamlSource& source, const YAML::Node& node, O
 Status parse_emulator(const detail::YamlSource& source, const YAML::Node& node, EmulatorSpec& out) {
   auto reader = MapReader::open(source, node, "emulator",
                                 {"network", "cpu_budget", "cpu_per_core", "cpu_period_s", "throttle", "target_accuracy",
-                                 "eval_every", "eval_samples", "time_budget_s", "learning_rate", "momentum", "warmup_updates"});
+                                 "eval_every", "eval_samples", "time_budget_s", "learning_rate", "momentum", "warmup_updates",
+                                 "stall_timeout_s"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
   OMNI_RETURN_IF_ERROR(r.read("network", out.network));
@@ -88,6 +89,7 @@ Status parse_emulator(const detail::YamlSource& source, const YAML::Node& node, 
   OMNI_RETURN_IF_ERROR(r.read("time_budget_s", out.time_budget_s, Range::kNonNegative));
   OMNI_RETURN_IF_ERROR(r.read("learning_rate", out.learning_rate, Range::kPositive));
   OMNI_RETURN_IF_ERROR(r.read("momentum", out.momentum, Range::kUnit));
+  OMNI_RETURN_IF_ERROR(r.read("stall_timeout_s", out.stall_timeout_s, Range::kNonNegative));
   return r.read("warmup_updates", out.warmup_updates, Range::kNonNegative);
 }
 
