@@ -1,18 +1,37 @@
 // `omnilearn emulate`: run one scenario on this host's real testbed (worker processes under cgroup CPU quotas,
 // LibTorch + Gloo), write its run folder, print a summary.
 #include <boost/program_options.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "omnilearn/emulator/cgroup_cleanup.h"
+#include "omnilearn/emulator/join_secret.h"
 #include "omnilearn/emulator/launcher.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 
 namespace omnilearn::cli {
 
 namespace po = boost::program_options;
+
+namespace {
+
+// `omnilearn emulate --cleanup`: every run does this at its start; this does it on demand.
+int run_cgroup_cleanup() {
+  const emulator::CgroupCleanup done = emulator::remove_stale_cgroups();
+  for (const std::string& f : done.removed) std::printf("removed %s\n", f.c_str());
+  if (done.removed.empty() && done.status.is_ok()) std::printf("no stale cgroups\n");
+  if (!done.status.is_ok()) {
+    std::cerr << "omnilearn emulate --cleanup: " << done.status.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
 
 int run_emulate_command(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
   po::options_description opts(
@@ -34,10 +53,11 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
       "  omnilearn emulate S.yaml --nnodes 2 --node-rank 1 --master 10.0.0.1:29500 --bind 10.0.0.2 --out runs/x\n\n"
       "Several hosts (BSP): each host runs a launcher for its contiguous share of the workers; rank 0 (node 0) serves\n"
       "the c10d TCPStore on --master, Gloo binds --bind. Node 0 writes the run folder (with derived iteration rows\n"
-      "of the other nodes' workers); node r writes its workers' measured rows to <out>/node<r>/.\n\n"
+      "of the other nodes' workers); node r writes its workers' measured rows to <out>/node<r>/. Every node needs the\n"
+      "same shared secret (--secret-file or OMNILEARN_SECRET).\n\n"
       "Testbed settings come from the scenario's `emulator:` section (network, cpu_budget, cpu_per_core,\n"
       "cpu_period_s, throttle, target_accuracy, eval_every, eval_samples, time_budget_s, learning_rate, momentum,\n"
-      "warmup_updates), then from the options below.\n\n"
+      "warmup_updates, stall_timeout_s), then from the options below.\n\n"
       "options");
   opts.add_options()("help,h", "print this help")("scenario", po::value<std::string>(), "scenario YAML file")(
       "set", po::value<std::vector<std::string>>()->composing(),
@@ -52,13 +72,22 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
       "time-budget", po::value<double>(), "stop after this many seconds of training (default: none)")(
       "emu", po::value<std::vector<std::string>>()->composing(),
       "testbed setting key=value (repeatable): cpu_per_core, cpu_period_s, throttle (compute|process), cpuset, learning_rate, momentum, "
-      "eval_every, eval_samples, cache_dir, data_source, stop_grace_s")(
+      "eval_every, eval_samples, cache_dir, data_source, stop_grace_s, stall_timeout_s")(
       "nnodes", po::value<int>()->default_value(1), "hosts that share the run (each runs this command)")(
       "node-rank", po::value<int>()->default_value(0), "this host's index in [0, --nnodes); node 0 hosts rank 0")(
       "master", po::value<std::string>(), "ADDR:PORT of node 0 where rank 0 serves the TCPStore (--nnodes > 1)")(
-      "bind", po::value<std::string>(), "this host's address that Gloo binds (--nnodes > 1)");
+      "bind", po::value<std::string>(), "this host's address that Gloo binds (--nnodes > 1)")(
+      "secret-file", po::value<std::string>(), "--nnodes > 1: a file (chmod 600) holding the run's shared secret, the "
+                     "same on every node (default: the environment variable OMNILEARN_SECRET); nodes prove they know "
+                     "it before joining")(
+      "stall-timeout", po::value<double>(), "stop the run, naming the worker, when a worker reports no iteration for "
+                       "this many seconds (default: emulator.stall_timeout_s, 30; 0: never)")(
+      "cleanup", "remove the cgroups that launchers killed with SIGKILL left behind (never a live run's), print "
+                 "them and exit; no SCENARIO");
   po::variables_map vm;
-  if (auto done = parse_command_line("emulate", args, opts, "scenario", /*required=*/true, vm)) return *done;
+  const bool cleanup = std::find(args.begin(), args.end(), "--cleanup") != args.end();
+  if (auto done = parse_command_line("emulate", args, opts, "scenario", /*required=*/!cleanup, vm)) return *done;
+  if (vm.count("cleanup")) return run_cgroup_cleanup();
   std::vector<std::string> overrides =
       vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
   if (vm.count("seed")) overrides.push_back(std::string("seed=").append(std::to_string(vm["seed"].as<std::uint64_t>())));
@@ -81,6 +110,9 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
   if (vm.count("cpu-budget")) settings.push_back(std::string("cpu_budget=").append(std::to_string(vm["cpu-budget"].as<double>())));
   if (vm.count("target-accuracy")) {
     settings.push_back(std::string("target_accuracy=").append(std::to_string(vm["target-accuracy"].as<double>())));
+  }
+  if (vm.count("stall-timeout")) {
+    settings.push_back(std::string("stall_timeout_s=").append(std::to_string(vm["stall-timeout"].as<double>())));
   }
   if (vm.count("time-budget")) settings.push_back(std::string("time_budget_s=").append(std::to_string(vm["time-budget"].as<double>())));
   if (vm.count("emu")) {
@@ -111,6 +143,18 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
     }
     options.nodes.master_addr = master.substr(0, colon);
     options.nodes.master_port = static_cast<int>(port);
+  }
+  if (options.nodes.nnodes > 1) {
+    if (vm.count("secret-file")) {
+      auto secret = emulator::read_secret_file(vm["secret-file"].as<std::string>());
+      if (!secret) {
+        std::cerr << "omnilearn emulate: " << secret.status().message() << "\n";
+        return 2;
+      }
+      options.nodes.secret = *secret;
+    } else if (const char* env = std::getenv(emulator::kSecretEnv)) {
+      options.nodes.secret = env;
+    }
   }
   auto result = emulator::run_emulation(*scenario, config, options);
   if (!result) {

@@ -14,6 +14,7 @@
 #include "omnilearn/base/format.h"
 #include "omnilearn/emulator/dataset_cache.h"
 #include "omnilearn/emulator/launcher.h"
+#include "omnilearn/emulator/names.h"
 #include "omnilearn/emulator/resource_throttler.h"
 #include "worker_process.h"
 
@@ -121,7 +122,7 @@ Result<CalibrationReport> run_calibration(const CalibrationOptions& o) {
   std::unique_ptr<ResourceThrottler> throttler;
   if (o.share_sweep || !o.cpuset.empty()) {
     CgroupThrottlerOptions c;
-    c.run_id = "calibrate-" + std::to_string(::getpid());
+    c.run_id = make_run_id("calibrate", -1, this_launcher());  // stale-group clean-up knows it
     c.nominal_cores = {1.0};
     c.period_s = o.period_s;
     c.cpuset = o.cpuset;

@@ -81,7 +81,8 @@ Status apply_setting(EmulatorConfig& c, std::string_view setting) {
       {"cpu_period_s", &EmulatorConfig::cpu_period_s}, {"learning_rate", &EmulatorConfig::learning_rate},
       {"momentum", &EmulatorConfig::momentum},         {"target_accuracy", &EmulatorConfig::target_accuracy},
       {"time_budget_s", &EmulatorConfig::time_budget_s}, {"stop_grace_s", &EmulatorConfig::stop_grace_s},
-      {"sample_cost_s", &EmulatorConfig::sample_cost_s}};
+      {"sample_cost_s", &EmulatorConfig::sample_cost_s},
+      {"stall_timeout_s", &EmulatorConfig::stall_timeout_s}};
   for (const DoubleField& f : kDoubles) {
     if (key == f.name) return parse_double(key, value, c.*(f.field));
   }
@@ -90,7 +91,7 @@ Status apply_setting(EmulatorConfig& c, std::string_view setting) {
       "learning_rate, "
       "momentum, lr_scaling, warmup_updates, target_accuracy, eval_every, eval_samples, time_budget_s, data_source, "
       "cache_dir, "
-      "stop_grace_s, sample_cost_s)"));
+      "stop_grace_s, sample_cost_s, stall_timeout_s)"));
 }
 
 std::vector<std::string> to_settings(const EmulatorConfig& c) {
@@ -112,7 +113,8 @@ std::vector<std::string> to_settings(const EmulatorConfig& c) {
           std::string("data_source=").append(c.data_source),
           std::string("cache_dir=").append(c.cache_dir),
           std::string("stop_grace_s=").append(format_g(c.stop_grace_s)),
-          std::string("sample_cost_s=").append(format_g(c.sample_cost_s))};
+          std::string("sample_cost_s=").append(format_g(c.sample_cost_s)),
+          std::string("stall_timeout_s=").append(format_g(c.stall_timeout_s))};
 }
 
 Result<Network> network_for_model(const std::string& model_name) {
@@ -144,7 +146,12 @@ Result<EmulatorConfig> config_from_scenario(const scenarios::Scenario& s) {
   c.momentum = e.momentum;
   c.warmup_updates = e.warmup_updates;
   c.sample_cost_s = e.sample_cost_s;
+  c.stall_timeout_s = e.stall_timeout_s;
   return c;
+}
+
+double gloo_timeout_s(const EmulatorConfig& config) {
+  return config.stall_timeout_s > 0.0 ? std::max(10.0, 2.0 * config.stall_timeout_s) : 300.0;
 }
 
 double cpu_scale(const scenarios::Scenario& s, const EmulatorConfig& c) {

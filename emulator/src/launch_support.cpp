@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <ctime>
 #include <numeric>
 #include <nlohmann/json.hpp>
@@ -91,9 +92,10 @@ std::string describe_exit(int status) {
   return "stopped";
 }
 
-std::string manifest_json(const scenarios::Scenario& scenario, const EmulatorConfig& config,
-                          const LaunchOptions& options, const std::string& run_id, const std::vector<double>& shares,
-                          const std::string& worker_exe, bool comm_unthrottled) {
+Result<std::string> manifest_json(const scenarios::Scenario& scenario, const EmulatorConfig& config,
+                                  const LaunchOptions& options, const std::string& run_id,
+                                  const std::vector<double>& shares, const std::string& worker_exe,
+                                  bool comm_unthrottled) try {
   nlohmann::json m;
   m["argv"] = options.argv;
   m["seed"] = scenario.seed;
@@ -121,6 +123,25 @@ std::string manifest_json(const scenarios::Scenario& scenario, const EmulatorCon
       .append(scenarios::scenario_to_json(scenario))
       .append(",\n")
       .append(rest.substr(2));
+} catch (const nlohmann::json::exception& e) {
+  return Status::invalid_argument(std::string("cannot write manifest.json: ").append(e.what()));
+}
+
+char process_state(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return '?';
+  const auto close = stat.rfind(')');  // the name in parentheses may hold anything
+  return close == std::string::npos || close + 2 >= stat.size() ? '?' : stat[close + 2];
+}
+
+std::string describe_state(char state) {
+  switch (state) {
+    case 'T': return "it is stopped (SIGSTOP or a terminal stop)";
+    case 't': return "it is stopped by a debugger";
+    case 'D': return "it waits in the kernel (uninterruptible: a device or driver)";
+    default: return "";
+  }
 }
 
 Status validate_nodes(const NodeOptions& nodes, std::size_t workers, bool asp) {
@@ -138,6 +159,10 @@ Status validate_nodes(const NodeOptions& nodes, std::size_t workers, bool asp) {
     return Status::invalid_argument("--nnodes > 1 needs --master ADDR:PORT (node 0's address and a free port)");
   }
   if (nodes.bind_addr.empty()) return Status::invalid_argument("--nnodes > 1 needs --bind ADDR (this node's address)");
+  if (nodes.secret.empty()) {
+    return Status::invalid_argument("--nnodes > 1 needs the run's shared secret (--secret-file FILE, or the "
+                                    "environment variable OMNILEARN_SECRET), the same on every node");
+  }
   return Status::ok();
 }
 

@@ -2,6 +2,8 @@
 // run manifest and the several-hosts checks. Internal to the emulator library.
 #pragma once
 
+#include <sys/types.h>
+
 #include <csignal>
 #include <string>
 #include <vector>
@@ -35,9 +37,15 @@ std::string describe_exit(int status);
 // manifest.json of a testbed run: backend, the resolved scenario, argv, seed, run id and cgroup folder, shares,
 // whether communication threads run outside the quota (`comm_unthrottled`), settings, nodes, overrides, extra
 // fields and the start time.
-std::string manifest_json(const scenarios::Scenario& scenario, const EmulatorConfig& config, const LaunchOptions& options,
+// Fails (naming the field when nlohmann says which) on text that JSON cannot hold, such as invalid UTF-8.
+Result<std::string> manifest_json(const scenarios::Scenario& scenario, const EmulatorConfig& config, const LaunchOptions& options,
                           const std::string& run_id, const std::vector<double>& shares, const std::string& worker_exe,
                           bool comm_unthrottled);
+// The state letter of process `pid` in /proc/<pid>/stat ('R', 'S', 'D', 'T', 't', 'Z', ...), or '?' if unknown.
+char process_state(pid_t pid);
+// Why a process in `state` makes no progress, for the stall message ("" when the state says nothing).
+std::string describe_state(char state);
+
 // Checks the several-hosts options against the scenario (single host: nothing to check).
 Status validate_nodes(const NodeOptions& nodes, std::size_t workers, bool asp);
 // Checks that this node's workers' shares fit this host (several hosts: each host carries only its share).

@@ -14,8 +14,11 @@
 #include <limits>
 #include <optional>
 
+#include "omnilearn/base/format.h"
 #include "omnilearn/emulator/availability_replayer.h"
+#include "omnilearn/emulator/cgroup_cleanup.h"
 #include "omnilearn/emulator/dataset_cache.h"
+#include "omnilearn/emulator/join_secret.h"
 #include "omnilearn/emulator/mps_daemon.h"
 #include "omnilearn/emulator/names.h"
 #include "omnilearn/emulator/worker_protocol.h"
@@ -64,8 +67,10 @@ std::string default_worker_executable() {
 #endif
 }
 
-Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const EmulatorConfig& config,
-                                   const LaunchOptions& options) {
+namespace {
+
+Result<LaunchResult> run_emulation_or_throw(const scenarios::Scenario& scenario, const EmulatorConfig& config,
+                                            const LaunchOptions& options) {
   auto log = options.log ? options.log : [](const std::string& line) { std::cerr << line << "\n"; };
   const std::size_t n = scenario.worker_count();
   // ASP adds a parameter server process (index n, Gloo rank n) outside the workers' groups; it runs the controller,
@@ -111,9 +116,19 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
   }
   const bool cuda = config.device == Device::kCuda;
   if (cuda) OMNI_RETURN_IF_ERROR(detail::probe_cuda(worker_exe));
-  std::string run_id = scenario.name;
-  if (several) run_id.append("-node").append(std::to_string(nodes.node_rank));
-  run_id.append("-").append(std::to_string(::getpid()));
+  // Unique by construction (pid, start time and a nonce are never cut), so concurrent runs never share a tree,
+  // and a later run can tell this launcher's groups from a live one's once it is gone (cgroup_cleanup.h).
+  const std::string run_id = make_run_id(scenario.name, several ? nodes.node_rank : -1, this_launcher());
+
+  // The manifest's text is built (and can fail, e.g. on text that is not UTF-8) before any cgroup exists; from
+  // here on every return unwinds through the throttler's and the MPS daemon's destructors, which remove them.
+  OMNI_RETURN_IF_ERROR(manifest_json(scenario, config, options, run_id, shares, worker_exe, false).status());
+  if (!options.make_throttler) {
+    // A launcher killed with SIGKILL left its groups: remove those of launchers that are gone (never a live run's).
+    const CgroupCleanup stale = remove_stale_cgroups();
+    for (const std::string& f : stale.removed) log("omnilearn emulate: removed the stale cgroup " + f);
+    if (!stale.status.is_ok()) log("omnilearn emulate: note: " + stale.status.message());
+  }
 
   // The throttler holds this node's workers only, as local ids 0..local_n-1.
   // On a GPU the shares are MPS percentages, fixed per process, and availability is a freezer duty cycle.
@@ -142,10 +157,9 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
   if (!port) return port.status();
 
   const std::string run_dir = node_output_dir(options.output_dir, nodes.node_rank);
-  auto writer_or = scenarios::RunWriter::open(run_dir,
-                                              manifest_json(scenario, config, options, run_id, shares, worker_exe,
-                                                            comm_unthrottled),
-                                              scenario.outputs.timeline);
+  auto manifest = manifest_json(scenario, config, options, run_id, shares, worker_exe, comm_unthrottled);
+  if (!manifest) return manifest.status();
+  auto writer_or = scenarios::RunWriter::open(run_dir, *manifest, scenario.outputs.timeline);
   if (!writer_or) return writer_or.status();
   std::unique_ptr<scenarios::RunWriter> writer = std::move(writer_or).value();
   detail::RunStatistics stats(n);
@@ -156,8 +170,10 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
     for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
       const std::string_view kv(*e);
       if (kv.starts_with("OMP_WAIT_POLICY=") || kv.starts_with("OMP_NUM_THREADS=") || kv.starts_with("MKL_NUM_THREADS=")) continue;
+      if (kv.starts_with(std::string(kSecretEnv) + "=")) continue;
       env.emplace_back(kv);
     }
+    if (several) env.push_back(std::string(kSecretEnv) + "=" + nodes.secret);
     env.push_back("OMP_WAIT_POLICY=PASSIVE");
     env.push_back("OMP_NUM_THREADS=" + std::to_string(threads));
     env.push_back("MKL_NUM_THREADS=" + std::to_string(threads));
@@ -189,6 +205,21 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
     }
   }
 
+  // One host: the rendezvous goes through a file (a c10d FileStore), so nothing listens on the network. It lives in
+  // the run folder (fresh: a stale one would hold an earlier run's keys) and goes when the launcher returns.
+  const std::string store_file = several ? "" : (std::filesystem::path(run_dir) / ".rendezvous").string();
+  struct RemoveOnExit {
+    std::string path;
+    ~RemoveOnExit() {
+      std::error_code ec;
+      if (!path.empty()) std::filesystem::remove(path, ec);
+    }
+  } remove_store_file{store_file};
+  if (!store_file.empty()) {
+    std::error_code ec;
+    std::filesystem::remove(store_file, ec);
+  }
+
   const std::string scenario_path = std::filesystem::absolute(scenario.source_path).string();
   for (std::size_t k = 0; k < processes && failure.is_ok(); ++k) {
     const bool server = asp && k == n;
@@ -201,6 +232,7 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
                              "--in-fd", "{in_fd}", "--threads", std::to_string(threads), "--data-dir", data_dir});
     for (const std::string& s : to_settings(config)) argv.insert(argv.end(), {"--cfg", s});
     if (asp) argv.insert(argv.end(), {server ? "--server" : "--asp", "1"});
+    if (!several) argv.insert(argv.end(), {"--store-file", store_file});
     if (several) {
       argv.insert(argv.end(), {"--store-host", nodes.master_addr, "--bind", nodes.bind_addr});
       // Node 0's rank 0 also reports the other nodes' rows; elsewhere the first worker reports the training start.
@@ -237,6 +269,11 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
     if (options.on_started) options.on_started(pids);
   }
 
+  // Liveness: when each process last reported (or was reported by rank 0 to have made) an iteration. A worker that
+  // is down (fraction 0) is not expected to make any (ASP: it polls), so its clock restarts while it is down.
+  std::vector<double> last_row_s(processes, 0.0);
+  std::vector<double> fraction(replayer.initial().begin(), replayer.initial().end());
+  bool stalled = false;
   auto handle_line = [&](std::size_t k, std::string_view line) {
     auto msg = decode(line);
     if (!msg) {
@@ -245,6 +282,8 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
     }
     if (const auto* r = std::get_if<scenarios::IterationRecord>(&*msg)) {
       writer->add(*r);
+      last_row_s[k] = elapsed();
+      if (is_local(r->worker)) last_row_s[local_id(r->worker)] = last_row_s[k];
       writer->span(r->worker, "compute", r->start_s, r->compute_s);
       if (r->wait_s > 0) writer->span(r->worker, "wait", r->start_s + r->compute_s, r->wait_s);
       if (r->comm_s > 0) writer->span(r->worker, "comm", r->start_s + r->compute_s + r->wait_s, r->comm_s);
@@ -272,6 +311,38 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
       handle_line(k, std::string_view(buffers[k]).substr(start, nl - start));
     }
     buffers[k].erase(0, start);
+  };
+
+  // The stalled workers (no iteration row for stall_timeout_s) as an error naming them; ok when none. When some
+  // process here is stopped or stuck in the kernel, that one is named: in BSP every peer waits for it.
+  auto check_liveness = [&]() -> Status {
+    const double now = elapsed();
+    std::vector<std::size_t> silent;
+    for (std::size_t k = 0; k < workers.size(); ++k) {
+      if (asp && k == n) continue;  // the parameter server reports no rows; its workers stall if it does
+      if (done[k] || workers[k]->exited()) continue;
+      if (fraction[mine.begin + k] == 0.0) last_row_s[k] = now;
+      if (now - last_row_s[k] >= config.stall_timeout_s) silent.push_back(k);
+    }
+    if (silent.empty()) return Status::ok();
+    std::vector<std::size_t> suspects = silent;
+    if (asp && workers.size() > n) suspects.push_back(n);
+    for (const std::size_t k : suspects) {
+      if (workers[k]->exited()) continue;
+      const std::string why = detail::describe_state(detail::process_state(workers[k]->pid()));
+      if (why.empty()) continue;
+      return Status::internal(process_name(k) + " (pid " + std::to_string(workers[k]->pid()) +
+                                       ") made no progress for " + format_g(now - last_row_s[k], 3) +
+                                       " s: " + why + " (emulator.stall_timeout_s " +
+                                       format_g(config.stall_timeout_s) + ")");
+    }
+    std::string names;
+    for (const std::size_t k : silent) names.append(names.empty() ? "" : ", ").append(process_name(k));
+    return Status::internal(names + " reported no iteration for " +
+                                     format_g(now - last_row_s[silent.front()], 3) + " s (emulator.stall_timeout_s " +
+                                     format_g(config.stall_timeout_s) + "; no process here is stopped: " +
+                                     (several ? "a peer on another node, the network or " : "") +
+                                     "a hung collective may hold them)");
   };
 
   int stop_signal = 0;
@@ -314,6 +385,7 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
           break;
         }
       }
+      fraction[e.worker] = e.fraction;
       if (!node0 && !is_local(e.worker)) continue;
       const Seconds at = elapsed();
       writer->add(scenarios::AvailabilityRecord{at, e.worker, e.fraction});
@@ -322,6 +394,14 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
       if (control && workers.size() > *control) workers[*control]->send(encode(AvailabilityNotice{e.worker, at, e.fraction}));
     }
     if (!failure.is_ok()) break;
+
+    if (config.stall_timeout_s > 0.0) {
+      failure = check_liveness();
+      if (!failure.is_ok()) {
+        stalled = true;
+        break;
+      }
+    }
 
     bool all_exited = true;
     for (std::size_t k = 0; k < workers.size(); ++k) {
@@ -374,7 +454,7 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
     result.exit_code = 128 + stop_signal;
     result.message = std::string("stopped by ").append(strsignal(stop_signal)).append("; workers stopped, cgroups removed");
   } else if (!failure.is_ok()) {
-    result.outcome = RunOutcome::kWorkerFailed;
+    result.outcome = stalled ? RunOutcome::kStalled : RunOutcome::kWorkerFailed;
     result.exit_code = 1;
     result.message = failure.message() + "; the other workers were stopped and the cgroups removed";
   } else if (node0) {  // the other nodes' parts have no summary.json (node_output_dir)
@@ -386,6 +466,20 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
     }
   }
   return result;
+}
+
+}  // namespace
+
+Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const EmulatorConfig& config,
+                                   const LaunchOptions& options) {
+  // An exception (a third-party library's, bad_alloc) unwinds to here, so the destructors that stop the workers
+  // and remove the cgroups run; uncaught, it would abort without unwinding and leak them.
+  try {
+    return run_emulation_or_throw(scenario, config, options);
+  } catch (const std::exception& e) {
+    return Status::internal(std::string("the testbed launcher failed: ").append(e.what()) +
+                            "; the workers were stopped and the cgroups removed");
+  }
 }
 
 }  // namespace omnilearn::emulator

@@ -19,13 +19,13 @@
 #include <vector>
 
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "omnilearn/controller/controller.h"
 #include "omnilearn/controller/policy_registry.h"
 #include "omnilearn/emulator/global_sampler.h"
 #include "omnilearn/emulator/thread_groups.h"
 #include "omnilearn/scenarios/scenario_parser.h"
+#include "rendezvous.h"
 #include "torch_parts.h"
 #include "worker_io.h"
 #include "worker_options.h"
@@ -46,15 +46,9 @@ int fail(const std::string& who, const std::string& msg) {
 }
 
 c10::intrusive_ptr<c10d::ProcessGroupGloo> connect(const WorkerOptions& o) {
-  c10d::TCPStoreOptions so;
-  so.port = static_cast<std::uint16_t>(o.port);
-  so.isServer = o.server;
-  so.numWorkers = static_cast<std::size_t>(o.world + 1);
-  so.waitWorkers = true;
-  so.timeout = std::chrono::seconds(120);
   const std::vector<pid_t> before = own_thread_ids();
-  auto store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", so);
-  auto opts = c10d::ProcessGroupGloo::Options::create(std::chrono::seconds(600));
+  auto store = open_store(o, o.rank, o.world + 1, /*serves=*/o.server);
+  auto opts = c10d::ProcessGroupGloo::Options::create(gloo_timeout(o));
   opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
   auto pg = c10::make_intrusive<c10d::ProcessGroupGloo>(store, o.rank, o.world + 1, opts);
   // Gloo's and the store's threads run outside the CPU quota (emulator.throttle: compute).
@@ -117,7 +111,7 @@ int run_worker(const WorkerOptions& o) {
   try {
     pg = connect(o);
   } catch (const std::exception& e) {
-    return fail(who, std::string("rendezvous on 127.0.0.1:").append(std::to_string(o.port)).append(" failed: ").append(e.what()));
+    return fail(who, std::string("rendezvous through ").append(o.store_file).append(" failed: ").append(e.what()));
   }
   // Each worker walks its own seeded permutation of the training set; the server counts epochs by samples applied.
   GlobalSampler sampler(train->images.size(0), scenario->seed + 7919u * static_cast<std::uint64_t>(o.rank + 1));
@@ -199,7 +193,7 @@ int run_server(const WorkerOptions& o) {
   try {
     pg = connect(o);
   } catch (const std::exception& e) {
-    return fail(who, std::string("rendezvous on 127.0.0.1:").append(std::to_string(o.port)).append(" failed: ").append(e.what()));
+    return fail(who, std::string("rendezvous through ").append(o.store_file).append(" failed: ").append(e.what()));
   }
   auto registry = controller::make_default_registry();
   auto policy = registry.make(scenario.policy.name, scenario.policy.options);

@@ -18,7 +18,6 @@
 #include <vector>
 
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "omnilearn/controller/controller.h"
 #include "omnilearn/controller/policy_registry.h"
@@ -26,6 +25,7 @@
 #include "omnilearn/emulator/thread_groups.h"
 #include "omnilearn/emulator/worker_protocol.h"
 #include "omnilearn/scenarios/scenario_parser.h"
+#include "rendezvous.h"
 #include "torch_parts.h"
 #include "worker_io.h"
 #include "worker_options.h"
@@ -76,15 +76,9 @@ int run(const WorkerOptions& o) {
 
   c10::intrusive_ptr<c10d::ProcessGroupGloo> pg;
   try {
-    c10d::TCPStoreOptions so;
-    so.port = static_cast<std::uint16_t>(o.port);
-    so.isServer = rank == 0;
-    so.numWorkers = world;
-    so.waitWorkers = true;
-    so.timeout = std::chrono::seconds(120);
     const std::vector<pid_t> before = own_thread_ids();
-    auto store = c10::make_intrusive<c10d::TCPStore>(o.store_host, so);
-    auto pg_opts = c10d::ProcessGroupGloo::Options::create(std::chrono::seconds(300));
+    auto store = open_store(o, rank, static_cast<int>(world), /*serves=*/rank == 0);
+    auto pg_opts = c10d::ProcessGroupGloo::Options::create(gloo_timeout(o));
     pg_opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(o.bind));
     pg = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, o.world, pg_opts);
     // Gloo's and the store's threads run outside the CPU quota (emulator.throttle: compute): the all-reduce is
@@ -105,7 +99,8 @@ int run(const WorkerOptions& o) {
       at += p.numel();
     }
   } catch (const std::exception& e) {
-    return fail("rendezvous on " + o.store_host + ":" + std::to_string(o.port) + " failed: " + e.what(), rank);
+    return fail("rendezvous " + (o.store_file.empty() ? "on " + o.store_host + ":" + std::to_string(o.port)
+                                                      : "through " + o.store_file) + " failed: " + e.what(), rank);
   }
 
   // Training starts now on every rank (the broadcast above is a barrier): run times count from here, and the

@@ -30,6 +30,7 @@ Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args) {
     else if (a == "--data-dir") o.data_dir = *v;
     else if (a == "--store-host") o.store_host = *v;
     else if (a == "--bind") o.bind = *v;
+    else if (a == "--store-file") o.store_file = *v;
     else if (a == "--comm-thread-file") o.comm_thread_files.push_back(*v);
     else if (a == "--compute-thread-file") o.compute_thread_files.push_back(*v);
     else if (a == "--cfg") OMNI_RETURN_IF_ERROR(apply_setting(o.config, *v));

@@ -18,6 +18,7 @@ struct WorkerOptions {
   int port = 0;                        // TCPStore port on store_host (rank 0 serves it)
   std::string store_host = "127.0.0.1";  // where rank 0's TCPStore is reached (--store-host; several hosts: the master)
   std::string bind = "127.0.0.1";      // the local address Gloo binds (--bind)
+  std::string store_file;              // one host: the FileStore's file (--store-file); "": TCPStore (several hosts)
   bool lead = false;                   // reports training_start_s although not rank 0 (first worker of node > 0)
   int report_from = -1;                // rank 0 also reports derived rows of ranks >= this (other nodes); -1: none
   long long t0_ns = 0;                 // the run's start on the steady clock (CLOCK_MONOTONIC, shared by processes)

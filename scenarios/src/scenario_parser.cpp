@@ -70,7 +70,7 @@ Status parse_emulator(const detail::YamlSource& source, const YAML::Node& node, 
   auto reader = MapReader::open(source, node, "emulator",
                                 {"network", "cpu_budget", "cpu_per_core", "cpu_period_s", "throttle", "target_accuracy",
                                  "eval_every", "eval_samples", "time_budget_s", "learning_rate", "momentum", "warmup_updates",
-                                 "sample_cost_s"});
+                                 "sample_cost_s", "stall_timeout_s"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
   OMNI_RETURN_IF_ERROR(r.read("network", out.network));
@@ -91,6 +91,7 @@ Status parse_emulator(const detail::YamlSource& source, const YAML::Node& node, 
   if (out.sample_cost_s > 1.0) return r.error_got("sample_cost_s", "CPU seconds per sample in [0, 1]");
   OMNI_RETURN_IF_ERROR(r.read("learning_rate", out.learning_rate, Range::kPositive));
   OMNI_RETURN_IF_ERROR(r.read("momentum", out.momentum, Range::kUnit));
+  OMNI_RETURN_IF_ERROR(r.read("stall_timeout_s", out.stall_timeout_s, Range::kNonNegative));
   return r.read("warmup_updates", out.warmup_updates, Range::kNonNegative);
 }
 

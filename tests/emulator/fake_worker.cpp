@@ -4,6 +4,8 @@
 //   --fake-step-ms M    sleep per iteration (default 10)
 //   --fake-exit R:C     rank R exits with code C halfway through
 //   --fake-ignore-term  ignore SIGTERM (the launcher must SIGKILL it)
+//   --fake-stop R:S     rank R stops itself (SIGSTOP) before step S
+//   --fake-hang R:S     rank R sleeps for good before step S (a hung call)
 #include <unistd.h>
 
 #include <csignal>
@@ -17,6 +19,11 @@
 int main(int argc, char** argv) {
   using namespace omnilearn;
   int rank = 0, out_fd = -1, steps = 20, step_ms = 10, exit_rank = -1, exit_code = 0;
+  int stop_rank = -1, stop_step = 0, hang_rank = -1, hang_step = 0;
+  auto rank_colon_step = [](const std::string& s, int& r, int& step) {
+    r = std::atoi(s.substr(0, s.find(':')).c_str());
+    step = std::atoi(s.substr(s.find(':') + 1).c_str());
+  };
   for (int i = 1; i + 1 < argc + 1; ++i) {
     const std::string a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : "";
@@ -29,6 +36,9 @@ int main(int argc, char** argv) {
       exit_rank = std::atoi(s.substr(0, s.find(':')).c_str());
       exit_code = std::atoi(s.substr(s.find(':') + 1).c_str());
     } else if (a == "--fake-ignore-term") std::signal(SIGTERM, SIG_IGN);
+    else if (a == "--store-file") std::ofstream(v) << "a stand-in for the FileStore\n";
+    else if (a == "--fake-stop") rank_colon_step(v, stop_rank, stop_step);
+    else if (a == "--fake-hang") rank_colon_step(v, hang_rank, hang_step);
   }
   auto send = [&](const emulator::WorkerMessage& m) {
     const std::string line = emulator::encode(m);
@@ -42,9 +52,19 @@ int main(int argc, char** argv) {
     }
   }
   if (rank == 0) send(emulator::ExtraRecord{"training_start_s", 0.0});
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--store-file" && std::string(argv[i + 1]).ends_with("/run/.rendezvous")) {
+      send(emulator::ExtraRecord{"store_file_in_run_folder_" + std::to_string(rank), 1});
+    }
+    if (std::string(argv[i]) == "--store-host") send(emulator::ExtraRecord{"store_host_given", 1});
+  }
   if (rank == 0) send(scenarios::PlanRecord{0, 0, 0.0, "initial", true, 0.0, {32, 32}, {0.5, 0.5}});
   for (int s = 0; s < steps; ++s) {
     if (rank == exit_rank && s == steps / 2) return exit_code;
+    if (rank == stop_rank && s == stop_step) ::raise(SIGSTOP);
+    if (rank == hang_rank && s == hang_step) {
+      for (;;) ::pause();
+    }
     ::usleep(static_cast<useconds_t>(step_ms) * 1000);
     scenarios::IterationRecord r;
     r.worker = static_cast<WorkerId>(rank), r.step = s, r.epoch = s / 10, r.start_s = 0.01 * s, r.compute_s = 0.008;

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -60,13 +61,21 @@ LaunchOptions fake_options(const std::string& out, std::vector<std::string> extr
 
 bool alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
 
+// This process's cgroup folders of scenario `scenario_name` in controller `c`.
+std::vector<fs::path> my_cgroups(const std::string& scenario_name, const char* c = "cpu") {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::path("/sys/fs/cgroup") / c, ec)) {
+    const std::string name = e.path().filename().string();
+    const auto owner = parse_cgroup_run_folder(name);
+    if (owner && owner->pid == ::getpid() && name.starts_with(cgroup_run_folder(scenario_name) + "-")) out.push_back(e.path());
+  }
+  return out;
+}
+
 // No cgroup folder of this process's runs is left in any controller.
 void expect_no_cgroups_left(const std::string& scenario_name) {
-  const std::string prefix = cgroup_run_folder(scenario_name + "-" + std::to_string(::getpid()));
-  for (const char* c : {"cpu", "cpuacct", "freezer"}) {
-    const fs::path p = fs::path("/sys/fs/cgroup") / c / prefix;
-    EXPECT_FALSE(fs::exists(p)) << p;
-  }
+  for (const char* c : {"cpu", "cpuacct", "freezer"}) EXPECT_EQ(my_cgroups(scenario_name, c), std::vector<fs::path>{}) << c;
 }
 
 #define SKIP_WITHOUT_CGROUPS()                                                          \
@@ -108,6 +117,24 @@ TEST(Launcher, CompletedRunWritesTheRunFolderAndReplaysAvailability) {
   int rows = -1;
   for (std::string line; std::getline(avail, line);) ++rows;
   EXPECT_EQ(rows, 4);  // two initial levels, two changes
+}
+
+// One host: the rendezvous goes through a file in the run folder (no TCPStore listening on every interface), and
+// the file is gone when the run ends.
+TEST(Launcher, OneHostRendezvousIsAFileInTheRunFolder) {
+  const std::string dir = fresh_dir("storefile");
+  const auto scenario = load(write_scenario(dir, "storefile"));
+  LaunchOptions o = fake_options(dir + "/run", {"--fake-steps", "3"});
+  o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<std::unique_ptr<ResourceThrottler>> {
+    return std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size()));
+  };
+  auto r = run_emulation(scenario, EmulatorConfig{}, o);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_EQ(r->exit_code, 0) << r->message;
+  EXPECT_EQ(r->summary.extra.count("store_file_in_run_folder_0"), 1u);
+  EXPECT_EQ(r->summary.extra.count("store_file_in_run_folder_1"), 1u);
+  EXPECT_EQ(r->summary.extra.count("store_host_given"), 0u);
+  EXPECT_FALSE(fs::exists(dir + "/run/.rendezvous"));
 }
 
 TEST(Launcher, WorkersStartInsideTheirCgroup) {
@@ -234,6 +261,136 @@ TEST(Launcher, ThrottlerErrorsComeBackBeforeAnyWorkerStarts) {
   auto r = run_emulation(scenario, EmulatorConfig{}, o);
   ASSERT_FALSE(r.is_ok());
   EXPECT_EQ(r.status().code(), StatusCode::kPermissionDenied);
+}
+
+// Issue 12 #1: with a long scenario name the pid was cut off the cgroup name, so a second launcher shared the first
+// one's groups and its clean-up SIGKILLed the first one's workers. Launcher A (a child process) runs until
+// stopped; launcher B runs the same scenario to completion meanwhile; A's workers must survive B's clean-up.
+TEST(Launcher, TwoConcurrentLaunchersWithALongScenarioNameDoNotShareCgroups) {
+  SKIP_WITHOUT_CGROUPS();
+  const std::string dir = fresh_dir("concurrent");
+  auto scenario = load(write_scenario(dir, "concurrent"));
+  scenario.name = "concurrent-" + std::string(200, 'n');
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t a = ::fork();
+  if (a == 0) {
+    ::close(ready[0]);
+    LaunchOptions o = fake_options(dir + "/run-a", {"--fake-steps", "100000", "--fake-step-ms", "5"});
+    o.on_started = [&](const std::vector<pid_t>&) { (void)!::write(ready[1], "x", 1); };
+    auto r = run_emulation(scenario, EmulatorConfig{}, o);
+    ::_exit(r.is_ok() ? r->exit_code : 99);
+  }
+  ::close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1) << "launcher A did not start its workers";
+  ::close(ready[0]);
+
+  auto b = run_emulation(scenario, EmulatorConfig{}, fake_options(dir + "/run-b", {"--fake-steps", "5"}));
+  EXPECT_TRUE(b.is_ok()) << b.status().message();
+  if (b.is_ok()) {
+    EXPECT_EQ(b->exit_code, 0) << b->message;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // a worker SIGKILLed by B's clean-up is seen by A
+  ::kill(a, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(a, &status, 0), a);
+  // 143: A was stopped by our SIGTERM with its workers intact; 1 would mean one of them was killed under it.
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 143) << status;
+  const auto manifest_a = nlohmann::json::parse(std::ifstream(dir + "/run-a/manifest.json"));
+  const auto manifest_b = nlohmann::json::parse(std::ifstream(dir + "/run-b/manifest.json"));
+  EXPECT_NE(manifest_a["cgroup_folder"], manifest_b["cgroup_folder"]);
+  EXPECT_TRUE(parse_cgroup_run_folder(manifest_b["cgroup_folder"].get<std::string>()).has_value());
+  expect_no_cgroups_left(scenario.name.substr(0, 24));
+}
+
+// Issue 12 #2: text that JSON cannot hold (invalid UTF-8) made the manifest throw after the cgroups existed: the
+// launcher aborted and leaked them. Now it is an error before any cgroup is made, and nothing is left.
+TEST(Launcher, AnUnwritableManifestIsAnErrorAndLeavesNoCgroups) {
+  SKIP_WITHOUT_CGROUPS();
+  const std::string dir = fresh_dir("badutf8");
+  auto scenario = load(write_scenario(dir, "badutf8"));
+  scenario.name = "badutf8\xff\xfe";
+  bool started = false;
+  LaunchOptions o = fake_options(dir + "/run");
+  o.on_started = [&](const std::vector<pid_t>&) { started = true; };
+  auto r = run_emulation(scenario, EmulatorConfig{}, o);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.status().message().find("manifest"), std::string::npos) << r.status().message();
+  EXPECT_FALSE(started);
+  expect_no_cgroups_left("badutf8__");
+}
+
+// Issue 12 #7: the groups of a launcher killed with SIGKILL stayed forever. The next run removes them at its
+// start (and `omnilearn emulate --cleanup` on demand; cgroup_cleanup_test covers the rules).
+TEST(Launcher, AKilledLaunchersCgroupsAreRemovedByTheNextRun) {
+  SKIP_WITHOUT_CGROUPS();
+  const std::string dir = fresh_dir("kill9launcher");
+  const auto scenario = load(write_scenario(dir, "kill9launcher"));
+  const pid_t a = ::fork();
+  if (a == 0) {
+    LaunchOptions o = fake_options(dir + "/run-a", {"--fake-steps", "100000", "--fake-step-ms", "5"});
+    o.on_started = [](const std::vector<pid_t>&) { ::raise(SIGKILL); };
+    (void)run_emulation(scenario, EmulatorConfig{}, o);
+    ::_exit(99);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(a, &status, 0), a);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  const auto manifest = nlohmann::json::parse(std::ifstream(dir + "/run-a/manifest.json"));
+  const std::string folder = manifest["cgroup_folder"].get<std::string>();
+  ASSERT_TRUE(fs::exists(fs::path("/sys/fs/cgroup/cpu") / folder)) << "the killed launcher left no cgroups to find";
+
+  std::vector<std::string> lines;
+  LaunchOptions o = fake_options(dir + "/run-b", {"--fake-steps", "3"});
+  o.log = [&](const std::string& line) { lines.push_back(line); };
+  auto r = run_emulation(scenario, EmulatorConfig{}, o);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->exit_code, 0) << r->message;
+  for (const char* c : {"cpu", "cpuacct", "freezer"}) EXPECT_FALSE(fs::exists(fs::path("/sys/fs/cgroup") / c / folder)) << c;
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [&](const std::string& l) {
+    return l.find("removed the stale cgroup") != std::string::npos && l.find(folder) != std::string::npos;
+  }));
+}
+
+// Issue 12 #12: a stopped worker (SIGSTOP, a hung driver, a frozen VM) hung the run silently. Now a worker with no
+// iteration row for emulator.stall_timeout_s is named, the run stops (exit 1) and the rows so far are kept.
+Result<LaunchResult> run_with_a_silent_worker(const std::string& name, const std::string& how) {
+  const std::string dir = fresh_dir(name);
+  const auto scenario = load(write_scenario(dir, name, 3));
+  LaunchOptions o = fake_options(dir + "/run", {"--fake-steps", "100000", "--fake-step-ms", "5", how, "1:20"});
+  o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<std::unique_ptr<ResourceThrottler>> {
+    return std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size()));
+  };
+  std::vector<pid_t> pids;
+  o.on_started = [&](const std::vector<pid_t>& p) { pids = p; };
+  EmulatorConfig c;
+  c.stall_timeout_s = 1.5;
+  c.stop_grace_s = 0.5;
+  auto r = run_emulation(scenario, c, o);
+  for (pid_t p : pids) EXPECT_FALSE(alive(p)) << p;
+  EXPECT_GT(fs::file_size(dir + "/run/iterations.csv"), 100u);  // rows so far are kept
+  EXPECT_FALSE(fs::exists(dir + "/run/summary.json"));
+  return r;
+}
+
+TEST(Launcher, AStoppedWorkerIsNamedAndTheRunStops) {
+  auto r = run_with_a_silent_worker("sigstop", "--fake-stop");
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->outcome, RunOutcome::kStalled) << r->message;
+  EXPECT_EQ(r->exit_code, 1);
+  EXPECT_NE(r->message.find("worker 1 (pid"), std::string::npos) << r->message;
+  EXPECT_NE(r->message.find("stopped (SIGSTOP"), std::string::npos) << r->message;
+  EXPECT_NE(r->message.find("no progress for"), std::string::npos) << r->message;
+}
+
+TEST(Launcher, AHungWorkerIsNamedAndTheRunStops) {
+  auto r = run_with_a_silent_worker("hang", "--fake-hang");
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->outcome, RunOutcome::kStalled) << r->message;
+  EXPECT_EQ(r->exit_code, 1);
+  EXPECT_EQ(r->message.rfind("worker 1 reported no iteration for", 0), 0u) << r->message;
+  EXPECT_EQ(r->message.find("worker 0"), std::string::npos) << r->message;  // the others kept reporting
 }
 
 TEST(Launcher, MissingWorkerProgramIsAnError) {

@@ -230,11 +230,19 @@ class MultiHost : public ::testing::Test {
   }
 
   // argv of node `node`'s launcher.
+  // The shared secret as a file (chmod 600, as --secret-file requires) in `dir`.
+  static std::string secret_file(const std::string& dir, const std::string& name, const std::string& secret) {
+    const std::string path = dir + "/" + name;
+    std::ofstream(path) << secret << "\n";
+    fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
+    return path;
+  }
+
   std::vector<std::string> launcher_argv(const NamespacePair& ns, const std::string& scenario, const std::string& out,
-                                         int node, int port) const {
+                                         int node, int port, const std::string& secret_path) const {
     return {OMNILEARN_CLI, "emulate", scenario, "--nnodes", "2", "--node-rank", std::to_string(node),
             "--master", ns.address(0) + ":" + std::to_string(port), "--bind", ns.address(node), "--out", out,
-            "--target-accuracy", "0", "--emu", "eval_samples=500"};
+            "--secret-file", secret_path, "--target-accuracy", "0", "--emu", "eval_samples=500"};
   }
 
   std::optional<std::string> ip_;
@@ -250,8 +258,9 @@ TEST_F(MultiHost, TwoNamespacesTrainOneBspRun) {
   // 4 workers (2 per node), 512 samples, global batch 64, 1 epoch: 8 steps.
   const std::string scenario = testing::write_scenario(dir, "mh", 4, "", 512, 64, 1);
   const std::string out = dir + "/run";
-  Launcher node0(ns.name(0), launcher_argv(ns, scenario, out, 0, port_), dir + "/node0.log");
-  Launcher node1(ns.name(1), launcher_argv(ns, scenario, out, 1, port_), dir + "/node1.log");
+  const std::string secret = secret_file(dir, "secret", "the run's shared secret");
+  Launcher node0(ns.name(0), launcher_argv(ns, scenario, out, 0, port_, secret), dir + "/node0.log");
+  Launcher node1(ns.name(1), launcher_argv(ns, scenario, out, 1, port_, secret), dir + "/node1.log");
   const auto rc0 = node0.wait_for(std::chrono::seconds(120));
   const auto rc1 = node1.wait_for(std::chrono::seconds(20));
   std::printf("node 0:\n%snode 1:\n%s", read_file(dir + "/node0.log").c_str(), read_file(dir + "/node1.log").c_str());
@@ -291,8 +300,9 @@ TEST_F(MultiHost, AWorkerKilledOnNodeOneStopsBothNodes) {
   const std::string dir = testing::fresh_dir("multihost-kill");
   const std::string scenario = testing::write_scenario(dir, "mhkill", 4, "", 8192, 64, 3);  // far longer than the test
   const std::string out = dir + "/run";
-  Launcher node0(ns.name(0), launcher_argv(ns, scenario, out, 0, port_), dir + "/node0.log");
-  Launcher node1(ns.name(1), launcher_argv(ns, scenario, out, 1, port_), dir + "/node1.log");
+  const std::string secret = secret_file(dir, "secret", "the run's shared secret");
+  Launcher node0(ns.name(0), launcher_argv(ns, scenario, out, 0, port_, secret), dir + "/node0.log");
+  Launcher node1(ns.name(1), launcher_argv(ns, scenario, out, 1, port_, secret), dir + "/node1.log");
   // Wait until node 1's workers train (rows on disk), then kill one of them.
   const auto deadline = Clock::now() + std::chrono::seconds(60);
   while (Clock::now() < deadline && rows_per_worker(out + "/node1/iterations.csv").size() < 2 &&
@@ -314,6 +324,33 @@ TEST_F(MultiHost, AWorkerKilledOnNodeOneStopsBothNodes) {
   EXPECT_EQ(*rc1, 1);
   EXPECT_FALSE(fs::exists(out + "/summary.json"));
   for (const auto& w : workers) EXPECT_NE(::kill(w, 0), 0) << "worker " << w << " outlived its launcher";
+}
+
+// The TCPStore on node 0 is reachable by anyone on the network (LibTorch 1.13 binds no address): a node without the
+// run's secret must be refused before Gloo connects, and node 0 must say which rank failed.
+TEST_F(MultiHost, ANodeWithAnotherSecretIsRefused) {
+  NamespacePair ns(*ip_, subnet_);
+  const std::string error = ns.create();
+  ASSERT_EQ(error, "");
+  const std::string dir = testing::fresh_dir("multihost-secret");
+  const std::string scenario = testing::write_scenario(dir, "mhsecret", 4, "", 512, 64, 1);
+  const std::string out = dir + "/run";
+  Launcher node0(ns.name(0), launcher_argv(ns, scenario, out, 0, port_, secret_file(dir, "s0", "right")),
+                 dir + "/node0.log");
+  Launcher node1(ns.name(1), launcher_argv(ns, scenario, out, 1, port_, secret_file(dir, "s1", "wrong")),
+                 dir + "/node1.log");
+  const auto rc0 = node0.wait_for(std::chrono::seconds(60));
+  const auto rc1 = node1.wait_for(std::chrono::seconds(20));
+  const std::string log0 = read_file(dir + "/node0.log"), log1 = read_file(dir + "/node1.log");
+  std::printf("node 0:\n%snode 1:\n%s", log0.c_str(), log1.c_str());
+  ASSERT_TRUE(rc0.has_value()) << "node 0 still runs";
+  ASSERT_TRUE(rc1.has_value()) << "node 1 still runs";
+  EXPECT_EQ(*rc0, 1);
+  EXPECT_EQ(*rc1, 1);
+  EXPECT_NE(log0.find("failed the shared-secret check"), std::string::npos);
+  EXPECT_NE(log1.find("failed the shared-secret check"), std::string::npos);
+  EXPECT_FALSE(fs::exists(out + "/summary.json"));
+  EXPECT_EQ(rows_per_worker(out + "/iterations.csv"), (std::map<int, int>{}));  // no step was trained
 }
 
 }  // namespace

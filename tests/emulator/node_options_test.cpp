@@ -38,7 +38,7 @@ TEST(NodeOptions, BadOptionsAreRefusedBeforeAnythingStarts) {
     o.nodes = std::move(nodes);
     return run_emulation(s, EmulatorConfig{}, o);
   };
-  const NodeOptions good{2, 1, "10.0.0.1", 29500, "10.0.0.2"};
+  const NodeOptions good{2, 1, "10.0.0.1", 29500, "10.0.0.2", "s3cret"};
   NodeOptions bad_rank = good;
   bad_rank.node_rank = 2;
   NodeOptions no_master = good;
@@ -47,8 +47,11 @@ TEST(NodeOptions, BadOptionsAreRefusedBeforeAnythingStarts) {
   no_bind.bind_addr.clear();
   NodeOptions too_many = good;
   too_many.nnodes = 3;
+  NodeOptions no_secret = good;  // issue 12: several hosts are never joined without the shared secret
+  no_secret.secret.clear();
   for (const auto& [nodes, expected] : std::vector<std::pair<NodeOptions, std::string>>{
-           {bad_rank, "--node-rank"}, {no_master, "--master"}, {no_bind, "--bind"}, {too_many, "at least"}}) {
+           {bad_rank, "--node-rank"}, {no_master, "--master"}, {no_bind, "--bind"}, {too_many, "at least"},
+           {no_secret, "shared secret"}}) {
     auto r = launch(*bsp, nodes);
     ASSERT_FALSE(r.is_ok());
     EXPECT_NE(r.status().message().find(expected), std::string::npos) << r.status().message();

@@ -41,6 +41,9 @@ struct EmulatorConfig {
   std::string data_source = "/usr/share/datasets/fashion-mnist";  // the Debian package's files
   std::string cache_dir;               // decompressed copy; "" = $XDG_CACHE_HOME or ~/.cache + /omnilearn/fashion-mnist
   double stop_grace_s = 2.0;           // SIGTERM then SIGKILL after this long when a run is stopped
+  // Liveness: a worker that reports no iteration row for this long stops the run (exit 1, naming it); 0: never.
+  // Gloo's collective timeout follows it (gloo_timeout_s).
+  double stall_timeout_s = scenarios::EmulatorSpec{}.stall_timeout_s;
 };
 
 // The defaults overlaid with the scenario's `emulator:` section; the network comes from that section or, when it
@@ -65,6 +68,10 @@ int threads_for_share(double cores);
 // Checks that the testbed can run `scenario` on a host with `host_cpus` CPUs: dataset fashion-mnist, a known
 // network, BSP or ASP, shares that fit the host. Errors name the field.
 Status validate_for_testbed(const scenarios::Scenario& scenario, const EmulatorConfig& config, int host_cpus);
+
+// Gloo's timeout for one collective or message: twice the stall timeout (at least 10 s), so the launcher names a
+// stalled worker before its peers' collectives fail; 300 s (Gloo's default) when the stall check is off.
+double gloo_timeout_s(const EmulatorConfig& config);
 
 // CPUs this process may run on (sched_getaffinity), at least 1.
 int host_cpu_count();

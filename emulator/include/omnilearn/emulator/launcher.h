@@ -22,13 +22,17 @@ namespace omnilearn::emulator {
 
 // Several hosts, as torchrun: this launcher is node `node_rank` of `nnodes` and runs the contiguous workers
 // node_worker_range() gives it. Rank 0 (on node 0) serves the c10d TCPStore on master_addr:master_port; every
-// worker binds Gloo to bind_addr. nnodes 1 (the default) is the single-host run on 127.0.0.1 and a free port.
+// worker binds Gloo to bind_addr. nnodes 1 (the default) is the single-host run: Gloo on 127.0.0.1 and the
+// rendezvous through a file in the run folder (no listening socket).
 struct NodeOptions {
   int nnodes = 1;
   int node_rank = 0;
   std::string master_addr;  // required when nnodes > 1 (an address of node 0 that every node reaches)
   int master_port = 0;      // required when nnodes > 1; must be free on node 0
   std::string bind_addr;    // required when nnodes > 1: this node's address on the network joining the nodes
+  // Required when nnodes > 1: the run's shared secret. Every rank proves it knows it before joining
+  // (join_secret.h); it reaches the workers in their environment, and is written nowhere.
+  std::string secret;
 };
 
 // The workers [begin, end) that node `node_rank` of `nnodes` runs: [r*W/N, (r+1)*W/N).
@@ -62,11 +66,12 @@ struct LaunchOptions {
   NodeOptions nodes;                      // several hosts; the default is this host alone
 };
 
-enum class RunOutcome { kCompleted, kWorkerFailed, kInterrupted, kTerminated };
+// kStalled: a worker reported no iteration for EmulatorConfig::stall_timeout_s (liveness); exit code 1.
+enum class RunOutcome { kCompleted, kWorkerFailed, kInterrupted, kTerminated, kStalled };
 
 struct LaunchResult {
   RunOutcome outcome = RunOutcome::kCompleted;
-  int exit_code = 0;                // 0, 1 (a worker failed), 130 (SIGINT), 143 (SIGTERM)
+  int exit_code = 0;                // 0, 1 (a worker failed or stalled), 130 (SIGINT), 143 (SIGTERM)
   std::string message;              // what went wrong, naming the worker
   std::string run_dir;              // this node's part (node_output_dir)
   scenarios::RunSummary summary;    // complete only when outcome is kCompleted

@@ -178,6 +178,8 @@ struct EmulatorSpec {
   // Learning-rate warm-up: the rate rises linearly to learning_rate over the first this many updates (BSP steps,
   // ASP applied pushes). 0: none.
   std::int64_t warmup_updates = 0;
+  // Liveness: a worker that reports no iteration for this long stops the run, named (0: never).
+  double stall_timeout_s = 30.0;
 };
 
 struct Scenario {
