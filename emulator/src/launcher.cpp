@@ -96,6 +96,18 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
     if (several) OMNI_RETURN_IF_ERROR(validate_local_cpus(local_shares, host_cpus));
   }
 
+  // The run folder first, so that a second run into it is refused before anything starts (RunFolder). Node 0's
+  // folder may already hold the other nodes' node<r>/ parts of this run.
+  scenarios::RunFolderOptions reuse;
+  reuse.reuse = options.reuse;
+  if (several && node0) {
+    reuse.ignore = [](const std::string& name) {
+      return name.size() > 4 && name.starts_with("node") && name.find_first_not_of("0123456789", 4) == std::string::npos;
+    };
+  }
+  auto folder = scenarios::RunFolder::claim(node_output_dir(options.output_dir, nodes.node_rank), reuse);
+  if (!folder) return folder.status();
+
   std::string data_dir = config.cache_dir.empty() ? default_dataset_cache_dir() : config.cache_dir;
   if (options.prepare_dataset) {
     auto prepared = prepare_fashion_mnist(config.data_source, data_dir);
@@ -142,7 +154,7 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
   if (!port) return port.status();
 
   const std::string run_dir = node_output_dir(options.output_dir, nodes.node_rank);
-  auto writer_or = scenarios::RunWriter::open(run_dir,
+  auto writer_or = scenarios::RunWriter::open(std::move(folder).value(),
                                               manifest_json(scenario, config, options, run_id, shares, worker_exe,
                                                             comm_unthrottled),
                                               scenario.outputs.timeline);
