@@ -23,7 +23,8 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
       "simulator's schema (manifest.json, iterations.csv, plans.csv, availability.csv, evaluations.csv,\n"
       "summary.json, timeline.json). Needs write access to the cgroup tree (root) and the Debian package\n"
       "dataset-fashion-mnist. Exit codes: 0 done, 1 failure (a worker died: the others are stopped), 2 usage,\n"
-      "130 SIGINT, 143 SIGTERM.\n\n"
+      "130 SIGINT, 143 SIGTERM. The run folder must be new or empty (--force replaces an earlier run's files there)\n"
+      "and is locked while the run lasts: a second run into it is refused before anything starts.\n\n"
       "examples:\n"
       "  omnilearn emulate scenarios/testbed/bsp-hl8.yaml\n"
       "  omnilearn emulate scenarios/testbed/bsp-hl8.yaml --set policy.name=uniform --out runs/tb-hl8-uniform\n"
@@ -56,7 +57,9 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
       "nnodes", po::value<int>()->default_value(1), "hosts that share the run (each runs this command)")(
       "node-rank", po::value<int>()->default_value(0), "this host's index in [0, --nnodes); node 0 hosts rank 0")(
       "master", po::value<std::string>(), "ADDR:PORT of node 0 where rank 0 serves the TCPStore (--nnodes > 1)")(
-      "bind", po::value<std::string>(), "this host's address that Gloo binds (--nnodes > 1)");
+      "bind", po::value<std::string>(), "this host's address that Gloo binds (--nnodes > 1)")(
+      "force", "reuse a run folder that is not empty: first remove the files a run writes there (manifest.json, the "
+      "CSVs, summary.json, timeline.json), nothing else");
   po::variables_map vm;
   if (auto done = parse_command_line("emulate", args, opts, "scenario", /*required=*/true, vm)) return *done;
   std::vector<std::string> overrides =
@@ -96,6 +99,7 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
   emulator::LaunchOptions options;
   options.output_dir = vm.count("out") ? vm["out"].as<std::string>() : scenario->outputs.dir + "/" + scenario->name;
   options.argv = argv;
+  if (vm.count("force")) options.reuse = scenarios::FolderReuse::kReplace;
   options.overrides = overrides;
   options.nodes.nnodes = vm["nnodes"].as<int>();
   options.nodes.node_rank = vm["node-rank"].as<int>();
