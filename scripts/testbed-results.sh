@@ -14,7 +14,7 @@ echo "load before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
 run() {  # name scenario [extra args...]
   local name="$1" scenario="$2"
   shift 2
-  "$bin" emulate "$scenario" --out "$out/$name" "$@" > "$out/$name.log" 2>&1 || echo "$name: FAILED (see $out/$name.log)"
+  "$bin" emulate "$scenario" --out "$out/$name" --force "$@" > "$out/$name.log" 2>&1 || echo "$name: FAILED (see $out/$name.log)"
   python3 - "$out/$name" "$name" <<'PY'
 import json, sys
 d, name = sys.argv[1], sys.argv[2]

@@ -96,18 +96,6 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
     if (several) OMNI_RETURN_IF_ERROR(validate_local_cpus(local_shares, host_cpus));
   }
 
-  // The run folder first, so that a second run into it is refused before anything starts (RunFolder). Node 0's
-  // folder may already hold the other nodes' node<r>/ parts of this run.
-  scenarios::RunFolderOptions reuse;
-  reuse.reuse = options.reuse;
-  if (several && node0) {
-    reuse.ignore = [](const std::string& name) {
-      return name.size() > 4 && name.starts_with("node") && name.find_first_not_of("0123456789", 4) == std::string::npos;
-    };
-  }
-  auto folder = scenarios::RunFolder::claim(node_output_dir(options.output_dir, nodes.node_rank), reuse);
-  if (!folder) return folder.status();
-
   std::string data_dir = config.cache_dir.empty() ? default_dataset_cache_dir() : config.cache_dir;
   if (options.prepare_dataset) {
     auto prepared = prepare_fashion_mnist(config.data_source, data_dir);
@@ -123,6 +111,17 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
   }
   const bool cuda = config.device == Device::kCuda;
   if (cuda) OMNI_RETURN_IF_ERROR(detail::probe_cuda(worker_exe));
+  // The run folder before any cgroup or worker, so that a second run into it is refused before anything starts.
+  // Node 0's folder may already hold the other nodes' node<r>/ parts of this run.
+  scenarios::RunFolderOptions reuse;
+  reuse.reuse = options.reuse;
+  if (several && node0) {
+    reuse.ignore = [](const std::string& name) {
+      return name.size() > 4 && name.starts_with("node") && name.find_first_not_of("0123456789", 4) == std::string::npos;
+    };
+  }
+  auto folder = scenarios::RunFolder::claim(node_output_dir(options.output_dir, nodes.node_rank), reuse);
+  if (!folder) return folder.status();
   std::string run_id = scenario.name;
   if (several) run_id.append("-node").append(std::to_string(nodes.node_rank));
   run_id.append("-").append(std::to_string(::getpid()));
