@@ -211,6 +211,25 @@ TEST(CliRunFolder, SweepRefusesAFolderInUseOrNotEmptyAndForceRemovesOnlyItsOwnFi
   EXPECT_EQ(read_file(dir.at("out/sweep-index.txt")), "small-uniform\nsmall-oracle\n");
 }
 
+// Issue 12 #4: two sweeps into one folder both wrote it; a sweep into a folder in use is now refused.
+TEST(CliRunFolder, ASweepIntoAFolderInUseIsRefused) {
+  TempDir dir;
+  write_small_sweep(dir);
+  fs::create_directories(dir.at("out"));
+  const int fd = ::open(dir.at("out/.omnilearn.lock").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  for (const char* mode : {"--resume", "--force", "--gather"}) {
+    SCOPED_TRACE(mode);
+    const RunResult r =
+        run_omnilearn({"sweep", dir.at("small.yaml"), "--quiet", mode, "--out", dir.at("out")}, dir.path());
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_TRUE(contains(r.err, "in use by another omnilearn run")) << r.err;
+  }
+  ::close(fd);
+  EXPECT_FALSE(fs::exists(dir.at("out/small-uniform")));
+}
+
 // --resume skips the points whose summary.json is complete and runs the others again.
 TEST(CliRunFolder, SweepResumeRunsOnlyUnfinishedPoints) {
   TempDir dir;
