@@ -27,7 +27,7 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
       "  omnilearn sim scenarios/paper/bsp-hl8.yaml\n"
       "  omnilearn sim scenarios/paper/bsp-hl8.yaml --set policy.name=uniform --out runs/hl8-uniform\n"
       "  omnilearn sim scenarios/paper/bsp-dynamic.yaml --set policy.dead_band=0.1 --seed 7\n"
-      "  omnilearn sim scenarios/paper/bsp-hl8.yaml --out runs/hl8-uniform --force   (run again into the same folder)\n\n"
+      "  omnilearn sim scenarios/paper/bsp-hl8.yaml --out runs/hl8-uniform --force   (again, into the same folder)\n\n"
       "options");
   opts.add_options()("help,h", "print this help")("scenario", po::value<std::string>(), "scenario YAML file")(
       "set", po::value<std::vector<std::string>>()->composing(),

@@ -19,7 +19,8 @@ class StopSignals {
   static int received();
 
  private:
-  struct sigaction old_int_ {}, old_term_ {};
+  struct sigaction old_int_ {
+  }, old_term_{};
 };
 
 }  // namespace omnilearn::cli

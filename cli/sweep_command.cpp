@@ -38,7 +38,8 @@ constexpr const char* kSweepHelp =
     "mpirun without --mpi every rank would run every point into the same folders: that is refused.\n\n"
     "examples:\n"
     "  omnilearn sweep scenarios/paper/sweep-bsp-levels.yaml --jobs 2\n"
-    "  omnilearn sweep scenarios/paper/sweep-asp-levels.yaml --out runs/asp\n"    "  omnilearn sweep scenarios/paper/sweep-asp-levels.yaml --out runs/asp --resume   (after an interruption)\n"
+    "  omnilearn sweep scenarios/paper/sweep-asp-levels.yaml --out runs/asp\n"
+    "  omnilearn sweep scenarios/paper/sweep-asp-levels.yaml --out runs/asp --resume   (after an interruption)\n"
     "  mpirun -np 4 omnilearn sweep scenarios/traces/sweep-traces.yaml --mpi --jobs 1 --out runs/traces\n"
     "  omnilearn sweep scenarios/paper/sweep-bsp-levels.yaml --emit-slurm bsp.slurm --out /scratch/bsp\n"
     "  omnilearn sweep scenarios/paper/sweep-bsp-levels.yaml --gather --out /scratch/bsp\n\n"
@@ -125,7 +126,8 @@ int run_sweep_command(const std::vector<std::string>& args) {
     std::cerr << "omnilearn sweep: --mpi, --emit-slurm and --gather exclude each other\n";
     return 2;
   }
-  if (vm.count("force") + vm.count("resume") + vm.count("gather") > 1 || (vm.count("resume") && vm.count("emit-slurm"))) {
+  if (vm.count("force") + vm.count("resume") + vm.count("gather") > 1 ||
+      (vm.count("resume") && vm.count("emit-slurm"))) {
     std::cerr << "omnilearn sweep: --force, --resume and --gather exclude each other, and --resume --emit-slurm\n";
     return 2;
   }

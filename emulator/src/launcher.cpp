@@ -117,7 +117,8 @@ Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const Em
   reuse.reuse = options.reuse;
   if (several && node0) {
     reuse.ignore = [](const std::string& name) {
-      return name.size() > 4 && name.starts_with("node") && name.find_first_not_of("0123456789", 4) == std::string::npos;
+      return name.size() > 4 && name.starts_with("node") &&
+             name.find_first_not_of("0123456789", 4) == std::string::npos;
     };
   }
   auto folder = scenarios::RunFolder::claim(node_output_dir(options.output_dir, nodes.node_rank), reuse);

@@ -52,7 +52,7 @@ Status clear_own_folder(const fs::path& dir, const std::string& name) {
     inner.reuse = FolderReuse::kReplace;
     auto claimed = RunFolder::claim(p.string(), inner);
     if (!claimed) return claimed.status();
-  }  // releases the sub-folder's lock and removes its lock file
+  }                   // releases the sub-folder's lock and removes its lock file
   fs::remove(p, ec);  // fails, harmlessly, when something else is left there
   return Status::ok();
 }
@@ -60,9 +60,9 @@ Status clear_own_folder(const fs::path& dir, const std::string& name) {
 }  // namespace
 
 const std::vector<std::string>& run_folder_files() {
-  static const std::vector<std::string> kFiles = {
-      "manifest.json", "iterations.csv",      "plans.csv",          "availability.csv", "evaluations.csv",
-      "summary.json",  "timeline.json",       ".manifest.json.tmp", ".summary.json.tmp"};
+  static const std::vector<std::string> kFiles = {"manifest.json",    "iterations.csv",     "plans.csv",
+                                                  "availability.csv", "evaluations.csv",    "summary.json",
+                                                  "timeline.json",    ".manifest.json.tmp", ".summary.json.tmp"};
   return kFiles;
 }
 
@@ -89,13 +89,15 @@ Result<std::unique_ptr<RunFolder>> RunFolder::claim(const std::string& dir, cons
       }
       return Status::io_error(lock_path + ": cannot lock: " + std::strerror(err));
     }
-    struct stat held {}, now {};
+    struct stat held {
+    }, now{};
     if (::fstat(fd, &held) == 0 && ::stat(lock_path.c_str(), &now) == 0 && held.st_dev == now.st_dev &&
         held.st_ino == now.st_ino) {
       folder->fd_ = fd;
     } else {
       ::close(fd);
-      if (attempt >= 100) return Status::io_error(lock_path + ": the lock file keeps changing; is another run starting?");
+      if (attempt >= 100)
+        return Status::io_error(lock_path + ": the lock file keeps changing; is another run starting?");
     }
   }
   const std::string pid = std::to_string(::getpid()) + "\n";

@@ -206,7 +206,8 @@ Status RunWriter::finish(const RunSummary& s) {
   j["extra"] = nlohmann::ordered_json::object();
   for (const auto& [key, value] : s.extra) j["extra"][key] = value;  // std::map: sorted, deterministic
 
-  return write_file_atomically((std::filesystem::path(dir_) / "summary.json").string(), j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+  const std::string text = j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  return write_file_atomically((std::filesystem::path(dir_) / "summary.json").string(), text);
 }
 
 Status RunWriter::close() {

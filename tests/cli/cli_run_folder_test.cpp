@@ -24,7 +24,8 @@ std::size_t line_count(const std::string& text) {
 // `omnilearn` started in the background, its output going to files; stop() sends a signal and waits.
 class Background {
  public:
-  Background(const std::vector<std::string>& args, const TempDir& dir) : out_(dir.at("bg.out")), err_(dir.at("bg.err")) {
+  Background(const std::vector<std::string>& args, const TempDir& dir)
+      : out_(dir.at("bg.out")), err_(dir.at("bg.err")) {
     std::vector<std::string> words{OMNILEARN_BIN};
     words.insert(words.end(), args.begin(), args.end());
     std::vector<char*> argv;
@@ -117,8 +118,8 @@ TEST(CliRunFolder, ASecondSimIntoARunningSimsFolderIsRefusedAndSigintClosesTheFi
 
   const RunResult second = run_omnilearn({"sim", dir.at("quick.yaml"), "--quiet", "--out", dir.at("run")}, dir.path());
   EXPECT_EQ(second.exit_code, 1);
-  EXPECT_TRUE(contains(second.err, dir.at("run") + ": in use by another omnilearn run (pid " +
-                                       std::to_string(first.pid()) + " "))
+  EXPECT_TRUE(contains(second.err,
+                       dir.at("run") + ": in use by another omnilearn run (pid " + std::to_string(first.pid()) + " "))
       << second.err;
   const RunResult forced =
       run_omnilearn({"sim", dir.at("quick.yaml"), "--quiet", "--force", "--out", dir.at("run")}, dir.path());
@@ -264,9 +265,8 @@ TEST(CliRunFolder, SweepUnderAnMpiLauncherWithoutMpiIsRefused) {
     EXPECT_TRUE(contains(r.err, "--mpi")) << r.err;
     EXPECT_FALSE(fs::exists(dir.at("out")));
   }
-  const RunResult one =
-      run_omnilearn({"sweep", dir.at("small.yaml"), "--quiet", "--out", dir.at("out")}, dir.path(),
-                    {"OMPI_COMM_WORLD_SIZE=1", "PMIX_RANK=0"});
+  const RunResult one = run_omnilearn({"sweep", dir.at("small.yaml"), "--quiet", "--out", dir.at("out")}, dir.path(),
+                                      {"OMPI_COMM_WORLD_SIZE=1", "PMIX_RANK=0"});
   EXPECT_EQ(one.exit_code, 0) << one.err;  // a single rank is a plain run
 }
 

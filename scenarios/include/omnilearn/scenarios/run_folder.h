@@ -37,8 +37,9 @@ struct RunFolderOptions {
   // Entries that neither make the folder non-empty nor are removed (another host's part of the same run).
   std::function<bool(const std::string& name)> ignore;
   // The end of kRefuse's message: what the user can do instead.
-  std::string remedy = "pass --force to replace an earlier run's files there (only the files omnilearn writes), or "
-                       "choose another --out";
+  std::string remedy =
+      "pass --force to replace an earlier run's files there (only the files omnilearn writes), or "
+      "choose another --out";
 };
 
 class RunFolder {
