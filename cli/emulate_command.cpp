@@ -42,7 +42,8 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
       "simulator's schema (manifest.json, iterations.csv, plans.csv, availability.csv, evaluations.csv,\n"
       "summary.json, timeline.json). Needs write access to the cgroup tree (root) and the Debian package\n"
       "dataset-fashion-mnist. Exit codes: 0 done, 1 failure (a worker died: the others are stopped), 2 usage,\n"
-      "130 SIGINT, 143 SIGTERM.\n\n"
+      "130 SIGINT, 143 SIGTERM. The run folder must be new or empty (--force replaces an earlier run's files there)\n"
+      "and is locked while the run lasts: a second run into it is refused before anything starts.\n\n"
       "examples:\n"
       "  omnilearn emulate scenarios/testbed/bsp-hl8.yaml\n"
       "  omnilearn emulate scenarios/testbed/bsp-hl8.yaml --set policy.name=uniform --out runs/tb-hl8-uniform\n"
@@ -83,7 +84,9 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
       "stall-timeout", po::value<double>(), "stop the run, naming the worker, when a worker reports no iteration for "
                        "this many seconds (default: emulator.stall_timeout_s, 30; 0: never)")(
       "cleanup", "remove the cgroups that launchers killed with SIGKILL left behind (never a live run's), print "
-                 "them and exit; no SCENARIO");
+                 "them and exit; no SCENARIO")(
+      "force", "reuse a run folder that is not empty: first remove the files a run writes there (manifest.json, the "
+      "CSVs, summary.json, timeline.json), nothing else");
   po::variables_map vm;
   const bool cleanup = std::find(args.begin(), args.end(), "--cleanup") != args.end();
   if (auto done = parse_command_line("emulate", args, opts, "scenario", /*required=*/!cleanup, vm)) return *done;
@@ -128,6 +131,7 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
   emulator::LaunchOptions options;
   options.output_dir = vm.count("out") ? vm["out"].as<std::string>() : scenario->outputs.dir + "/" + scenario->name;
   options.argv = argv;
+  if (vm.count("force")) options.reuse = scenarios::FolderReuse::kReplace;
   options.overrides = overrides;
   options.nodes.nnodes = vm["nnodes"].as<int>();
   options.nodes.node_rank = vm["node-rank"].as<int>();

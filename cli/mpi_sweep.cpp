@@ -1,5 +1,7 @@
 #include "cli/mpi_sweep.h"
 
+#include <cstdlib>
+
 #ifdef OMNILEARN_HAVE_MPI
 #include <dlfcn.h>
 #include <mpi.h>
@@ -39,8 +41,8 @@ Status check_mpi_is_not_smpi() {
 
 bool mpi_available() { return true; }
 
-Result<MpiSweepOutcome> run_sweep_points_mpi(const std::vector<scenarios::SweepPoint>& points,
-                                             PointRunOptions options) {
+Result<MpiSweepOutcome> run_sweep_points_mpi(const std::vector<scenarios::SweepPoint>& points, PointRunOptions options,
+                                             const std::function<Status()>& prepare, const std::vector<bool>& skip) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (initialized) return Status::internal("MPI is already initialised in this process");
@@ -52,15 +54,33 @@ Result<MpiSweepOutcome> run_sweep_points_mpi(const std::vector<scenarios::SweepP
   MPI_Comm_rank(MPI_COMM_WORLD, &outcome.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &outcome.size);
   outcome.root = outcome.rank == 0;
+  // Rank 0 prepares the output folder while the others wait; everyone learns whether it worked.
+  Status prepared = outcome.root ? prepare() : Status::ok();
+  int ok = prepared.is_ok() ? 1 : 0;
+  if (int rc = MPI_Bcast(&ok, 1, MPI_INT, /*root=*/0, MPI_COMM_WORLD); rc != MPI_SUCCESS) {
+    Status error = mpi_error(rc, "waiting for rank 0 to prepare the output folder");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    return error;
+  }
+  if (ok == 0) {
+    MPI_Finalize();
+    return outcome.root ? prepared : Status::io_error("rank 0 could not prepare the output folder (see its message)");
+  }
 
   std::vector<std::size_t> mine;
   for (std::size_t i = 0; i < points.size(); ++i) {
-    if (i % static_cast<std::size_t>(outcome.size) == static_cast<std::size_t>(outcome.rank)) mine.push_back(i);
+    if (i % static_cast<std::size_t>(outcome.size) == static_cast<std::size_t>(outcome.rank) &&
+        !(i < skip.size() && skip[i])) {
+      mine.push_back(i);
+    }
   }
   options.progress = options.progress && outcome.root;
   options.strip_mpi_environment = true;
   options.label += " (rank " + std::to_string(outcome.rank) + "/" + std::to_string(outcome.size) + ")";
   std::vector<int> codes = run_sweep_points(points, mine, options);
+  for (std::size_t i = 0; i < points.size() && outcome.root; ++i) {
+    if (i < skip.size() && skip[i]) codes[i] = 0;  // finished before (--resume)
+  }
 
   // Points of other ranks hold kPointNotRun (-1), below every real exit code, so MAX merges the ranks' vectors.
   std::vector<int> merged(points.size(), kPointNotRun);
@@ -87,12 +107,30 @@ Result<MpiSweepOutcome> run_sweep_points_mpi(const std::vector<scenarios::SweepP
 bool mpi_available() { return false; }
 
 Result<MpiSweepOutcome> run_sweep_points_mpi(const std::vector<scenarios::SweepPoint>& /*points*/,
-                                             PointRunOptions /*options*/) {
+                                             PointRunOptions /*options*/, const std::function<Status()>& /*prepare*/,
+                                             const std::vector<bool>& /*skip*/) {
   return Status::invalid_argument(
       "--mpi: this omnilearn was built without MPI (install libopenmpi-dev openmpi-bin, e.g. with "
       "scripts/setup.sh, then rebuild)");
 }
 
 #endif
+
+std::string mpi_launch_variable(const std::function<const char*(const char*)>& getenv) {
+  auto number = [&](const char* name) -> long {
+    const char* v = getenv(name);
+    if (v == nullptr || *v == '\0') return -1;
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    return *end == '\0' ? n : -1;
+  };
+  for (const char* size : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS"}) {
+    if (number(size) > 1) return std::string(size) + "=" + getenv(size);
+  }
+  for (const char* rank : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) {
+    if (number(rank) > 0) return std::string(rank) + "=" + getenv(rank);
+  }
+  return "";
+}
 
 }  // namespace omnilearn::cli

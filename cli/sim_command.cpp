@@ -1,11 +1,13 @@
 // `omnilearn sim`: load one scenario (with --set overrides), simulate it, write its run folder, print a summary.
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/progress_bar.h"
+#include "cli/stop_signals.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/sim/simulation.h"
 
@@ -17,11 +19,15 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
   po::options_description opts(
       "omnilearn sim SCENARIO [options]\n\n"
       "Simulates SCENARIO (a YAML file) in SimGrid and writes its run folder: manifest.json, iterations.csv,\n"
-      "plans.csv, availability.csv, summary.json, timeline.json.\n\n"
+      "plans.csv, availability.csv, summary.json, timeline.json. The folder must be new or empty (--force replaces\n"
+      "an earlier run's files there) and is locked while the run lasts: a second run into it is refused.\n"
+      "SIGINT or SIGTERM stops the run at the next step: the rows so far are kept whole, timeline.json is closed\n"
+      "valid, summary.json is not written. Exit codes: 0 done, 1 failure, 2 usage, 130 SIGINT, 143 SIGTERM.\n\n"
       "examples:\n"
       "  omnilearn sim scenarios/paper/bsp-hl8.yaml\n"
       "  omnilearn sim scenarios/paper/bsp-hl8.yaml --set policy.name=uniform --out runs/hl8-uniform\n"
-      "  omnilearn sim scenarios/paper/bsp-dynamic.yaml --set policy.dead_band=0.1 --seed 7\n\n"
+      "  omnilearn sim scenarios/paper/bsp-dynamic.yaml --set policy.dead_band=0.1 --seed 7\n"
+      "  omnilearn sim scenarios/paper/bsp-hl8.yaml --out runs/hl8-uniform --force   (again, into the same folder)\n\n"
       "options");
   opts.add_options()("help,h", "print this help")("scenario", po::value<std::string>(), "scenario YAML file")(
       "set", po::value<std::vector<std::string>>()->composing(),
@@ -29,7 +35,9 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
       "out", po::value<std::string>(), "run folder (default: <outputs.dir>/<scenario name>)")(
       "seed", po::value<std::uint64_t>(), "seed (overrides the scenario's)")(
       "quiet,q", "no progress bar")("no-iterations", "skip per-iteration rows in iterations.csv (huge runs)")(
-      "no-timeline", "skip timeline.json");
+      "no-timeline", "skip timeline.json")(
+      "force", "reuse a run folder that is not empty: first remove the files a run writes there (manifest.json, the "
+      "CSVs, summary.json, timeline.json), nothing else");
   po::variables_map vm;
   if (auto done = parse_command_line("sim", args, opts, "scenario", /*required=*/true, vm)) return *done;
   std::vector<std::string> overrides = vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
@@ -45,10 +53,21 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
   options.manifest_fields["omnilearn_version"] = version_string();
   options.iteration_rows = !vm.count("no-iterations");
   options.timeline = !vm.count("no-timeline");
+  if (vm.count("force")) options.reuse = scenarios::FolderReuse::kReplace;
   ProgressBar bar("sim " + scenario->name, !vm.count("quiet"));
   options.progress = [&bar](double done) { bar.update(done); };
+  const StopSignals signals;
+  options.stop_requested = [] { return StopSignals::received() != 0; };
   auto summary = sim::run_simulation(*scenario, options);
   bar.finish();
+  if (const int signo = StopSignals::received(); signo != 0) {
+    std::cerr << "omnilearn sim: stopped by " << strsignal(signo) << " (" << (signo == SIGINT ? "SIGINT" : "SIGTERM")
+              << "); the rows so far are in " << options.output_dir << " (timeline.json closed, no summary.json)\n";
+    if (!summary && summary.status().message().find("stopped on request") == std::string::npos) {
+      std::cerr << "omnilearn sim: " << summary.status().message() << "\n";
+    }
+    return 128 + signo;
+  }
   if (!summary) {
     std::cerr << "omnilearn sim: " << scenario->source_path << ": " << summary.status().message() << "\n";
     return 1;

@@ -3,12 +3,15 @@
 // every summary.json into sweep.csv and print a table.
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/mpi_sweep.h"
+#include "cli/sweep_folder.h"
 #include "cli/sweep_runner.h"
 #include "cli/sweep_slurm.h"
 #include "cli/sweep_table.h"
@@ -28,10 +31,15 @@ constexpr const char* kSweepHelp =
     "A failing point is reported (its log is <out>/<point>.log) and does not stop the others; the exit code is\n"
     "then 1. Under mpirun, --mpi splits the points across ranks (rank r runs points i with i % size == r,\n"
     "--jobs at a time each) and rank 0 writes sweep.csv. --emit-slurm writes a SLURM job-array script instead of\n"
-    "running anything; --gather then builds sweep.csv from the point folders the array tasks wrote.\n\n"
+    "running anything; --gather then builds sweep.csv from the point folders the array tasks wrote.\n"
+    "The output folder must be new or empty: --resume runs only the points without a complete summary.json there,\n"
+    "--force first removes an earlier sweep's files (sweep.csv, the point folders listed in its sweep-index.txt,\n"
+    "their logs; nothing else). It is locked while the sweep runs, so a second sweep into it is refused. Under\n"
+    "mpirun without --mpi every rank would run every point into the same folders: that is refused.\n\n"
     "examples:\n"
     "  omnilearn sweep scenarios/paper/sweep-bsp-levels.yaml --jobs 2\n"
     "  omnilearn sweep scenarios/paper/sweep-asp-levels.yaml --out runs/asp\n"
+    "  omnilearn sweep scenarios/paper/sweep-asp-levels.yaml --out runs/asp --resume   (after an interruption)\n"
     "  mpirun -np 4 omnilearn sweep scenarios/traces/sweep-traces.yaml --mpi --jobs 1 --out runs/traces\n"
     "  omnilearn sweep scenarios/paper/sweep-bsp-levels.yaml --emit-slurm bsp.slurm --out /scratch/bsp\n"
     "  omnilearn sweep scenarios/paper/sweep-bsp-levels.yaml --gather --out /scratch/bsp\n\n"
@@ -100,6 +108,10 @@ int run_sweep_command(const std::vector<std::string>& args) {
       "mpi", "split the points across the ranks of an mpirun job; rank 0 writes sweep.csv")(
       "emit-slurm", po::value<std::string>(), "write a SLURM job-array script to this file instead of running")(
       "gather", "run nothing: build sweep.csv and the table from existing point folders in --out")(
+      "force", "reuse an output folder that is not empty: first remove an earlier sweep's files (sweep.csv, the point "
+      "folders in its sweep-index.txt, their logs), nothing else")(
+      "resume", "reuse an output folder that is not empty: skip the points whose folder has a complete summary.json, "
+      "run the others again")(
       "slurm-time", po::value<std::string>()->default_value("01:00:00"), "--emit-slurm: time limit per task")(
       "slurm-cpus", po::value<int>()->default_value(1), "--emit-slurm: CPUs per task")(
       "slurm-partition", po::value<std::string>(), "--emit-slurm: partition")(
@@ -113,6 +125,20 @@ int run_sweep_command(const std::vector<std::string>& args) {
   if (vm.count("mpi") + vm.count("emit-slurm") + vm.count("gather") > 1) {
     std::cerr << "omnilearn sweep: --mpi, --emit-slurm and --gather exclude each other\n";
     return 2;
+  }
+  if (vm.count("force") + vm.count("resume") + vm.count("gather") > 1 ||
+      (vm.count("resume") && vm.count("emit-slurm"))) {
+    std::cerr << "omnilearn sweep: --force, --resume and --gather exclude each other, and --resume --emit-slurm\n";
+    return 2;
+  }
+  if (!vm.count("mpi") && !vm.count("emit-slurm") && !vm.count("gather")) {
+    const std::string variable = mpi_launch_variable([](const char* name) { return std::getenv(name); });
+    if (!variable.empty()) {
+      std::cerr << "omnilearn sweep: started by an MPI launcher as one of several ranks (" << variable
+                << ") without --mpi: every rank would run every point into the same folders. Add --mpi to split the "
+                   "points across the ranks, or run one omnilearn sweep without mpirun\n";
+      return 2;
+    }
   }
   if (vm.count("mpi") && !mpi_available()) {
     std::cerr << "omnilearn sweep: --mpi: this omnilearn was built without MPI (install libopenmpi-dev and "
@@ -137,14 +163,33 @@ int run_sweep_command(const std::vector<std::string>& args) {
       std::cerr << "omnilearn sweep: --gather: no folder " << out << " (pass the sweep's --out)\n";
       return 1;
     }
+    auto held = claim_sweep_folder(out, points, scenarios::FolderReuse::kKeep, /*keep_index=*/true);
+    if (!held) {
+      std::cerr << "omnilearn sweep: " << held.status().message() << "\n";
+      return 1;
+    }
     return report_sweep(*sweep, points, exit_codes_from_folders(points, out), out);
   }
-  fs::create_directories(out, ec);
-  if (ec) {
-    std::cerr << "omnilearn sweep: cannot create " << out << ": " << ec.message() << "\n";
-    return 1;
-  }
+  const scenarios::FolderReuse reuse = vm.count("force")    ? scenarios::FolderReuse::kReplace
+                                       : vm.count("resume") ? scenarios::FolderReuse::kKeep
+                                                            : scenarios::FolderReuse::kRefuse;
+  // --resume: a point with a complete summary.json is done (summary.json is written last, atomically).
+  std::vector<bool> skip(points.size(), false);
+  for (std::size_t i = 0; i < points.size() && vm.count("resume"); ++i) skip[i] = point_finished(out, points[i].name);
+  std::unique_ptr<scenarios::RunFolder> held;  // the output folder's lock, held until the sweep ends
+  auto claim = [&]() -> Status {
+    auto folder = claim_sweep_folder(out, points, reuse, /*keep_index=*/false);
+    if (!folder) return folder.status();
+    held = std::move(folder).value();
+    return Status::ok();
+  };
   const std::string exe = fs::read_symlink("/proc/self/exe", ec).string();
+  if (!vm.count("mpi")) {
+    if (const Status claimed = claim(); !claimed) {
+      std::cerr << "omnilearn sweep: " << claimed.message() << "\n";
+      return 1;
+    }
+  }
   if (vm.count("emit-slurm")) return emit_slurm(*sweep, points, vm, exe, fs::absolute(out).lexically_normal());
 
   PointRunOptions run;
@@ -155,11 +200,21 @@ int run_sweep_command(const std::vector<std::string>& args) {
   run.progress = !vm.count("quiet");
   run.label = "sweep " + sweep->name;
   if (!vm.count("mpi")) {
-    std::vector<std::size_t> all(points.size());
-    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-    return report_sweep(*sweep, points, run_sweep_points(points, all, run), out);
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (!skip[i]) todo.push_back(i);
+    }
+    if (todo.size() < points.size()) {
+      std::fprintf(stderr, "omnilearn sweep: --resume: %zu of %zu points are finished, running %zu\n",
+                   points.size() - todo.size(), points.size(), todo.size());
+    }
+    std::vector<int> codes = run_sweep_points(points, todo, run);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (skip[i]) codes[i] = 0;
+    }
+    return report_sweep(*sweep, points, codes, out);
   }
-  auto outcome = run_sweep_points_mpi(points, run);
+  auto outcome = run_sweep_points_mpi(points, run, claim, skip);
   if (!outcome) {
     std::cerr << "omnilearn sweep: --mpi: " << outcome.status().message() << "\n";
     return 1;

@@ -59,7 +59,7 @@ Result<pid_t> spawn_point(const PointRunOptions& o, const scenarios::SweepPoint&
 
 std::vector<std::string> point_command_words(const std::string& exe, const scenarios::SweepPoint& point,
                                              const std::string& run_dir, bool iteration_rows) {
-  std::vector<std::string> words{exe, "sim", point.base_path, "--quiet", "--out", run_dir};
+  std::vector<std::string> words{exe, "sim", point.base_path, "--quiet", "--out", run_dir, "--force"};
   for (const std::string& o : point.overrides) words.insert(words.end(), {"--set", o});
   if (!iteration_rows) words.push_back("--no-iterations");
   return words;

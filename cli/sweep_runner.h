@@ -25,7 +25,9 @@ struct PointRunOptions {
   bool strip_mpi_environment = false;
 };
 
-// The command line of one point: `<exe> sim <base> --quiet --out <run_dir> [--set o]... [--no-iterations]`.
+// The command line of one point: `<exe> sim <base> --quiet --out <run_dir> --force [--set o]... [--no-iterations]`.
+// --force: the sweep owns its point folders (it holds <out>'s lock and lists them in its index), so a point run
+// again (--resume, a resubmitted SLURM task) replaces what an earlier attempt left there.
 std::vector<std::string> point_command_words(const std::string& exe, const scenarios::SweepPoint& point,
                                              const std::string& run_dir, bool iteration_rows);
 

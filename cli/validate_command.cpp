@@ -168,8 +168,10 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       "and prints, per worker, the mean and max (over 20-step windows) iteration-time error, the batch trajectory\n"
       "difference and the time-to-epoch error; with --repeats N, the testbed runs N times and the same errors of\n"
       "runs 2..N against run 1 (the testbed's own repeatability) sit beside them. OUT/validation.csv holds the\n"
-      "table. Needs root (cgroups) and Fashion-MNIST, like `omnilearn emulate`. Exit codes: 0 done, 1 a stage\n"
-      "failed, 2 usage.\n\n"
+      "table. The emulate and sim stages run with --force: validate owns OUT/testbed*, OUT/probe and OUT/sim and\n"
+      "replaces an earlier validation's runs there (two validations into one OUT are refused by their locks).\n"
+      "Needs root (cgroups) and Fashion-MNIST, like `omnilearn emulate`. Exit codes: 0 done, 1 a stage failed,\n"
+      "2 usage.\n\n"
       "examples:\n"
       "  omnilearn validate scenarios/testbed/bsp-hl8.yaml --out runs/validate-hl8\n"
       "  omnilearn validate scenarios/testbed/bsp-hl2.yaml --skip-calibrate runs/validate-hl8/calibration\n"
@@ -264,7 +266,7 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
   double available_cores = vm.count("host-cpu-available") ? vm["host-cpu-available"].as<double>() : 0.0;
   for (int run = vm.count("testbed") ? 2 : 1; run <= runs; ++run) {
     const fs::path folder = run == 1 ? testbed : out / ("testbed-" + std::to_string(run));
-    std::vector<std::string> words{self, "emulate", scenario_path, "--out", folder.string()};
+    std::vector<std::string> words{self, "emulate", scenario_path, "--out", folder.string(), "--force"};
     words.insert(words.end(), set_words.begin(), set_words.end());
     if (vm.count("time-budget")) words.insert(words.end(), {"--time-budget", std::to_string(vm["time-budget"].as<double>())});
     double measured = 0.0;
@@ -295,7 +297,7 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
   if (vm.count("probe")) {
     probe = fs::absolute(vm["probe"].as<std::string>());
   } else {
-    std::vector<std::string> words{self, "emulate", scenario_path, "--out", probe.string()};
+    std::vector<std::string> words{self, "emulate", scenario_path, "--out", probe.string(), "--force"};
     words.insert(words.end(), set_words.begin(), set_words.end());
     words.insert(words.end(), {"--set", "policy.name=uniform", "--set", "max_iterations=" + std::to_string(kProbeSteps),
                                "--target-accuracy", "0"});
@@ -329,7 +331,7 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
     std::cerr << "omnilearn validate: " << st.message() << "\n";
     return 1;
   }
-  std::vector<std::string> sim{self, "sim", scenario_path, "--quiet", "--out", (out / "sim").string()};
+  std::vector<std::string> sim{self, "sim", scenario_path, "--quiet", "--out", (out / "sim").string(), "--force"};
   sim.insert(sim.end(), set_words.begin(), set_words.end());
   sim.insert(sim.end(), {"--set", "workload.model=" + profile.string(), "--set",
                          "max_iterations=" + std::to_string(facts->iterations)});

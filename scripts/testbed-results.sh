@@ -44,7 +44,7 @@ run() {  # name scenario [extra args...]
   rm -rf "${out:?}/$name"
   local t0
   t0=$(date +%s)
-  if ! "$bin" emulate "$scenario" --out "$out/$name" "$@" > "$out/$name.log" 2>&1; then
+  if ! "$bin" emulate "$scenario" --out "$out/$name" --force "$@" > "$out/$name.log" 2>&1; then
     echo "$name: FAILED (see $out/$name.log)"
     failed=1
     return

@@ -116,6 +116,18 @@ Result<LaunchResult> run_emulation_or_throw(const scenarios::Scenario& scenario,
   }
   const bool cuda = config.device == Device::kCuda;
   if (cuda) OMNI_RETURN_IF_ERROR(detail::probe_cuda(worker_exe));
+  // The run folder before any cgroup or worker, so that a second run into it is refused before anything starts.
+  // Node 0's folder may already hold the other nodes' node<r>/ parts of this run.
+  scenarios::RunFolderOptions reuse;
+  reuse.reuse = options.reuse;
+  if (several && node0) {
+    reuse.ignore = [](const std::string& name) {
+      return name.size() > 4 && name.starts_with("node") &&
+             name.find_first_not_of("0123456789", 4) == std::string::npos;
+    };
+  }
+  auto folder = scenarios::RunFolder::claim(node_output_dir(options.output_dir, nodes.node_rank), reuse);
+  if (!folder) return folder.status();
   // Unique by construction (pid, start time and a nonce are never cut), so concurrent runs never share a tree,
   // and a later run can tell this launcher's groups from a live one's once it is gone (cgroup_cleanup.h).
   const std::string run_id = make_run_id(scenario.name, several ? nodes.node_rank : -1, this_launcher());
@@ -159,7 +171,7 @@ Result<LaunchResult> run_emulation_or_throw(const scenarios::Scenario& scenario,
   const std::string run_dir = node_output_dir(options.output_dir, nodes.node_rank);
   auto manifest = manifest_json(scenario, config, options, run_id, shares, worker_exe, comm_unthrottled);
   if (!manifest) return manifest.status();
-  auto writer_or = scenarios::RunWriter::open(run_dir, *manifest, scenario.outputs.timeline);
+  auto writer_or = scenarios::RunWriter::open(std::move(folder).value(), *manifest, scenario.outputs.timeline);
   if (!writer_or) return writer_or.status();
   std::unique_ptr<scenarios::RunWriter> writer = std::move(writer_or).value();
   detail::RunStatistics stats(n);

@@ -68,20 +68,21 @@ constexpr const char* kTimelineClose = "\n],\"displayTimeUnit\":\"ms\"}\n";
 }  // namespace
 
 Result<std::unique_ptr<RunWriter>> RunWriter::open(const std::string& dir, const std::string& manifest_json,
+                                                   bool timeline, const RunFolderOptions& reuse) {
+  auto folder = RunFolder::claim(dir, reuse);
+  if (!folder) return folder.status();
+  return open(std::move(folder).value(), manifest_json, timeline);
+}
+
+Result<std::unique_ptr<RunWriter>> RunWriter::open(std::unique_ptr<RunFolder> folder, const std::string& manifest_json,
                                                    bool timeline) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return Status::io_error(dir + ": cannot create the run folder: " + ec.message());
+  OMNI_CHECK(folder != nullptr, "RunWriter::open needs a claimed RunFolder");
+  const std::string dir = folder->dir();
   const std::filesystem::path root(dir);
   std::unique_ptr<RunWriter> w(new RunWriter());
+  w->folder_ = std::move(folder);
   w->dir_ = dir;
-  {
-    std::ofstream manifest;
-    OMNI_RETURN_IF_ERROR(open_file(manifest, root / "manifest.json"));
-    manifest << manifest_json << '\n';
-    manifest.close();
-    if (!manifest) return Status::io_error((root / "manifest.json").string() + ": write failed");
-  }
+  OMNI_RETURN_IF_ERROR(write_file_atomically((root / "manifest.json").string(), manifest_json + "\n"));
   OMNI_RETURN_IF_ERROR(open_file(w->iterations_, root / "iterations.csv"));
   OMNI_RETURN_IF_ERROR(open_file(w->plans_, root / "plans.csv"));
   OMNI_RETURN_IF_ERROR(open_file(w->availability_, root / "availability.csv"));
@@ -184,8 +185,7 @@ void RunWriter::close_timeline() {
 
 Status RunWriter::finish(const RunSummary& s) {
   if (finished_) return Status::internal(dir_ + ": RunWriter::finish called twice");
-  close_timeline();
-  finished_ = true;
+  OMNI_RETURN_IF_ERROR(close_files());
 
   nlohmann::ordered_json j;
   j["policy"] = s.policy;
@@ -206,18 +206,28 @@ Status RunWriter::finish(const RunSummary& s) {
   j["extra"] = nlohmann::ordered_json::object();
   for (const auto& [key, value] : s.extra) j["extra"][key] = value;  // std::map: sorted, deterministic
 
-  std::ofstream summary;
-  OMNI_RETURN_IF_ERROR(open_file(summary, std::filesystem::path(dir_) / "summary.json"));
-  summary << j.dump(2) << '\n';
-  summary.close();
-  note_error(summary, "summary.json");
+  const std::string text = j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  return write_file_atomically((std::filesystem::path(dir_) / "summary.json").string(), text);
+}
 
+Status RunWriter::close() {
+  if (finished_) return Status::internal(dir_ + ": RunWriter closed twice");
+  return close_files();
+}
+
+Status RunWriter::close_files() {
+  close_timeline();
+  finished_ = true;
   for (auto* f : {&iterations_, &plans_, &availability_, &evaluations_}) {
     f->flush();
-    note_error(*f, "a CSV file");
     f->close();
+    note_error(*f, "a CSV file");
   }
   return first_error_;
+}
+
+Status RunWriter::rewrite_manifest(const std::string& manifest_json) {
+  return write_file_atomically((std::filesystem::path(dir_) / "manifest.json").string(), manifest_json + "\n");
 }
 
 }  // namespace omnilearn::scenarios

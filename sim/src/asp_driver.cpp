@@ -23,7 +23,9 @@ sg4::Mailbox* worker_mailbox(WorkerId k) { return sg4::Mailbox::by_name("worker-
 }  // namespace
 
 AspDriver::AspDriver(RunContext& context)
-    : ctx_(context), progress_(context.scenario, context.options.progress), slots_(context.platform.workers.size()) {}
+    : ctx_(context),
+      progress_(context.scenario, context.options.progress, context.options.stop_requested),
+      slots_(context.platform.workers.size()) {}
 
 void AspDriver::start() {
   mutex_ = sg4::Mutex::create();

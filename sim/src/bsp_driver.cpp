@@ -25,7 +25,7 @@ Seconds now() { return sg4::Engine::get_clock(); }
 
 BspDriver::BspDriver(RunContext& context)
     : ctx_(context),
-      progress_(context.scenario, context.options.progress),
+      progress_(context.scenario, context.options.progress, context.options.stop_requested),
       slots_(context.platform.workers.size()),
       phase_rng_(context.scenario.seed) {}
 

@@ -1,7 +1,6 @@
 #include "run_recorder.h"
 
 #include <ctime>
-#include <fstream>
 #include <string>
 
 #include "omnilearn/controller/controller.h"
@@ -29,8 +28,10 @@ Result<std::unique_ptr<RunRecorder>> RunRecorder::open(const scenarios::Scenario
   r->start_ = std::chrono::steady_clock::now();
   r->rows_ = options.iteration_rows;
   r->timeline_ = options.timeline && scenario.outputs.timeline;
+  scenarios::RunFolderOptions folder;
+  folder.reuse = options.reuse;
   auto writer = scenarios::RunWriter::open(options.output_dir, manifest_json(scenario, options, r->started_, "null"),
-                                           r->timeline_);
+                                           r->timeline_, folder);
   if (!writer) return writer.status();
   r->writer_ = std::move(writer).value();
   return r;
@@ -96,10 +97,9 @@ Status RunRecorder::finish(scenarios::RunSummary& summary) {
   }
   OMNI_RETURN_IF_ERROR(writer_->finish(summary));
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  std::ofstream out(options_->output_dir + "/manifest.json", std::ios::trunc);
-  out << manifest_json(*scenario_, *options_, started_, std::to_string(elapsed)) << "\n";
-  if (!out) return Status::io_error(options_->output_dir + "/manifest.json: write failed");
-  return Status::ok();
+  return writer_->rewrite_manifest(manifest_json(*scenario_, *options_, started_, std::to_string(elapsed)));
 }
+
+Status RunRecorder::close() { return writer_->close(); }
 
 }  // namespace omnilearn::sim

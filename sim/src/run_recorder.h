@@ -18,7 +18,7 @@ namespace omnilearn::sim {
 
 class RunRecorder {
  public:
-  // Creates the run folder and writes manifest.json (its wall_clock.elapsed_s is null until finish()).
+  // Claims the run folder (options.reuse), writes manifest.json (its wall_clock.elapsed_s is null until finish()).
   static Result<std::unique_ptr<RunRecorder>> open(const scenarios::Scenario& scenario, const SimOptions& options);
 
   // One worker's iteration: totals always, a CSV row and timeline spans when enabled.
@@ -30,6 +30,8 @@ class RunRecorder {
   // Completes `summary` (idle fraction, decisions, batch changes, staleness), writes summary.json, closes the
   // files and rewrites manifest.json with the elapsed wall-clock time.
   Status finish(scenarios::RunSummary& summary);
+  // Closes the files of a run stopped before its end: rows whole, timeline.json valid, no summary.json.
+  Status close();
 
   double busy_s() const { return compute_s_ + comm_s_; }
   std::int64_t iteration_records() const { return records_; }

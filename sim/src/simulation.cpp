@@ -1,5 +1,6 @@
 #include "omnilearn/sim/simulation.h"
 
+#include <csignal>
 #include <exception>
 #include <memory>
 #include <string>
@@ -95,7 +96,12 @@ Result<scenarios::RunSummary> run_simulation(const scenarios::Scenario& scenario
   argv.push_back(nullptr);
   int argc = static_cast<int>(args.size());
   try {
+    // SimGrid's engine installs a SIGINT handler that exits at once, leaving the run folder half written; the
+    // caller's handling (options.stop_requested) stays in force instead.
+    struct sigaction caller_sigint {};
+    ::sigaction(SIGINT, nullptr, &caller_sigint);
     simgrid::s4u::Engine engine(&argc, argv.data());
+    ::sigaction(SIGINT, &caller_sigint, nullptr);
     auto platform = build_platform(scenario.cluster, (*availability)->pstate_fractions());
     if (!platform) return platform.status();
     (*availability)->install(platform->workers);
@@ -105,6 +111,11 @@ Result<scenarios::RunSummary> run_simulation(const scenarios::Scenario& scenario
     auto summary = scenario.mode == controller::TrainingMode::kAsp ? drive<AspDriver>(engine, ctx)
                                                                      : drive<BspDriver>(engine, ctx);
     if (!summary) return summary.status();
+    if (options.stop_requested && options.stop_requested()) {
+      OMNI_RETURN_IF_ERROR((*recorder)->close());
+      return Status::internal(options.output_dir + ": stopped on request; the rows so far are kept, with no "
+                              "summary.json");
+    }
     summary->policy = scenario.policy.name;
     OMNI_RETURN_IF_ERROR((*recorder)->finish(*summary));
     return summary;

@@ -15,12 +15,15 @@ namespace omnilearn::sim {
 
 class TrainingProgress {
  public:
-  TrainingProgress(const scenarios::Scenario& scenario, std::function<void(double)> report)
+  // `stop_requested` (may be empty) is polled by done(): once it returns true, the run is done and stopped().
+  TrainingProgress(const scenarios::Scenario& scenario, std::function<void(double)> report,
+                   std::function<bool()> stop_requested = {})
       : per_epoch_(std::max<std::int64_t>(scenario.workload.dataset_samples, 1)),
         epochs_(std::max<std::int64_t>(scenario.workload.epochs, 1)),
         budget_(scenario.workload.sample_budget),
         max_iterations_(scenario.max_iterations),
-        report_(std::move(report)) {}
+        report_(std::move(report)),
+        stop_requested_(std::move(stop_requested)) {}
 
   // Adds the samples of one applied iteration (a BSP step or an ASP update) finished at `now_s`. Returns true
   // when this crossed an epoch boundary.
@@ -42,7 +45,11 @@ class TrainingProgress {
     return crossed;
   }
 
-  bool done() const {
+  bool done() {
+    if (stopped_ || (stop_requested_ && stop_requested_())) {
+      stopped_ = true;
+      return true;
+    }
     if (max_iterations_ > 0 && iterations_ >= max_iterations_) return true;
     if (budget_ > 0) return samples_ >= budget_;
     return epoch_ >= epochs_;
@@ -55,8 +62,10 @@ class TrainingProgress {
     }
     return std::min(f, 1.0);
   }
+  // True once stop_requested ended the run before its stop condition.
+  bool stopped() const { return stopped_; }
   void finish() {
-    if (report_) report_(1.0);
+    if (report_ && !stopped_) report_(1.0);
   }
 
   std::int64_t epoch() const { return epoch_; }
@@ -70,6 +79,8 @@ class TrainingProgress {
   std::int64_t budget_;
   std::int64_t max_iterations_;
   std::function<void(double)> report_;
+  std::function<bool()> stop_requested_;
+  bool stopped_ = false;
   std::int64_t samples_ = 0;
   std::int64_t iterations_ = 0;
   std::int64_t epoch_ = 0;

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
+#include <nlohmann/json.hpp>
 
 #include "sim_test_support.h"
 
@@ -271,6 +273,38 @@ TEST(Simulation, ProgressIsReportedUpToOne) {
   EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
   EXPECT_EQ(summary->iterations, 50);
   EXPECT_EQ(summary->policy, "uniform");
+}
+
+// stop_requested ends the run at the next step, BSP and ASP: rows whole, timeline.json valid, no summary.json.
+TEST(Simulation, StopRequestedEndsTheRunWithValidFilesAndNoSummary) {
+  for (const auto mode : {controller::TrainingMode::kBsp, controller::TrainingMode::kAsp}) {
+    auto s = four_worker_scenario({12, 12, 8, 16}, "uniform");
+    s.mode = mode;
+    const std::string dir = test_dir(mode == controller::TrainingMode::kBsp ? "bsp" : "asp");
+    SimOptions options;
+    auto polls = std::make_shared<int>(0);
+    options.stop_requested = [polls] { return ++*polls > 10; };
+    const std::string error = run_in_child(s, dir, options);
+    EXPECT_NE(error.find("stopped on request"), std::string::npos) << error;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/summary.json"));
+    const auto timeline = nlohmann::json::parse(read_text(dir + "/timeline.json"));
+    EXPECT_GT(timeline["traceEvents"].size(), 0u);
+    const auto rows = read_csv(dir + "/iterations.csv");
+    EXPECT_GT(rows.size(), 0u);
+    EXPECT_LT(rows.size(), 4u * 50u);  // stopped before the end
+    EXPECT_FALSE(std::filesystem::exists(dir + "/.omnilearn.lock"));
+  }
+}
+
+// A folder another run holds is refused; a finished run's folder needs FolderReuse::kReplace.
+TEST(Simulation, AFolderThatIsNotEmptyNeedsReplace) {
+  const auto s = four_worker_scenario({12, 12, 8, 16}, "uniform");
+  const std::string dir = test_dir("reuse");
+  ASSERT_EQ(run_in_child(s, dir), "");
+  EXPECT_NE(run_in_child(s, dir).find("not empty"), std::string::npos);
+  SimOptions options;
+  options.reuse = scenarios::FolderReuse::kReplace;
+  EXPECT_EQ(run_in_child(s, dir, options), "");
 }
 
 TEST(Simulation, TopologiesOtherThanStarAreRefusedByName) {

@@ -52,6 +52,9 @@ using ThrottlerFactory =
 
 struct LaunchOptions {
   std::string output_dir;                 // the run folder
+  // When the run folder is not empty: refuse, or replace an earlier run's files (--force). A folder another run
+  // holds is always refused (scenarios::RunFolder), before any cgroup or process is made.
+  scenarios::FolderReuse reuse = scenarios::FolderReuse::kRefuse;
   std::vector<std::string> argv;          // recorded in manifest.json
   std::vector<std::string> overrides;     // the scenario's --set strings: workers load the same scenario with them
   std::map<std::string, std::string> manifest_fields;

@@ -1,6 +1,7 @@
 // RunWriter: writes a run folder (DESIGN.md §4) — the one schema that `omnilearn sim` and `omnilearn emulate`
 // share, so analysis/ reads both the same way. Rows are streamed and flushed, so a run that dies keeps what it
-// wrote. Not thread-safe: one writer thread per run.
+// wrote; it writes only into a folder it owns (RunFolder), and manifest.json and summary.json atomically.
+// Not thread-safe: one writer thread per run.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 
 #include "omnilearn/base/status.h"
 #include "omnilearn/base/units.h"
+#include "omnilearn/scenarios/run_folder.h"
 
 namespace omnilearn::scenarios {
 
@@ -80,10 +82,13 @@ struct RunSummary {
 
 class RunWriter {
  public:
-  // Creates `dir` (and parents) and opens every CSV with its header. `manifest_json` is written to
-  // manifest.json as is (a JSON object: resolved scenario, argv, seed, versions, git SHA, wall-clock fields).
-  // `timeline` false skips timeline.json.
+  // Claims `dir` (RunFolder::claim with `reuse`: refused when another run holds it or, by default, when it is not
+  // empty) and opens every CSV with its header. `manifest_json` is written to manifest.json as is (a JSON object:
+  // resolved scenario, argv, seed, versions, git SHA, wall-clock fields). `timeline` false skips timeline.json.
   static Result<std::unique_ptr<RunWriter>> open(const std::string& dir, const std::string& manifest_json,
+                                                 bool timeline, const RunFolderOptions& reuse = {});
+  // The same in a folder the caller already claimed; the writer keeps it, and its lock, until destroyed.
+  static Result<std::unique_ptr<RunWriter>> open(std::unique_ptr<RunFolder> folder, const std::string& manifest_json,
                                                  bool timeline);
   ~RunWriter();
   RunWriter(const RunWriter&) = delete;
@@ -96,9 +101,14 @@ class RunWriter {
   // Timeline (Chrome trace-event JSON): a complete span on a worker's track, or an instant event.
   void span(WorkerId worker, const char* name, Seconds start_s, Seconds duration_s);
   void instant(const char* name, Seconds time_s, const std::string& args_json = "{}");
-  // Writes summary.json and closes every file. Returns the first I/O error met while writing, if any.
-  // Calling it twice is an error. Without finish(), the destructor closes timeline.json as valid JSON.
+  // Closes every file, then writes summary.json (atomically, last: its presence means the run folder is complete).
+  // Returns the first I/O error met while writing, if any; after one, no summary.json is written. Calling finish()
+  // or close() a second time is an error. Without either, the destructor closes timeline.json as valid JSON.
   Status finish(const RunSummary& summary);
+  // Closes every file without a summary.json (a run stopped before its end): rows whole, timeline.json valid.
+  Status close();
+  // Replaces manifest.json (atomically), e.g. with the elapsed wall-clock time once the run is over.
+  Status rewrite_manifest(const std::string& manifest_json);
 
   const std::string& dir() const { return dir_; }
 
@@ -107,7 +117,9 @@ class RunWriter {
   void note_error(const std::ofstream& out, const char* file);  // remembers the first failed write
   void write_event(const std::string& event_json);
   void close_timeline();
+  Status close_files();
 
+  std::unique_ptr<RunFolder> folder_;  // first: released after every file is closed
   std::string dir_;
   std::ofstream iterations_, plans_, availability_, evaluations_, timeline_;
   bool timeline_first_ = true;

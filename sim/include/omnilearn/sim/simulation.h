@@ -38,6 +38,13 @@ struct SimOptions {
   bool iteration_rows = true;
   // timeline.json is written when both this and the scenario's outputs.timeline are true.
   bool timeline = true;
+  // What to do when output_dir already holds files (kReplace: --force). Another run's folder is always refused.
+  scenarios::FolderReuse reuse = scenarios::FolderReuse::kRefuse;
+  // Polled from the simulation thread once per BSP step or ASP update; true stops the run there. The run folder
+  // then holds every row so far, whole, and a valid timeline.json, but no summary.json, and run_simulation returns
+  // an error saying it was stopped. It must be cheap and async-signal-safe to feed (a flag a signal handler sets).
+  // SimGrid installs its own SIGINT handler (which exits at once); run_simulation puts the caller's back.
+  std::function<bool()> stop_requested;
 };
 
 // Runs `scenario` to its stop condition (epochs, sample_budget or max_iterations) and writes the run folder.
