@@ -172,7 +172,9 @@ Result<Sweep> load_sweep_file(const std::string& path) {
   // Bounds on what expand() makes: the number of points, and each point's name (a folder name).
   double points = static_cast<double>(sweep.bases.size());
   std::size_t name_bytes = sweep.name.size();
-  for (const SweepBase& base : sweep.bases) name_bytes = std::max(name_bytes, sweep.name.size() + 1 + base.label.size());
+  for (const SweepBase& base : sweep.bases) {
+    name_bytes = std::max(name_bytes, sweep.name.size() + 1 + base.label.size());
+  }
   for (const SweepAxis& axis : sweep.axes) {
     points *= static_cast<double>(axis.values.size());
     std::size_t longest = 0;

@@ -43,42 +43,59 @@ struct HostileCase {
 
 TEST(HostileScenario, EachIsRefusedWithFileLineAndField) {
   const std::vector<HostileCase> cases{
-      {"invalid UTF-8 in the name", with("name: base", "name: \"b\xff\xfe\""), {},
+      {"invalid UTF-8 in the name",
+       with("name: base", "name: \"b\xff\xfe\""),
+       {},
        {"dir/x.yaml:1: name: expected UTF-8 text"}},
-      {"invalid UTF-8 in a worker name", with("name: a,", "name: \"\xc3\x28\","), {},
+      {"invalid UTF-8 in a worker name",
+       with("name: a,", "name: \"\xc3\x28\","),
+       {},
        {"dir/x.yaml:4: cluster.nodes[0].name: expected UTF-8"}},
       {"an overlong encoding", with("name: base", "name: \"\xc0\xaf\""), {}, {"dir/x.yaml:1: name: expected UTF-8"}},
       {"invalid UTF-8 in a key", std::string(kBase) + "\xff: 1\n", {}, {"dir/x.yaml:6:", "key: expected UTF-8"}},
-      {"invalid UTF-8 in an override", kBase, {"name=\"\xed\xa0\x80\""},
+      {"invalid UTF-8 in an override",
+       kBase,
+       {"name=\"\xed\xa0\x80\""},
        {"dir/x.yaml (--set name=", "name: expected UTF-8"}},
-      {"a newline in a value", with("name: base", "name: \"a\\nb\""), {},
+      {"a newline in a value",
+       with("name: base", "name: \"a\\nb\""),
+       {},
        {"dir/x.yaml:1: name: expected text without control characters"}},
       {"a NUL in a value", with("name: base", "name: \"a\\0b\""), {}, {"dir/x.yaml:1: name:", "control characters"}},
       {"name ..", with("name: base", "name: .."), {}, {"dir/x.yaml:1: name: expected a name other than '.' or '..'"}},
       {"name .", with("name: base", "name: ."), {}, {"dir/x.yaml:1: name: expected a name other than"}},
       {"name with /", with("name: base", "name: a/b"), {}, {"dir/x.yaml:1: name: expected a name without '/'"}},
-      {"name too long", with("name: base", "name: " + std::string(limits::kMaxNameBytes + 1, 'n')), {},
+      {"name too long",
+       with("name: base", "name: " + std::string(limits::kMaxNameBytes + 1, 'n')),
+       {},
        {"dir/x.yaml:1: name: expected a name of at most 128 bytes"}},
       {"override name ..", kBase, {"name=.."}, {"(--set name=..): name: expected a name other than"}},
       {"worker name ..", with("name: a,", "name: ..,"), {}, {"dir/x.yaml:4: cluster.nodes[0].name: expected a name"}},
       {"worker name with /", with("name: a,", "name: ../x,"), {}, {"cluster.nodes[0].name: expected a name without"}},
       {"a non-scalar key", std::string(kBase) + "? [a, b]\n: 1\n", {}, {"dir/x.yaml:6:", "expected plain keys"}},
       {"too many preset workers",
-       with("  nodes:\n    - {name: a, cores: 4, speed: 4e9}\n", "  preset: cloud\n  workers: 2000000\n"), {},
+       with("  nodes:\n    - {name: a, cores: 4, speed: 4e9}\n", "  preset: cloud\n  workers: 2000000\n"),
+       {},
        {"dir/x.yaml:4: cluster.workers: expected at most 1000000 workers"}},
       {"too many counted workers",
-       with("    - {name: a, cores: 4, speed: 4e9}\n",
-            "    - &n {count: 600000, cores: 4, speed: 4e9}\n    - *n\n"),
-       {}, {"cluster.nodes[1].count: expected at most 1000000 workers in all"}},
-      {"too many iterations", with("epochs: 1", "epochs: 1e14"), {},
+       with("    - {name: a, cores: 4, speed: 4e9}\n", "    - &n {count: 600000, cores: 4, speed: 4e9}\n    - *n\n"),
+       {},
+       {"cluster.nodes[1].count: expected at most 1000000 workers in all"}},
+      {"too many iterations",
+       with("epochs: 1", "epochs: 1e14"),
+       {},
        {"dir/x.yaml:5: workload.epochs: expected at most 1000000000 iterations"}},
-      {"max_iterations too large", std::string(kBase) + "max_iterations: 1e12\n", {},
+      {"max_iterations too large",
+       std::string(kBase) + "max_iterations: 1e12\n",
+       {},
        {"dir/x.yaml:6: max_iterations: expected at most 1000000000"}},
       {"a random walk of 1us steps over a day",
-       std::string(kBase) + "availability:\n  generator: {kind: random-walk, step: 1us, duration: 24h}\n", {},
+       std::string(kBase) + "availability:\n  generator: {kind: random-walk, step: 1us, duration: 24h}\n",
+       {},
        {"dir/x.yaml:7: availability.generator.step: expected at most 10000000 trace points"}},
       {"markov with a tiny mtbf",
-       std::string(kBase) + "availability:\n  generator: {kind: markov, mtbf: 1us, mttr: 1us, duration: 24h}\n", {},
+       std::string(kBase) + "availability:\n  generator: {kind: markov, mtbf: 1us, mttr: 1us, duration: 24h}\n",
+       {},
        {"dir/x.yaml:7: availability.generator.mtbf: expected at most 10000000 trace points"}},
   };
   for (const HostileCase& c : cases) {
@@ -97,8 +114,8 @@ TEST(HostileScenario, ValidUtf8AndGenerousGeneratorsStillParse) {
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_EQ(r->name, "r\xc3\xa9sum\xc3\xa9-\xe2\x82\xac-\xf0\x9f\x98\x80");
   // 1 worker x a day of 10 ms steps is 8.64M points: within the limit.
-  auto g = parse_scenario(std::string(kBase) + "availability:\n  generator: {kind: random-walk, step: 10ms, duration: 24h}\n",
-                          "x.yaml");
+  auto g = parse_scenario(
+      std::string(kBase) + "availability:\n  generator: {kind: random-walk, step: 10ms, duration: 24h}\n", "x.yaml");
   EXPECT_TRUE(g.is_ok()) << g.status().message();
 }
 
@@ -167,8 +184,8 @@ TEST(HostileSweep, TooManyPointsAreRefusedBeforeExpanding) {
   TempDir dir;
   dir.write("s.yaml", kBase);
   std::string yaml = "base: s.yaml\naxes:\n";
-  for (const char* axis : {"seed", "policy.every_n", "policy.gain", "policy.dead_band", "policy.ewma_alpha",
-                           "workload.epochs"}) {
+  for (const char* axis :
+       {"seed", "policy.every_n", "policy.gain", "policy.dead_band", "policy.ewma_alpha", "workload.epochs"}) {
     yaml += std::string("  ") + axis + ": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n";  // 10^6 points
   }
   auto sweep = load_sweep(dir.write("sweep.yaml", yaml));

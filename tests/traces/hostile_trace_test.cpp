@@ -13,8 +13,8 @@ namespace omnilearn::traces {
 namespace {
 
 TEST(HostileTrace, NamesWithQuotesCommasAndNewlinesRoundTrip) {
-  const std::vector<std::string> names{"say \"hi\"", "a,b", "two\nlines", "\"", "x\r\ny", "in \" side, \"\" all",
-                                       "plain"};
+  const std::vector<std::string> names{"say \"hi\"",           "a,b",  "two\nlines", "\"", "x\r\ny",
+                                       "in \" side, \"\" all", "plain"};
   std::vector<WorkerSeries> workers;
   for (const std::string& name : names) workers.push_back({name, {{0.0, 1.0}, {5.0, 0.25}}});
   auto trace = AvailabilityTrace::create(workers, 10.0);
