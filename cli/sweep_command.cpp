@@ -82,9 +82,10 @@ int emit_slurm(const scenarios::Sweep& sweep, const std::vector<scenarios::Sweep
   slurm.cpus_per_task = vm["slurm-cpus"].as<int>();
   if (vm.count("slurm-partition")) slurm.partition = vm["slurm-partition"].as<std::string>();
   const std::string path = vm["emit-slurm"].as<std::string>();
-  const std::string sweep_path = fs::absolute(vm["sweep"].as<std::string>()).lexically_normal().string();
-  const Status written = write_slurm_script(
-      slurm_array_script(sweep, points, exe, sweep_path, out, !vm.count("no-iterations"), slurm), path);
+  std::error_code ec;
+  const std::string sweep_path = fs::absolute(vm["sweep"].as<std::string>(), ec).lexically_normal().string();
+  auto script = slurm_array_script(sweep, points, exe, sweep_path, out, !vm.count("no-iterations"), slurm);
+  const Status written = script ? write_slurm_script(*script, path) : script.status();
   if (!written) {
     std::cerr << "omnilearn sweep: " << written.message() << "\n";
     return 1;

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli/sweep_runner.h"
+#include "omnilearn/base/text_checks.h"
 
 namespace omnilearn::cli {
 namespace {
@@ -15,6 +16,19 @@ std::string sbatch_value(const std::string& text) {
   return text.find_first_of(" \t") == std::string::npos ? text : "\"" + text + "\"";
 }
 
+// An error naming `what` if `text` cannot be put in the script as it is.
+Status check_script_value(const std::string& what, const std::string& text, bool sbatch = false) {
+  if (const std::size_t at = control_char_offset(text); at != std::string::npos) {
+    return Status::invalid_argument(what + " '" + text.substr(0, at) +
+                                    "...' holds a control character (a newline, tab, ...) at byte " +
+                                    std::to_string(at + 1) + "; expected none in a SLURM script");
+  }
+  if (sbatch && text.find('"') != std::string::npos) {
+    return Status::invalid_argument(what + " '" + text + "' holds '\"'; expected none in an #SBATCH line");
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 std::string shell_quote(const std::string& text) {
@@ -23,11 +37,20 @@ std::string shell_quote(const std::string& text) {
   return out + "'";
 }
 
-std::string slurm_array_script(const scenarios::Sweep& sweep, const std::vector<scenarios::SweepPoint>& points,
-                               const std::string& exe, const std::string& sweep_path, const std::string& out,
-                               bool iteration_rows, const SlurmOptions& options) {
+Result<std::string> slurm_array_script(const scenarios::Sweep& sweep,
+                                       const std::vector<scenarios::SweepPoint>& points, const std::string& exe,
+                                       const std::string& sweep_path, const std::string& out, bool iteration_rows,
+                                       const SlurmOptions& options) {
   std::ostringstream s;
   const std::string job = options.job_name.empty() ? "omnilearn-" + sweep.name : options.job_name;
+  OMNI_RETURN_IF_ERROR(check_script_value("the sweep's name", sweep.name));
+  OMNI_RETURN_IF_ERROR(check_script_value("the sweep file's path", sweep.source_path));
+  OMNI_RETURN_IF_ERROR(check_script_value("the sweep file's path", sweep_path));
+  OMNI_RETURN_IF_ERROR(check_script_value("the omnilearn binary's path", exe));
+  OMNI_RETURN_IF_ERROR(check_script_value("--out", out, /*sbatch=*/true));
+  OMNI_RETURN_IF_ERROR(check_script_value("the job name", job, /*sbatch=*/true));
+  OMNI_RETURN_IF_ERROR(check_script_value("--slurm-time", options.time_limit, /*sbatch=*/true));
+  OMNI_RETURN_IF_ERROR(check_script_value("--slurm-partition", options.partition, /*sbatch=*/true));
   s << "#!/bin/bash\n"
     << "# SLURM job array for the omnilearn sweep '" << sweep.name << "' (" << sweep.source_path
     << "): " << points.size() << " points, one array task each.\n"
@@ -46,8 +69,14 @@ std::string slurm_array_script(const scenarios::Sweep& sweep, const std::vector<
     << "case \"${SLURM_ARRAY_TASK_ID:?not run as a SLURM array task}\" in\n";
   for (std::size_t i = 0; i < points.size(); ++i) {
     scenarios::SweepPoint point = points[i];
-    point.base_path = std::filesystem::absolute(point.base_path).lexically_normal().string();
+    std::error_code ec;
+    const std::filesystem::path base = std::filesystem::absolute(point.base_path, ec);
+    if (ec) return Status::invalid_argument(point.base_path + ": cannot make the path absolute: " + ec.message());
+    point.base_path = base.lexically_normal().string();
     std::vector<std::string> words = point_command_words("", point, out + "/" + point.name, iteration_rows);
+    for (const std::string& word : words) {
+      OMNI_RETURN_IF_ERROR(check_script_value("point '" + points[i].name + "': the argument", word));
+    }
     s << "  " << i << ")\n    point=" << shell_quote(points[i].name) << "\n    args=(";
     for (std::size_t w = 1; w < words.size(); ++w) s << (w > 1 ? " " : "") << shell_quote(words[w]);
     s << ")\n    ;;\n";

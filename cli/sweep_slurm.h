@@ -23,8 +23,9 @@ std::string shell_quote(const std::string& text);
 
 // The script's text. `exe` and `out` should be absolute (the points' base paths are made absolute here): the
 // tasks run on other nodes, from whatever folder sbatch was called in. `sweep_path` only appears in the note on
-// gathering.
-std::string slurm_array_script(const scenarios::Sweep& sweep, const std::vector<scenarios::SweepPoint>& points,
+// gathering. Every value is single-quoted for bash; a value with a control character (a newline would end a
+// comment or an #SBATCH line and start a command), or an #SBATCH value with '"', is refused, naming it.
+Result<std::string> slurm_array_script(const scenarios::Sweep& sweep, const std::vector<scenarios::SweepPoint>& points,
                                const std::string& exe, const std::string& sweep_path, const std::string& out,
                                bool iteration_rows, const SlurmOptions& options);
 

@@ -19,7 +19,7 @@ std::string json_field(const nlohmann::json& j, const std::string& key) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number_integer()) return std::to_string(v.get<long long>());
   if (v.is_number()) return format_g(v.get<double>(), 9);
-  return v.dump();
+  return v.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
 }
 
 bool is_policy_axis(const std::string& axis) { return axis == "policy.name" || axis == "policy"; }

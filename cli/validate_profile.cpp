@@ -189,8 +189,9 @@ void set_compute_noise(const TestbedFacts& run, SimProfileTerms& terms) {
 Status write_sim_profile(const fs::path& calibration, const TestbedFacts& tb, const SimProfileTerms& terms,
                          const fs::path& out) {
   const double share_batch = terms.share_batch;
-  const fs::path profile = fs::is_directory(calibration) ? calibration / "profile.yaml" : calibration;
-  if (!fs::is_regular_file(profile)) return Status::not_found(profile.string() + ": no calibrated profile");
+  std::error_code ec;
+  const fs::path profile = fs::is_directory(calibration, ec) ? calibration / "profile.yaml" : calibration;
+  if (!fs::is_regular_file(profile, ec)) return Status::not_found(profile.string() + ": no calibrated profile");
   std::string text = read_text(profile);
   const double law_s = profile_number(text, "measured_fixed_s") + share_batch * profile_number(text, "measured_per_sample_s");
   if (!(law_s > 0.0)) return Status::invalid_argument(profile.string() + ": needs measured_fixed_s and measured_per_sample_s");

@@ -1,6 +1,8 @@
+#include <cmath>
 #include <filesystem>
 
 #include "map_reader.h"
+#include "omnilearn/base/input_limits.h"
 #include "omnilearn/scenarios/quantity_parser.h"
 #include "section_parsers.h"
 
@@ -118,7 +120,7 @@ Status parse_trace(const ParseContext& ctx, const YAML::Node& node, const std::s
   return Status::ok();
 }
 
-Status parse_generator(const ParseContext& ctx, const YAML::Node& node, GeneratorSpec& out) {
+Status parse_generator(const ParseContext& ctx, const YAML::Node& node, std::size_t workers, GeneratorSpec& out) {
   auto reader = MapReader::open(ctx.source, node, "availability.generator",
                                 {"kind", "mtbf", "mttr", "step", "low", "high", "period", "amplitude", "duration"});
   if (!reader) return reader.status();
@@ -140,6 +142,17 @@ Status parse_generator(const ParseContext& ctx, const YAML::Node& node, Generato
   OMNI_RETURN_IF_ERROR(r.read("amplitude", out.amplitude, Range::kUnit));
   if (out.low > out.high) return r.error("low", "expected low <= high, got low " + fmt_number(out.low) +
                                                     " > high " + fmt_number(out.high));
+  // The trace is generated when the run starts: bound its points here (markov: two changes per mtbf + mttr).
+  const bool markov = out.kind == "markov";
+  const double step_s = markov ? (out.mtbf_s + out.mttr_s) / 2.0 : out.step_s;
+  const double points = static_cast<double>(workers) * std::ceil(out.duration_s / step_s);
+  if (points > static_cast<double>(limits::kMaxTracePoints)) {
+    return r.error(markov ? "mtbf" : "step",
+                   "expected at most " + std::to_string(limits::kMaxTracePoints) +
+                       " trace points (workers x duration / " + (markov ? "((mtbf + mttr) / 2)" : "step") +
+                       "), got " + fmt_number(points) + " for " + std::to_string(workers) + " workers over " +
+                       fmt_number(out.duration_s) + " s");
+  }
   return Status::ok();
 }
 
@@ -159,7 +172,7 @@ Status parse_availability(const ParseContext& ctx, const YAML::Node& node, const
     OMNI_RETURN_IF_ERROR(parse_trace(ctx, r.get("trace"), "availability.trace", cluster, out.trace));
   } else if (r.has("generator")) {
     out.kind = AvailabilitySpec::Kind::kGenerator;
-    OMNI_RETURN_IF_ERROR(parse_generator(ctx, r.get("generator"), out.generator));
+    OMNI_RETURN_IF_ERROR(parse_generator(ctx, r.get("generator"), cluster.workers.size(), out.generator));
   }
   if (r.has("noise")) {
     TraceReference noise;

@@ -1,6 +1,8 @@
 #include <set>
 
 #include "map_reader.h"
+#include "omnilearn/base/input_limits.h"
+#include "omnilearn/base/text_checks.h"
 #include "omnilearn/scenarios/cluster_preset.h"
 #include "section_parsers.h"
 
@@ -19,6 +21,10 @@ Status parse_node(const ParseContext& ctx, const YAML::Node& node, const std::st
   const MapReader& r = *reader;
   OMNI_RETURN_IF_ERROR(r.require_one_of({"speed", "core_speed"}, /*at_most_one=*/!speed_required));
   OMNI_RETURN_IF_ERROR(r.read("name", out.name));
+  // A worker's name becomes a host, file and cgroup name; `count` appends digits to it.
+  if (r.has("name")) {
+    if (std::string bad = name_problem(out.name, limits::kMaxNameBytes); !bad.empty()) return r.error_got("name", bad);
+  }
   if (allow_count) OMNI_RETURN_IF_ERROR(r.read("count", count, Range::kPositive));
   OMNI_RETURN_IF_ERROR(r.read("cores", out.cores, Range::kPositive));
   OMNI_RETURN_IF_ERROR(r.read("speed", out.speed_flops, Range::kPositive));
@@ -44,6 +50,9 @@ Status parse_cluster(const ParseContext& ctx, const YAML::Node& node, ClusterSpe
     if (!r.has("workers")) return r.error("workers", "expected a positive integer (the preset's worker count)");
     std::int64_t workers = 0;
     OMNI_RETURN_IF_ERROR(r.read("workers", workers, Range::kPositive));
+    if (static_cast<std::uint64_t>(workers) > limits::kMaxWorkers) {
+      return r.error_got("workers", "at most " + std::to_string(limits::kMaxWorkers) + " workers");
+    }
     std::string preset;
     OMNI_RETURN_IF_ERROR(r.read("preset", preset));
     auto made = make_cluster_preset(preset, static_cast<std::size_t>(workers));
@@ -61,7 +70,12 @@ Status parse_cluster(const ParseContext& ctx, const YAML::Node& node, ClusterSpe
       spec.name.clear();
       std::int64_t count = 1;
       OMNI_RETURN_IF_ERROR(parse_node(ctx, nodes[i], path, /*allow_count=*/true, /*speed_required=*/true, spec, count));
-      if (count > 100000) return ctx.source.error(nodes[i], path + ".count", "expected at most 100000");
+      if (static_cast<std::uint64_t>(count) > limits::kMaxWorkers - out.workers.size()) {
+        return ctx.source.error(nodes[i], path + ".count",
+                                "expected at most " + std::to_string(limits::kMaxWorkers) +
+                                    " workers in all, got " + std::to_string(out.workers.size()) + " before and " +
+                                    std::to_string(count) + " here");
+      }
       const std::string base = spec.name.empty() ? "w" : spec.name;
       for (std::int64_t c = 0; c < count; ++c) {
         NodeSpec copy = spec;

@@ -128,7 +128,9 @@ std::string scenario_to_json(const Scenario& s) {
             {"availability", availability},
             {"outputs", Json{{"dir", s.outputs.dir}, {"timeline", s.outputs.timeline}}},
             {"max_iterations", s.max_iterations}};
-  return root.dump(2);
+  // Strings are checked as UTF-8 when read; `replace` keeps the dump from throwing on any that were not (a
+  // model name from a file name, a scenario built in code).
+  return root.dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
 }
 
 }  // namespace omnilearn::scenarios

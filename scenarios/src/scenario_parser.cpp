@@ -4,6 +4,8 @@
 #include <filesystem>
 
 #include "map_reader.h"
+#include "omnilearn/base/input_limits.h"
+#include "omnilearn/base/text_checks.h"
 #include "omnilearn/controller/policy_registry.h"
 #include "section_parsers.h"
 
@@ -121,8 +123,10 @@ std::string ParseContext::resolve(const std::string& path) const {
 }
 }  // namespace detail
 
-Result<Scenario> parse_scenario(std::string_view yaml_text, const std::string& source_name,
-                                const std::vector<std::string>& overrides) {
+namespace {
+
+Result<Scenario> parse_scenario_tree(std::string_view yaml_text, const std::string& source_name,
+                                     const std::vector<std::string>& overrides) {
   detail::YamlSource source(source_name);
   auto loaded = source.load(yaml_text);
   if (!loaded) return loaded.status();
@@ -141,13 +145,18 @@ Result<Scenario> parse_scenario(std::string_view yaml_text, const std::string& s
   s.source_path = source_name;
   s.name = source_path.stem().string();
   OMNI_RETURN_IF_ERROR(r.read("name", s.name));
-  if (s.name.empty() || s.name.find_first_of("/\\") != std::string::npos) {
-    return r.error_got("name", "a name without '/' (it names the run folder)");
+  if (std::string bad = name_problem(s.name, limits::kMaxNameBytes); !bad.empty()) {
+    return r.has("name") ? r.error_got("name", bad + " (it names the run folder)")
+                         : Status::invalid_argument(source_name + ": name: the file's name gives the run folder '" +
+                                                    s.name + "'; expected " + bad + " (or give `name:`)");
   }
   OMNI_RETURN_IF_ERROR(r.read("seed", s.seed));
   OMNI_RETURN_IF_ERROR(
       r.read_choice("mode", s.mode, {{"bsp", controller::TrainingMode::kBsp}, {"asp", controller::TrainingMode::kAsp}}));
   OMNI_RETURN_IF_ERROR(r.read("max_iterations", s.max_iterations, Range::kNonNegative));
+  if (s.max_iterations > limits::kMaxIterations) {
+    return r.error_got("max_iterations", "at most " + std::to_string(limits::kMaxIterations));
+  }
   for (const char* key : {"cluster", "workload"}) {
     if (!r.has(key)) return r.error(key, "missing (a scenario needs a cluster and a workload)");
   }
@@ -164,6 +173,17 @@ Result<Scenario> parse_scenario(std::string_view yaml_text, const std::string& s
     return Status::invalid_argument(source_name + ": controller options: " + st.message());
   }
   return s;
+}
+
+}  // namespace
+
+Result<Scenario> parse_scenario(std::string_view yaml_text, const std::string& source_name,
+                                const std::vector<std::string>& overrides) {
+  try {  // the adapter boundary: yaml-cpp's node access can throw (a subscript of a scalar, a conversion)
+    return parse_scenario_tree(yaml_text, source_name, overrides);
+  } catch (const YAML::Exception& e) {
+    return Status::parse_error(source_name + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
 }
 
 Result<Scenario> load_scenario(const std::string& path, const std::vector<std::string>& overrides) {

@@ -1,9 +1,11 @@
 #include "omnilearn/scenarios/sweep.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
 #include "map_reader.h"
+#include "omnilearn/base/input_limits.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "yaml_source.h"
 
@@ -12,6 +14,9 @@ namespace {
 
 using detail::MapReader;
 using detail::YamlSource;
+
+// A point's name is one folder name: within NAME_MAX (255) with room for a suffix such as ".tmp".
+constexpr std::size_t kMaxPointNameBytes = 240;
 
 // The node as one line of flow-style YAML, the form an override value takes.
 std::string flow_yaml(const YAML::Node& node) {
@@ -91,7 +96,9 @@ Status read_axis(const YamlSource& source, const std::string& name, const YAML::
 
 }  // namespace
 
-Result<Sweep> load_sweep(const std::string& path) {
+namespace {
+
+Result<Sweep> load_sweep_file(const std::string& path) {
   auto text = detail::read_text_file(path);
   if (!text) return text.status();
   YamlSource source(path);
@@ -112,6 +119,14 @@ Result<Sweep> load_sweep(const std::string& path) {
   sweep.name = file.stem().string();
   OMNI_RETURN_IF_ERROR(r.read("name", sweep.name));
   sweep.name = safe_label(sweep.name);
+  // The name is the prefix of every point's folder and names the sweep's own files.
+  if (sweep.name == "." || sweep.name == ".." || sweep.name.size() > limits::kMaxNameBytes) {
+    const std::string expected = "a name other than '.' or '..', of at most " +
+                                 std::to_string(limits::kMaxNameBytes) + " bytes";
+    if (r.has("name")) return r.error_got("name", expected);
+    return Status::invalid_argument(path + ": name: the file's name gives the sweep name '" + sweep.name +
+                                    "'; expected " + expected + " (or give `name:`)");
+  }
   OMNI_RETURN_IF_ERROR(r.require_one_of({"base", "bases"}));
   if (r.has("base")) {
     std::string base;
@@ -154,12 +169,46 @@ Result<Sweep> load_sweep(const std::string& path) {
     }
   }
 
+  // Bounds on what expand() makes: the number of points, and each point's name (a folder name).
+  double points = static_cast<double>(sweep.bases.size());
+  std::size_t name_bytes = sweep.name.size();
   for (const SweepBase& base : sweep.bases) {
-    if (!std::filesystem::is_regular_file(base.path)) {
-      return Status::not_found(path + ": base scenario " + base.path + ": cannot open file");
+    name_bytes = std::max(name_bytes, sweep.name.size() + 1 + base.label.size());
+  }
+  for (const SweepAxis& axis : sweep.axes) {
+    points *= static_cast<double>(axis.values.size());
+    std::size_t longest = 0;
+    for (const SweepValue& v : axis.values) longest = std::max(longest, v.label.size());
+    name_bytes += 1 + longest;
+  }
+  if (points > static_cast<double>(limits::kMaxSweepPoints)) {
+    return r.error(r.has("axes") ? "axes" : "bases", "expected at most " + std::to_string(limits::kMaxSweepPoints) +
+                                                         " points (the product of the axes' sizes), got " +
+                                                         std::to_string(static_cast<long long>(points)));
+  }
+  if (name_bytes > kMaxPointNameBytes) {
+    return r.error(r.has("axes") ? "axes" : "name",
+                   "expected point names (name-label-label...) of at most " + std::to_string(kMaxPointNameBytes) +
+                       " bytes, got up to " + std::to_string(name_bytes) + " (use shorter labels)");
+  }
+  for (const SweepBase& base : sweep.bases) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(base.path, ec)) {
+      return Status::not_found(path + ": base scenario " + base.path + ": cannot open file" +
+                               (ec ? " (" + ec.message() + ")" : std::string()));
     }
   }
   return sweep;
+}
+
+}  // namespace
+
+Result<Sweep> load_sweep(const std::string& path) {
+  try {  // the adapter boundary: yaml-cpp's node access can throw (a subscript of a scalar, a conversion)
+    return load_sweep_file(path);
+  } catch (const YAML::Exception& e) {
+    return Status::parse_error(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
 }
 
 Status check_point(const Sweep& sweep, const SweepPoint& point) {

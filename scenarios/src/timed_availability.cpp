@@ -39,7 +39,8 @@ Result<AvailabilityTrace> from_schedule(const AvailabilitySpec& spec, std::size_
 // Trace paths are relative to the scenario file when they do not exist as given.
 std::string resolve_path(const std::string& path, const std::string& scenario_path) {
   namespace fs = std::filesystem;
-  if (fs::path(path).is_absolute() || fs::exists(path) || scenario_path.empty()) return path;
+  std::error_code ec;  // a path that cannot be examined (too long, a loop) is resolved like a missing one
+  if (fs::path(path).is_absolute() || fs::exists(path, ec) || scenario_path.empty()) return path;
   return (fs::path(scenario_path).parent_path() / path).string();
 }
 

@@ -1,6 +1,9 @@
+#include <cmath>
 #include <filesystem>
 
 #include "map_reader.h"
+#include "omnilearn/base/format.h"
+#include "omnilearn/base/input_limits.h"
 #include "omnilearn/scenarios/model_catalog.h"
 #include "section_parsers.h"
 
@@ -173,6 +176,15 @@ Status parse_workload(const ParseContext& ctx, const YAML::Node& node, WorkloadS
   if (out.sample_budget > 0) {
     // The epochs the budget reaches into (the last one may be partial).
     out.epochs = (out.sample_budget + out.dataset_samples - 1) / out.dataset_samples;
+  }
+  // Iterations asked for, in doubles: the integers' product can overflow.
+  const double steps_per_epoch = std::ceil(static_cast<double>(out.dataset_samples) / out.global_batch);
+  const double iterations = out.sample_budget > 0 ? static_cast<double>(out.sample_budget) / out.global_batch
+                                                  : static_cast<double>(out.epochs) * steps_per_epoch;
+  if (iterations > static_cast<double>(limits::kMaxIterations)) {
+    return r.error(out.sample_budget > 0 ? "sample_budget" : "epochs",
+                   "expected at most " + std::to_string(limits::kMaxIterations) +
+                       " iterations (epochs x dataset_samples / global_batch), got " + format_g(iterations, 6));
   }
   return Status::ok();
 }

@@ -5,6 +5,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "omnilearn/base/input_limits.h"
+#include "omnilearn/base/text_checks.h"
+
 namespace omnilearn::scenarios::detail {
 namespace {
 
@@ -61,15 +64,82 @@ bool split_path(std::string_view path, std::vector<PathToken>& out) {
   return !out.empty();
 }
 
+// "<what> (byte N)" when `text` is not UTF-8 or holds a control character, else "".
+std::string text_problem(const std::string& text) {
+  if (const std::size_t at = invalid_utf8_offset(text); at != std::string::npos) {
+    return "expected UTF-8 text, got a byte that is not (byte " + std::to_string(at + 1) + " of the value)";
+  }
+  if (const std::size_t at = control_char_offset(text); at != std::string::npos) {
+    return "expected text without control characters (newline, tab, NUL, ...), got one at byte " +
+           std::to_string(at + 1) + " of the value";
+  }
+  return "";
+}
+
+// A message for yaml-cpp's exceptions; its depth guard says only "bad file".
+std::string yaml_error_text(const YAML::Exception& e) {
+  if (dynamic_cast<const YAML::DeepRecursion*>(&e) != nullptr) {
+    return "nesting is too deep (expected at most " + std::to_string(limits::kMaxYamlDepth) +
+           " levels of mappings and sequences)";
+  }
+  return e.msg;
+}
+
 }  // namespace
+
+Status YamlSource::check_tree(const YAML::Node& root, const std::string& root_field) const {
+  struct Item {
+    YAML::Node node;
+    std::string field;
+    int depth;
+  };
+  std::vector<Item> stack{{root, root_field, 0}};
+  std::size_t visited = 0;
+  while (!stack.empty()) {
+    Item item = std::move(stack.back());
+    stack.pop_back();
+    const std::string shown = item.field.empty() ? std::string("(top level)") : item.field;
+    if (++visited > limits::kMaxYamlNodes) {
+      return error(item.node, shown,
+                   "the document has more than " + std::to_string(limits::kMaxYamlNodes) +
+                       " nodes once its aliases are expanded (expected at most that many)");
+    }
+    if (item.depth > limits::kMaxYamlDepth) {
+      return error(item.node, shown,
+                   "nesting is too deep (expected at most " + std::to_string(limits::kMaxYamlDepth) +
+                       " levels of mappings and sequences)");
+    }
+    const YAML::Node& n = item.node;
+    if (n.IsScalar()) {
+      if (std::string bad = text_problem(n.Scalar()); !bad.empty()) return error(n, shown, bad);
+    } else if (n.IsSequence()) {
+      for (std::size_t i = n.size(); i-- > 0;) {
+        stack.push_back({n[i], item.field + "[" + std::to_string(i) + "]", item.depth + 1});
+      }
+    } else if (n.IsMap()) {
+      std::vector<Item> children;
+      for (auto it = n.begin(); it != n.end(); ++it) {
+        if (!it->first.IsScalar()) return error(it->first, shown, "expected plain keys, got " + describe(it->first));
+        const std::string key = it->first.Scalar();
+        const std::string child = item.field.empty() ? key : item.field + "." + key;
+        if (std::string bad = text_problem(key); !bad.empty()) return error(it->first, shown, "key: " + bad);
+        children.push_back({it->second, child, item.depth + 1});
+      }
+      stack.insert(stack.end(), std::make_move_iterator(children.rbegin()), std::make_move_iterator(children.rend()));
+    }
+  }
+  return Status::ok();
+}
 
 Result<YAML::Node> YamlSource::load(std::string_view text) const {
   try {
     YAML::Node root = YAML::Load(std::string(text));
     if (!root.IsDefined() || root.IsNull()) return YAML::Node(YAML::NodeType::Map);
+    OMNI_RETURN_IF_ERROR(check_tree(root, ""));
     return root;
   } catch (const YAML::Exception& e) {
-    return Status::parse_error(name_ + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg);
+    return Status::parse_error(name_ + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " +
+                               yaml_error_text(e));
   }
 }
 
@@ -85,15 +155,19 @@ Status YamlSource::apply_override(YAML::Node& root, std::string_view override_te
   if (!split_path(path, tokens)) {
     return Status::invalid_argument(where + ": malformed key path '" + path + "' (expected a.b[2].c)");
   }
+  if (!root.IsMap()) return Status::invalid_argument(where + ": the document is not a mapping");
+  overrides_.emplace_back(path, text);
   YAML::Node value;
   try {
-    value = unmarked_copy(YAML::Load(text.substr(eq + 1)));
+    const YAML::Node parsed = YAML::Load(text.substr(eq + 1));
+    // Checked before copying (an alias bomb is never expanded); its nodes are marked, so name the override.
+    if (Status st = check_tree(parsed, path); !st.is_ok()) {
+      return Status::invalid_argument(where + ": " + st.message().substr(st.message().find(": ", name_.size()) + 2));
+    }
+    value = unmarked_copy(parsed);
   } catch (const YAML::Exception& e) {
-    return Status::parse_error(where + ": value is not valid YAML: " + e.msg);
+    return Status::parse_error(where + ": value is not valid YAML: " + yaml_error_text(e));
   }
-  if (!root.IsMap()) return Status::invalid_argument(where + ": the document is not a mapping");
-
-  overrides_.emplace_back(path, text);
   // Walk down, creating maps for missing keys; `reset` re-points a handle without touching the tree.
   YAML::Node cur;
   cur.reset(root);

@@ -3,6 +3,7 @@
 // Private to scenarios/. Plain values: one thread at a time.
 #pragma once
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <string>
@@ -20,8 +21,13 @@ class YamlSource {
 
   const std::string& name() const { return name_; }
 
-  // Parses `text`; a syntax error names the file and line.
+  // Parses `text`; a syntax error names the file and line. The tree is then checked (check_tree).
   Result<YAML::Node> load(std::string_view text) const;
+
+  // Checks a loaded tree, so that no parser sees hostile text: nesting at most limits::kMaxYamlDepth, at most
+  // limits::kMaxYamlNodes nodes with aliases expanded, keys that are plain scalars, and every scalar UTF-8
+  // without control characters. An error names the file, line and field (`field` is the tree's own path).
+  Status check_tree(const YAML::Node& node, const std::string& field) const;
 
   // Applies one `path.to.key=value` override (value parsed as YAML; `~` or `null` removes the key). Missing
   // maps on the way are created; `[i]` indexes an existing sequence. Remembers the override so that errors

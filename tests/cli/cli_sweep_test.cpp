@@ -188,5 +188,46 @@ TEST(CliSweep, GatherReadsTheExitStatusASlurmTaskRecorded) {
   EXPECT_NE(csv.find("small-4-omnilearn,4,omnilearn,missing,"), std::string::npos) << csv;
 }
 
+// Issue 12: a newline in the sweep file's path injected a command into the --emit-slurm script (it ended the
+// header comment). Control characters are now refused, and every other value is quoted for bash: running the
+// script with a harmless stand-in binary runs no `$(...)` and no backquote from any path or value.
+TEST(CliSweep, EmitSlurmCannotBeMadeToRunAnInjectedCommand) {
+  TempDir dir;
+  const std::string newline_folder = "evil\ntouch INJECTED_NL\n";
+  dir.write(newline_folder + "/quick.yaml", quick_yaml());
+  const std::string newline_sweep =
+      dir.write(newline_folder + "/small.yaml", "name: small\nbase: quick.yaml\naxes:\n  seed: [1, 2]\n");
+  RunResult r = run_omnilearn({"sweep", newline_sweep, "--emit-slurm", dir.at("nl.slurm"), "--out", dir.at("out")},
+                              dir.path());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("the sweep file's path"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("control character"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.at("nl.slurm")));
+
+  // Quotes, $(...) and backquotes everywhere else: in the folder, the output folder and an axis value.
+  const std::string folder = "it's $(touch INJECTED_1) `touch INJECTED_2`";
+  dir.write(folder + "/quick.yaml", quick_yaml());
+  const std::string sweep = dir.write(
+      folder + "/small.yaml",
+      "name: small\nbase: quick.yaml\naxes:\n  name: [\"$(touch INJECTED_3)\", \"'; touch INJECTED_4; '\"]\n");
+  const std::string out = dir.at("o$(touch INJECTED_5)'`touch INJECTED_6`");
+  const std::string script = dir.at("evil.slurm");
+  r = run_omnilearn({"sweep", sweep, "--emit-slurm", script, "--out", out}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string bash = find_on_path("bash");
+  if (bash.empty()) GTEST_SKIP() << "bash is not on PATH: the refusal was checked, the script not run";
+  EXPECT_EQ(run_program(bash, {"-n", script}, dir.path()).exit_code, 0) << read_file(script);
+  for (int task = 0; task < 2; ++task) {
+    const RunResult t = run_program(bash, {script}, dir.path(),
+                                    {"SLURM_ARRAY_TASK_ID=" + std::to_string(task), "OMNILEARN=/bin/true"});
+    EXPECT_EQ(t.exit_code, 0) << t.err;
+  }
+  // The folders' own names hold the text; a file named exactly INJECTED_<n> would mean a command ran.
+  for (const auto& entry : fs::recursive_directory_iterator(dir.path())) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_FALSE(name.rfind("INJECTED_", 0) == 0 && name.size() <= 11) << entry.path();
+  }
+}
+
 }  // namespace
 }  // namespace omnilearn::cli::testing

@@ -48,7 +48,8 @@ TEST(AvailabilityTraceTest, RejectsInvalidInput) {
   const std::vector<BadCase> cases{
       {"no workers", {}, {}, {}, "no workers"},
       {"empty name", {{"", {}}}, {}, {}, "empty"},
-      {"comma in name", {{"a,b", {}}}, {}, {}, "not usable"},
+      {"name starting with #", {{"#a", {}}}, {}, {}, "not usable"},
+      {"name with surrounding space", {{" a", {}}}, {}, {}, "not usable"},
       {"duplicate", {{"a", {}}, {"a", {}}}, {}, {}, "twice"},
       {"fraction > 1", {{"a", {{0.0, 1.5}}}}, {}, {}, "outside [0,1]"},
       {"negative fraction", {{"a", {{0.0, -0.1}}}}, {}, {}, "outside [0,1]"},

@@ -7,18 +7,19 @@
 #include <utility>
 
 #include "omnilearn/base/check.h"
+#include "omnilearn/base/input_limits.h"
 
 namespace omnilearn::traces {
 namespace {
 
 Status validate_name(const std::string& name) {
   if (name.empty()) return Status::invalid_argument("worker name is empty; expected a non-empty name");
-  if (name.find(',') != std::string::npos || name.find('\n') != std::string::npos || name.front() == '#' ||
-      std::isspace(static_cast<unsigned char>(name.front())) != 0 ||
+  // Writers quote a name with ',', '"' or a newline (RFC 4180); readers trim whitespace around fields.
+  if (name.front() == '#' || std::isspace(static_cast<unsigned char>(name.front())) != 0 ||
       std::isspace(static_cast<unsigned char>(name.back())) != 0) {
     return Status::invalid_argument("worker name '" + name +
-                                    "' is not usable in a trace file; expected no ',' or newline, no leading '#' "
-                                    "and no surrounding whitespace");
+                                    "' is not usable in a trace file; expected no leading '#' and no surrounding "
+                                    "whitespace");
   }
   return Status::ok();
 }
@@ -29,6 +30,16 @@ Result<AvailabilityTrace> AvailabilityTrace::create(std::vector<WorkerSeries> wo
                                                     std::optional<Seconds> duration_s,
                                                     std::optional<Seconds> loop_after_s) {
   if (workers.empty()) return Status::invalid_argument("trace has no workers; expected at least one");
+  if (workers.size() > limits::kMaxWorkers) {
+    return Status::invalid_argument("trace has " + std::to_string(workers.size()) + " workers; expected at most " +
+                                    std::to_string(limits::kMaxWorkers));
+  }
+  std::size_t points = 0;
+  for (const WorkerSeries& w : workers) points += w.points.size();
+  if (points > limits::kMaxTracePoints) {
+    return Status::invalid_argument("trace has " + std::to_string(points) + " points; expected at most " +
+                                    std::to_string(limits::kMaxTracePoints));
+  }
   std::set<std::string, std::less<>> names;
   Seconds last_change = 0.0;
   for (WorkerSeries& w : workers) {

@@ -35,29 +35,56 @@ std::string_view trim(std::string_view s) {
 std::vector<std::string> split_fields(std::string_view line, char delimiter) {
   std::vector<std::string> out;
   std::string field;
+  // Whitespace is trimmed around a field but kept inside quotes: [keep_begin, keep_end) is the part from the
+  // first to the last quoted or non-blank character.
+  std::size_t keep_begin = std::string::npos;
+  std::size_t keep_end = 0;
+  auto keep = [&](char c) {
+    if (keep_begin == std::string::npos) keep_begin = field.size();
+    field.push_back(c);
+    keep_end = field.size();
+  };
+  auto finish = [&] {
+    out.push_back(keep_begin == std::string::npos ? std::string() : field.substr(keep_begin, keep_end - keep_begin));
+    field.clear();
+    keep_begin = std::string::npos;
+    keep_end = 0;
+  };
   bool quoted = false;
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (quoted) {
       if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        field.push_back('"');
+        keep('"');
         ++i;
       } else if (c == '"') {
         quoted = false;
       } else {
-        field.push_back(c);
+        keep(c);
       }
     } else if (c == '"') {
       quoted = true;
+      if (keep_begin == std::string::npos) keep_begin = field.size();  // "" is an empty, quoted field
     } else if (c == delimiter) {
-      out.emplace_back(trim(field));
-      field.clear();
-    } else {
+      finish();
+    } else if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
       field.push_back(c);
+    } else {
+      keep(c);
     }
   }
-  out.emplace_back(trim(field));
+  finish();
   return out;
+}
+
+std::string quote_field(std::string_view field, char delimiter) {
+  const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  const bool plain = field.find_first_of(std::string{delimiter, '"', '\r', '\n'}) == std::string_view::npos &&
+                     (field.empty() || (!blank(field.front()) && !blank(field.back())));
+  if (plain) return std::string(field);
+  std::string out = "\"";
+  for (char c : field) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
 }
 
 std::optional<double> parse_double(std::string_view field) {

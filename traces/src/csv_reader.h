@@ -33,8 +33,12 @@ class LineReader {
 };
 
 std::string_view trim(std::string_view s);
-// Splits on `delimiter`, honouring double quotes ("a, b" is one field, "" is a quote); fields are trimmed.
+// Splits on `delimiter`, honouring RFC 4180 double quotes ("a, b" is one field, "" inside quotes is a quote);
+// whitespace around a field is trimmed, whitespace inside quotes is kept.
 std::vector<std::string> split_fields(std::string_view line, char delimiter = ',');
+// `field` as one CSV field: as it is, or (when it holds `delimiter`, '"', CR or LF, or starts or ends with
+// whitespace) double-quoted with each '"' doubled, as RFC 4180 says.
+std::string quote_field(std::string_view field, char delimiter = ',');
 // The whole (trimmed) field as a finite double, or nothing.
 std::optional<double> parse_double(std::string_view field);
 // Seconds since 1970-01-01 for "YYYY-MM-DD HH:MM:SS[.fff]" (no time zone), or nothing.

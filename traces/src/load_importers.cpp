@@ -118,9 +118,12 @@ Result<AvailabilityTrace> import_bitbrains(const ImportOptions& options) {
   std::vector<std::filesystem::path> files;
   std::error_code ec;
   if (std::filesystem::is_directory(options.input, ec)) {
-    for (const auto& e : std::filesystem::directory_iterator(options.input, ec)) {
-      if (e.path().extension() == ".csv") files.push_back(e.path());
+    // increment(ec), not ++: the range-for form throws when the folder cannot be read further.
+    std::filesystem::directory_iterator it(options.input, ec);
+    for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+      if (it->path().extension() == ".csv") files.push_back(it->path());
     }
+    if (ec) return Status::io_error(options.input + ": cannot list the folder: " + ec.message());
     std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
       const std::string sa = a.stem().string();
       const std::string sb = b.stem().string();

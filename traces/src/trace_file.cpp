@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "csv_reader.h"
+#include "omnilearn/base/input_limits.h"
 
 namespace omnilearn::traces {
 namespace {
@@ -65,13 +66,27 @@ Result<AvailabilityTrace> parse_trace(std::string_view text, std::string_view so
   Seconds last_change = 0.0;
   std::size_t last_change_line = 0;
   std::size_t pos = 0;
+  std::size_t rows = 0;
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
+    const std::size_t first_line = line_no + 1;
+    const std::string where = src + ":" + std::to_string(first_line);
+    // A row ends at a newline outside double quotes (a quoted worker name may hold one); a comment ends at the
+    // first newline.
+    const std::string_view first = detail::trim(text.substr(pos, end - pos));
+    if (!first.empty() && first.front() != '#' && first.find('"') != std::string_view::npos) {
+      bool quoted = false;
+      std::size_t i = pos;
+      for (; i < text.size() && (quoted || text[i] != '\n'); ++i) {
+        if (text[i] == '"') quoted = !quoted;
+      }
+      if (quoted) return Status::parse_error(where + ": a '\"' is not closed; expected a closing '\"' (RFC 4180)");
+      end = i;
+    }
     std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
-    ++line_no;
-    const std::string where = src + ":" + std::to_string(line_no);
+    line_no += 1 + static_cast<std::size_t>(std::count(line.begin(), line.end(), '\n'));
     line = detail::trim(line);
     if (line.empty()) continue;
     if (line.front() == '#') {
@@ -94,6 +109,10 @@ Result<AvailabilityTrace> parse_trace(std::string_view text, std::string_view so
       have_header = true;
       continue;
     }
+    if (++rows > limits::kMaxTracePoints) {
+      return Status::parse_error(where + ": more than " + std::to_string(limits::kMaxTracePoints) +
+                                 " rows; expected at most that many trace points");
+    }
     const std::vector<std::string> f = detail::split_fields(line);
     if (f.size() != 3) {
       return Status::parse_error(where + ": row has " + std::to_string(f.size()) +
@@ -112,6 +131,10 @@ Result<AvailabilityTrace> parse_trace(std::string_view text, std::string_view so
     }
     auto it = index.find(f[1]);
     if (it == index.end()) {
+      if (workers.size() == limits::kMaxWorkers) {
+        return Status::parse_error(where + ": more than " + std::to_string(limits::kMaxWorkers) +
+                                   " workers; expected at most that many");
+      }
       it = index.emplace(f[1], workers.size()).first;
       workers.push_back({f[1], {}});
       last_line.push_back(0);
@@ -191,7 +214,7 @@ std::string format_trace(const AvailabilityTrace& trace, std::string_view commen
   for (const Row& r : rows) {
     out += shortest(r.t);
     out += ',';
-    out += trace.workers()[r.worker].name;
+    out += detail::quote_field(trace.workers()[r.worker].name);
     out += ',';
     out += shortest(r.fraction);
     out += '\n';

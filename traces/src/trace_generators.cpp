@@ -7,6 +7,8 @@
 #include <string>
 
 #include "omnilearn/base/check.h"
+#include "omnilearn/base/format.h"
+#include "omnilearn/base/input_limits.h"
 
 namespace omnilearn::traces {
 namespace {
@@ -26,8 +28,24 @@ std::string worker_label(std::size_t j) { std::string s = "w";
 
 Status check_common(std::size_t workers, Seconds duration_s) {
   if (workers == 0) return Status::invalid_argument("generator: workers is 0; expected at least 1");
+  if (workers > limits::kMaxWorkers) {
+    return Status::invalid_argument("generator: workers is " + std::to_string(workers) + "; expected at most " +
+                                    std::to_string(limits::kMaxWorkers));
+  }
   if (!std::isfinite(duration_s) || duration_s <= 0.0) {
     return Status::invalid_argument("generator: duration_s is invalid; expected > 0");
+  }
+  return Status::ok();
+}
+
+// Checked before anything is generated: workers x duration / step points must stay within the limit.
+Status check_points(const char* generator, std::size_t workers, Seconds duration_s, Seconds step_s) {
+  const double points = static_cast<double>(workers) * std::ceil(duration_s / step_s);
+  if (points > static_cast<double>(limits::kMaxTracePoints)) {
+    return Status::invalid_argument(std::string(generator) + ": step_s " + format_g(step_s, 6) + " over duration_s " +
+                                    format_g(duration_s, 6) + " for " + std::to_string(workers) + " workers gives " +
+                                    format_g(points, 6) + " trace points; expected at most " +
+                                    std::to_string(limits::kMaxTracePoints) + " (a longer step or a shorter duration)");
   }
   return Status::ok();
 }
@@ -95,8 +113,11 @@ Result<AvailabilityTrace> generate_markov_on_off(const MarkovOptions& o) {
   if (!(o.up_fraction > 0.0) || o.up_fraction > 1.0) {
     return Status::invalid_argument("markov: up_fraction must be in (0,1]");
   }
+  // The expected points are 2 x duration / (mtbf + mttr) per worker; the count is checked as they are drawn too.
+  OMNI_RETURN_IF_ERROR(check_points("markov", o.workers, o.duration_s, (o.mtbf_s + o.mttr_s) / 2.0));
   std::mt19937_64 rng(o.seed);
   std::vector<WorkerSeries> workers;
+  std::size_t points = 0;
   for (std::size_t k = 0; k < o.workers; ++k) {
     WorkerSeries s{worker_label(k), {{0.0, o.up_fraction}}};
     Seconds t = 0.0;
@@ -106,6 +127,11 @@ Result<AvailabilityTrace> generate_markov_on_off(const MarkovOptions& o) {
       if (t >= o.duration_s) break;
       up = !up;
       if (t > s.points.back().time_s) s.points.push_back({t, up ? o.up_fraction : 0.0});
+      if (++points > limits::kMaxTracePoints) {
+        return Status::invalid_argument("markov: mtbf_s and mttr_s give more than " +
+                                        std::to_string(limits::kMaxTracePoints) +
+                                        " trace points; expected at most that many (longer periods)");
+      }
     }
     workers.push_back(std::move(s));
   }
@@ -119,6 +145,7 @@ Result<AvailabilityTrace> generate_random_walk(const RandomWalkOptions& o) {
     return Status::invalid_argument(
         "random walk: expected step_s > 0, sigma >= 0, 0 <= min_fraction < max_fraction <= 1, start within");
   }
+  OMNI_RETURN_IF_ERROR(check_points("random walk", o.workers, o.duration_s, o.step_s));
   std::mt19937_64 rng(o.seed);
   const double lo = o.min_fraction;
   const double hi = o.max_fraction;
@@ -146,6 +173,7 @@ Result<AvailabilityTrace> generate_diurnal(const DiurnalOptions& o) {
       !(o.phase_jitter >= 0.0)) {
     return Status::invalid_argument("diurnal: expected period_s > 0, step_s > 0, amplitude >= 0, mean in [0,1]");
   }
+  OMNI_RETURN_IF_ERROR(check_points("diurnal", o.workers, o.duration_s, o.step_s));
   std::mt19937_64 rng(o.seed);
   std::vector<WorkerSeries> workers;
   for (std::size_t k = 0; k < o.workers; ++k) {

@@ -1,0 +1,94 @@
+#include "fuzz_entry_points.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "omnilearn/base/check.h"
+#include "omnilearn/scenarios/scenario_json.h"
+#include "omnilearn/scenarios/scenario_parser.h"
+#include "omnilearn/scenarios/sweep.h"
+#include "omnilearn/traces/trace_file.h"
+#include "omnilearn/traces/trace_importer.h"
+
+namespace omnilearn::fuzz {
+namespace {
+
+constexpr const char* kBaseScenario =
+    "name: base\n"
+    "cluster: {nodes: [{name: a, cores: 4, speed: 4e9}, {name: b, cores: 2, speed: 2e9}]}\n"
+    "workload: {model: resnet18, dataset: cifar10, global_batch: 64, epochs: 1}\n";
+
+// A scratch folder of this process (inputs that name files resolve in it), made on first use.
+const std::filesystem::path& scratch() {
+  static const std::filesystem::path dir = [] {
+    const auto d = std::filesystem::temp_directory_path() / ("omnilearn-fuzz-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(d);
+    std::ofstream(d / "s.yaml") << kBaseScenario;
+    return d;
+  }();
+  return dir;
+}
+
+std::string write_scratch(const std::string& name, std::string_view bytes) {
+  const std::string path = (scratch() / name).string();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return path;
+}
+
+std::string_view as_text(const std::uint8_t* data, std::size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+void check_round_trip(const traces::AvailabilityTrace& trace) {
+  const std::string text = traces::format_trace(trace, "fuzz");
+  auto back = traces::parse_trace(text, "round-trip.csv");
+  OMNI_CHECK(back.is_ok(), "a written trace does not read back: " + back.status().message());
+  OMNI_CHECK(traces::format_trace(*back, "fuzz") == text, "a written trace reads back different");
+}
+
+}  // namespace
+
+void fuzz_scenario(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text = as_text(data, size);
+  std::vector<std::string> overrides;
+  for (std::size_t pos = 0; text.substr(pos, 5) == "#set ";) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    overrides.emplace_back(text.substr(pos + 5, end - pos - 5));
+    pos = end + 1;
+    if (pos >= text.size()) break;
+  }
+  auto scenario = scenarios::parse_scenario(text, (scratch() / "x.yaml").string(), overrides);
+  if (scenario) (void)scenarios::scenario_to_json(*scenario);
+}
+
+void fuzz_sweep(const std::uint8_t* data, std::size_t size) {
+  auto sweep = scenarios::load_sweep(write_scratch("sweep.yaml", as_text(data, size)));
+  if (!sweep) return;
+  const std::vector<scenarios::SweepPoint> points = scenarios::expand(*sweep);
+  if (!points.empty()) (void)scenarios::check_point(*sweep, points.front());
+}
+
+void fuzz_trace(const std::uint8_t* data, std::size_t size) {
+  auto trace = traces::parse_trace(as_text(data, size), "fuzz.csv");
+  if (trace) check_round_trip(*trace);
+}
+
+void fuzz_importer(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return;
+  const std::vector<traces::ImportFormat> formats = traces::all_import_formats();
+  traces::ImportOptions options;
+  options.format = formats[data[0] % formats.size()];
+  options.max_workers = 8;
+  options.input = write_scratch("raw.csv", as_text(data + 1, size - 1));
+  auto trace = traces::import_trace(options);
+  if (trace) check_round_trip(*trace);
+}
+
+}  // namespace omnilearn::fuzz

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Assembles the seed corpora of the fuzz targets under DIR (default build-fuzz/corpus) from the shipped files:
+# scenario and sweep files from scenarios/, trace files from traces/data/ (first 200 lines each), and for the
+# importers the first 40 lines of each raw trace in ../shared/traces-raw (when present) behind its format byte.
+# Nothing here is committed: large corpora stay out of the repository.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$root/build-fuzz/corpus}
+mkdir -p "$out"/{scenario,sweep,trace,importer}
+i=0
+while IFS= read -r -d '' f; do
+  i=$((i + 1))
+  if grep -qE '^(axes|base|bases):' "$f"; then cp "$f" "$out/sweep/seed-$i.yaml"; else cp "$f" "$out/scenario/seed-$i.yaml"; fi
+done < <(find "$root/scenarios" -name '*.yaml' -print0 | sort -z)
+for f in "$root"/traces/data/*.csv; do head -n 200 "$f" >"$out/trace/$(basename "$f")"; done
+while IFS= read -r -d '' f; do cp "$f" "$out/trace/scn-$(basename "$f")"; done < <(find "$root/scenarios" -name '*.csv' -print0)
+# The format byte: the index in all_import_formats() (traces/src/trace_importer.cpp).
+raw=$root/../shared/traces-raw
+seed() {  # seed FORMAT_INDEX FILE
+  [ -f "$2" ] || return 0
+  { printf "\\$(printf '%03o' "$1")"; head -n 40 "$2"; } >"$out/importer/$1-$(basename "$2")"
+}
+seed 0 "$raw/azure-v1-100vms/azure_v1_avg_cpu_100vms_5min.csv"
+seed 1 "$raw/bitbrains-rnd/2013-7/41.csv"
+seed 2 "$raw/alibaba-2018-cluster-avg/machine_usage_days_1_to_8_grouped_300_seconds.csv"
+seed 3 "$raw/alibaba-genai-2026-gpu-util/pod_gpu_duty_cycle_anon.subset16.csv"
+seed 4 "$raw/philly-node-sequence/philly_node_sequence.csv"
+seed 5 "$raw/helios-earth-vc/vc6YE/cluster_sequence_vc.csv"
+seed 6 "$raw/azure-vm-noise-2024/mlc_maxbw_allreads_long_westus2_D8s_v5_MiB_s.csv"
+seed 7 "$raw/lanl-failure-1996-2005/LA-UR-05-7318-failure-data-1996-2005.csv"
+seed 8 "$raw/titan-gpu-failures/gc_full.csv"
+seed 9 "$raw/alibaba-2017-server-event/server_event.csv"
+for k in 0 1 2 3 4 5 6 7 8 9; do printf "\\$(printf '%03o' "$k")" >"$out/importer/$k-empty"; done
+echo "corpus in $out: $(for t in scenario sweep trace importer; do printf '%s %s  ' "$t" "$(ls "$out/$t" | wc -l)"; done)"
