@@ -4,7 +4,7 @@
 # A crash, leak or sanitizer report stops that target and leaves build-fuzz/crash-<target>-*: keep it under
 # fuzz/regressions/<target>/ once fixed.
 #   scripts/fuzz.sh [RUNS] [TARGET...]      RUNS default 1000000; targets: scenario sweep trace importer
-# The short smoke run of every target is a CTest test of that build: ctest --test-dir build-fuzz -L fuzz
+#   scripts/fuzz.sh smoke                   build, then the smoke run: 5 s per target (ctest -L fuzz; the test suite)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-1000000}
@@ -16,6 +16,9 @@ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILE
   >/dev/null
 ninja -C build-fuzz -j"${JOBS:-2}" $(printf '%s_fuzzer ' "${targets[@]}")
 fuzz/make_corpus.sh build-fuzz/corpus
+if [ "$runs" = smoke ]; then
+  exec ctest --test-dir build-fuzz -L fuzz --output-on-failure
+fi
 for t in "${targets[@]}"; do
   mkdir -p "build-fuzz/work/$t"
   start=$(date +%s)

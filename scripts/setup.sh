@@ -8,7 +8,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libboost-program-options-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   libsimgrid-dev libopenmpi-dev openmpi-bin
-  libtorch-dev libgloo-dev libcgroup-dev zlib1g-dev dataset-fashion-mnist
+  libtorch-dev libgloo-dev libcgroup-dev zlib1g-dev libssl-dev dataset-fashion-mnist
+  clang libclang-rt-14-dev
   iproute2
   python3 python3-pandas python3-matplotlib python3-pytest
 )

@@ -11,6 +11,8 @@ status=0
 ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600 || status=$?
 # CTest lists skipped tests without their reason: print each one's GTEST_SKIP message.
 awk '/: Skipped$/ { test = $0; getline; print "skipped: " test " -- " $0 }' build/Testing/Temporary/LastTest.log
+# The libFuzzer targets' smoke run (clang, ASan + UBSan; 5 s per target on the seed corpora and kept regressions).
+bash scripts/fuzz.sh smoke || status=$?
 if [ -d analysis/tests ]; then
   /usr/bin/python3 -m pytest -q analysis/tests || status=$?
 fi
