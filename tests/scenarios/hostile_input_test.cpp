@@ -11,6 +11,7 @@
 #include "omnilearn/scenarios/scenario_json.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/scenarios/sweep.h"
+#include "bad_case.h"
 #include "temp_dir.h"
 
 namespace omnilearn::scenarios {
@@ -26,20 +27,9 @@ constexpr const char* kBase =
     "    - {name: a, cores: 4, speed: 4e9}\n"
     "workload: {model: resnet18, dataset: cifar10, global_batch: 64, epochs: 1}\n";
 
-std::string with(const std::string& from, const std::string& to) {
-  std::string text = kBase;
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
+std::string with(const std::string& from, const std::string& to) { return testing::replace_once(kBase, from, to); }
 
-struct HostileCase {
-  const char* label;
-  std::string yaml;
-  std::vector<std::string> overrides;
-  std::vector<std::string> expected;  // substrings of the message
-};
+using HostileCase = testing::BadCase;
 
 TEST(HostileScenario, EachIsRefusedWithFileLineAndField) {
   const std::vector<HostileCase> cases{

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "bad_case.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 
 namespace omnilearn::scenarios {
@@ -26,19 +27,10 @@ constexpr const char* kGood =
     "  min_batch: 8\n"
     "  max_batch: 56\n";
 
-std::string replace(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
+using testing::BadCase;
+std::string replace(const std::string& text, const std::string& from, const std::string& to) {
+  return testing::replace_once(text, from, to);
 }
-
-struct BadCase {
-  const char* label;
-  std::string yaml;
-  std::vector<std::string> overrides;
-  std::vector<std::string> expected;  // substrings of the message
-};
 
 std::vector<BadCase> bad_cases() {
   const std::string g = kGood;
