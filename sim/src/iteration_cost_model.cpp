@@ -59,8 +59,11 @@ double cpu_slowdown(const scenarios::ModelProfile& model, double share) {
   if (share >= s.back()) return f.back() * s.back() / share;
   const auto hi = static_cast<std::size_t>(std::upper_bound(s.begin(), s.end(), share) - s.begin());
   const std::size_t lo = hi - 1;
+  // Between two points the throughput (1 / slowdown), not the slowdown, is interpolated linearly: a quota that
+  // holds its share exactly (slowdown 1/s) is then exact at every share. The slowdown itself is convex in the
+  // share, and a straight line through it overstated a worker at 0.125 of a core by 9% (between 0.1 and 0.2).
   const double w = (share - s[lo]) / (s[hi] - s[lo]);
-  return f[lo] + w * (f[hi] - f[lo]);
+  return 1.0 / ((1.0 - w) / f[lo] + w / f[hi]);
 }
 
 namespace {

@@ -61,7 +61,9 @@ TEST(IterationCostModel, MeasuredSlowdownUnderACpuQuotaIsApplied) {
   EXPECT_NEAR(cost->seconds(0, 32), 2.4 * full, 1e-12);  // share 0.5: 2.4x longer, not 2x
   EXPECT_NEAR(cost->seconds(1, 32), full, 1e-12);
   EXPECT_NEAR(cost->seconds(2, 32), 4.9 * full, 1e-12);
-  EXPECT_NEAR(cost->seconds(3, 32), 0.5 * (4.9 + 2.4) * full, 1e-12);
+  // Share 0.375, halfway: the throughputs 1/4.9 and 1/2.4 are interpolated (a quota that holds its share exactly,
+  // slowdown 1/s, is then exact between points too).
+  EXPECT_NEAR(cost->seconds(3, 32), full / (0.5 / 4.9 + 0.5 / 2.4), 1e-12);
   EXPECT_NEAR(cost->seconds(4, 32), 2.0 * 4.9 * full, 1e-12);  // 1/share beyond the table's ends
   EXPECT_NEAR(cost->seconds(5, 32), 0.5 * full, 1e-12);
   // Availability still scales the slowed-down time linearly.
@@ -127,7 +129,21 @@ TEST(IterationCostModel, ABurstUnderAQuotaStartsWithItsWholeQuota) {
   ASSERT_TRUE(loaded);
   EXPECT_NEAR(loaded->seconds(0, 32), 0.01225, 2e-6);
   EXPECT_FALSE(loaded->bursts(1));
-  EXPECT_NEAR(loaded->seconds(1, 32), 0.009 * 1.5, 1e-12);  // slowdown(0.75) = 1.5 between the table's points
+  EXPECT_NEAR(loaded->seconds(1, 32), 0.009 / 0.75, 1e-12);  // the linear table is exact between its points
+}
+
+TEST(IterationCostModel, AnExactQuotaTableIsExactBetweenItsPoints) {
+  // A calibration of the emulated cost (emulator.sample_cost_s) measures slowdown 1/s at every share; the worker
+  // at 0.125 of a core (HL8) lies between the points 0.1 and 0.2 and must come out at 8x, not at 8.75x.
+  auto m = testbed_profile();
+  m.slowdown_shares = {0.1, 0.2, 0.5, 1.0};
+  m.slowdown_factors = {10.0, 5.0, 2.0, 1.0};
+  auto cost = IterationCostModel::create(m, nodes({0.25e9, 0.3e9, 1.5e9}));  // shares 0.125, 0.15, 0.75
+  ASSERT_TRUE(cost) << cost.status().message();
+  const double full = 0.001 + 16 * 0.0002;
+  EXPECT_NEAR(cost->seconds(0, 16), 8.0 * full, 1e-12);
+  EXPECT_NEAR(cost->seconds(1, 16), full / 0.15, 1e-12);
+  EXPECT_NEAR(cost->seconds(2, 16), full / 0.75, 1e-12);
 }
 
 TEST(IterationCostModel, WithoutATableTheQuotaIsLinear) {
