@@ -92,6 +92,7 @@ void unflatten_from(std::vector<torch::Tensor>& ts, const torch::Tensor& buffer,
 
 int run_worker(const WorkerOptions& o) {
   const std::string who = "asp worker " + std::to_string(o.rank);
+  bool warned_cost = false;  // the emulated cost was below this host's own cost (said once)
   auto scenario = scenarios::load_scenario(o.scenario_path, o.overrides);
   if (!scenario) return fail(who, scenario.status().message());
   at::set_num_threads(o.threads);
@@ -135,8 +136,9 @@ int run_worker(const WorkerOptions& o) {
       const auto idx_span = sampler.indices(a, 0);
       const auto c0 = Clock::now();
       auto idx = torch::from_blob(const_cast<std::int64_t*>(idx_span.data()), {got}, torch::kInt64);
-      step = forward_backward(net, train->images.index_select(0, idx), train->labels.index_select(0, idx),
-                              o.config.sample_cost_s * static_cast<double>(got));
+      const double cpu_target_s = o.config.sample_cost_s * static_cast<double>(got);
+      step = forward_backward(net, train->images.index_select(0, idx), train->labels.index_select(0, idx), cpu_target_s);
+      note_cost_overrun(step, cpu_target_s, who, warned_cost);
       compute_s = std::chrono::duration<double>(Clock::now() - c0).count();
       flatten_into(params, push[0], /*grads=*/true);
       p[n_params + kBatch] = static_cast<float>(got);

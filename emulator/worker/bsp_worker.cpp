@@ -138,6 +138,7 @@ int run(const WorkerOptions& o) {
   double decision_s = 0.0, eval_s = 0.0, train_s = 0.0;
   std::optional<double> time_to_target;
   std::int64_t steps_to_target = -1;
+  bool warned_cost = false;  // the emulated cost was below this host's own cost (said once)
   std::int64_t samples_seen = 0;
   bool stop_next = false;
   std::string reason = "epochs";
@@ -189,7 +190,9 @@ int run(const WorkerOptions& o) {
         auto idx = torch::from_blob(const_cast<std::int64_t*>(idx_span.data()), {mine}, torch::kInt64);
         auto x = train->images.index_select(0, idx);
         auto y = train->labels.index_select(0, idx);
-        const StepResult r = forward_backward(net, x, y, cfg.sample_cost_s * static_cast<double>(mine));
+        const double cpu_target_s = cfg.sample_cost_s * static_cast<double>(mine);
+        const StepResult r = forward_backward(net, x, y, cpu_target_s);
+        note_cost_overrun(r, cpu_target_s, "omnilearn-emulate-worker " + std::to_string(rank), warned_cost);
         loss_v = r.loss;
         acc_v = r.accuracy;
       }

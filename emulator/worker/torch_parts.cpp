@@ -214,4 +214,11 @@ StepResult forward_backward(Net& net, const torch::Tensor& x, const torch::Tenso
   return r;
 }
 
+void note_cost_overrun(const StepResult& step, double cpu_target_s, const std::string& who, bool& warned) {
+  if (warned || cpu_target_s <= 0.0 || step.own_cpu_s <= cpu_target_s) return;
+  std::cerr << who << ": the real pass took " << step.own_cpu_s * 1e3 << " ms of CPU, more than the emulated cost ("
+            << cpu_target_s * 1e3 << " ms, emulator.sample_cost_s x batch): steps cost what this host's pass costs\n";
+  warned = true;
+}
+
 }  // namespace omnilearn::emulator::worker

@@ -52,6 +52,9 @@ struct StepResult {
   double cpu_s = 0.0;        // CPU time of the whole step (>= cpu_target_s unless the real pass alone exceeds it)
 };
 StepResult forward_backward(Net& net, const torch::Tensor& x, const torch::Tensor& y, double cpu_target_s = 0.0);
+// Says once on stderr (`warned` remembers it), naming `who`, when the real pass alone cost more CPU time than the
+// emulated `cpu_target_s`: on such a host a step costs what its own pass costs, not the scenario's cost.
+void note_cost_overrun(const StepResult& step, double cpu_target_s, const std::string& who, bool& warned);
 
 struct Evaluation {
   double loss = 0.0;
