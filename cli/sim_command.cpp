@@ -60,7 +60,8 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
   options.stop_requested = [] { return StopSignals::received() != 0; };
   auto summary = sim::run_simulation(*scenario, options);
   bar.finish();
-  if (const int signo = StopSignals::received(); signo != 0) {
+  // A signal that came after the run finished (its summary.json written) stopped nothing: report the run.
+  if (const int signo = StopSignals::received(); signo != 0 && !summary) {
     std::cerr << "omnilearn sim: stopped by " << strsignal(signo) << " (" << (signo == SIGINT ? "SIGINT" : "SIGTERM")
               << "); the rows so far are in " << options.output_dir << " (timeline.json closed, no summary.json)\n";
     if (!summary && summary.status().message().find("stopped on request") == std::string::npos) {

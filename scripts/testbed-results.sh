@@ -6,9 +6,12 @@
 # testbed). With --extras it also runs, per seed, the dynamic routine and the Azure trace replay (omnilearn) and
 # ASP HL8 {uniform, omnilearn} on its 60 s budget.
 #
-# A run whose folder already has a summary.json is kept, not run again: an interrupted call resumes.
+# With --resume, a run whose folder already has a summary.json is kept, not run again: an interrupted call
+# resumes (keep the scenarios and the binary unchanged meanwhile: kept runs are not checked against them). Without
+# it, every run is made afresh (its folder replaced).
 #
-# Usage: scripts/testbed-results.sh [--out DIR] [--seeds "1 2 3"] [--levels "1 2 4 8"] [--extras] [--bin OMNILEARN]
+# Usage: scripts/testbed-results.sh [--out DIR] [--seeds "1 2 3"] [--levels "1 2 4 8"] [--extras] [--resume]
+#                                   [--bin OMNILEARN]
 #   DIR defaults to runs/testbed-results. About 8 minutes per seed for the four levels on a 2-core host.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +19,7 @@ out=runs/testbed-results
 seeds="1 2 3"
 levels="1 2 4 8"
 extras=0
+resume=0
 bin=build/cli/omnilearn
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -23,8 +27,9 @@ while [ $# -gt 0 ]; do
     --seeds) seeds="$2"; shift 2 ;;
     --levels) levels="$2"; shift 2 ;;
     --extras) extras=1; shift ;;
+    --resume) resume=1; shift ;;
     --bin) bin="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "testbed-results.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -37,7 +42,7 @@ started=$(date +%s)
 run() {  # name scenario [extra args...]
   local name="$1" scenario="$2"
   shift 2
-  if [ -f "$out/$name/summary.json" ]; then
+  if [ "$resume" = 1 ] && [ -f "$out/$name/summary.json" ]; then
     echo "$name: kept (summary.json exists)"
     return
   fi

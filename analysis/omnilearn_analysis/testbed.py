@@ -77,7 +77,7 @@ def level_table(runs: pd.DataFrame, base: str = "uniform", policy: str = "omnile
             continue
         step_red = pd.Series([_reduction_pct(a.at[s, "mean_step_ms"], b.at[s, "mean_step_ms"]) for s in seeds])
         tta_red = pd.Series([_reduction_pct(a.at[s, "time_to_target_s"], b.at[s, "time_to_target_s"]) for s in seeds],
-                            dtype=float)
+                            dtype=float).dropna()
         row = {"scenario": scenario, "seeds": len(seeds),
                "step_reduction_median_pct": step_red.median(), "step_reduction_min_pct": step_red.min(),
                "step_reduction_max_pct": step_red.max(),
@@ -85,11 +85,12 @@ def level_table(runs: pd.DataFrame, base: str = "uniform", policy: str = "omnile
                "tta_reduction_max_pct": tta_red.max()}
         for name, frame in ((base, a.loc[seeds]), (policy, b.loc[seeds])):
             row[f"{name}_mean_step_ms"] = frame["mean_step_ms"].median()
-            row[f"{name}_tta_s"] = pd.to_numeric(frame["time_to_target_s"]).median()
-            steps = pd.to_numeric(frame["steps_to_target"])
-            row[f"{name}_steps_median"] = steps.median()
-            row[f"{name}_steps_min"] = steps.min()
-            row[f"{name}_steps_max"] = steps.max()
+            tta = pd.to_numeric(frame["time_to_target_s"]).dropna()
+            row[f"{name}_tta_s"] = tta.median() if len(tta) else float("nan")
+            steps = pd.to_numeric(frame["steps_to_target"]).dropna()  # none in runs without a target
+            row[f"{name}_steps_median"] = steps.median() if len(steps) else float("nan")
+            row[f"{name}_steps_min"] = steps.min() if len(steps) else float("nan")
+            row[f"{name}_steps_max"] = steps.max() if len(steps) else float("nan")
             for part in ("compute_share", "exchange_share", "wait_share"):
                 row[f"{name}_{part}"] = frame[part].median()
         out.append(row)

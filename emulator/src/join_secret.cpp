@@ -41,8 +41,9 @@ std::string join_proof(std::string_view secret, std::string_view challenge, int 
   return hmac_hex(secret, std::string("join|").append(challenge).append("|").append(std::to_string(rank)));
 }
 
-std::string serve_proof(std::string_view secret, std::string_view challenge) {
-  return hmac_hex(secret, std::string("serve|").append(challenge));
+std::string serve_proof(std::string_view secret, std::string_view challenge, std::string_view nonce, int rank) {
+  return hmac_hex(secret, std::string("serve|").append(challenge).append("|").append(nonce).append("|").append(
+                              std::to_string(rank)));
 }
 
 bool proofs_equal(std::string_view a, std::string_view b) {

@@ -282,8 +282,12 @@ Result<LaunchResult> run_emulation_or_throw(const scenarios::Scenario& scenario,
   }
 
   // Liveness: when each process last reported (or was reported by rank 0 to have made) an iteration. A worker that
-  // is down (fraction 0) is not expected to make any (ASP: it polls), so its clock restarts while it is down.
+  // is down (fraction 0) is not expected to make any (ASP: it polls), so its clock restarts while it is down. The
+  // clocks start when training starts (rank 0's training_start_s): start-up (library loading, the dataset, the
+  // rendezvous) runs under the workers' quotas and can take long at small shares; a worker that hangs there makes
+  // the others' rendezvous fail after gloo_timeout_s, which stops the run with that error.
   std::vector<double> last_row_s(processes, 0.0);
+  bool training_started = false;
   std::vector<double> fraction(replayer.initial().begin(), replayer.initial().end());
   bool stalled = false;
   auto handle_line = [&](std::size_t k, std::string_view line) {
@@ -309,7 +313,11 @@ Result<LaunchResult> run_emulation_or_throw(const scenarios::Scenario& scenario,
       stats.add(*e);
     } else if (const auto* x = std::get_if<ExtraRecord>(&*msg)) {
       stats.extra[x->key] = x->value;
-      if (x->key == "training_start_s") replay_origin_s = x->value;
+      if (x->key == "training_start_s") {
+        replay_origin_s = x->value;
+        if (!training_started) std::fill(last_row_s.begin(), last_row_s.end(), elapsed());
+        training_started = true;
+      }
     } else if (const auto* d = std::get_if<DoneRecord>(&*msg)) {
       done[k] = true;
       if (control && k == *control) stats.stop_reason = d->reason;
@@ -328,6 +336,7 @@ Result<LaunchResult> run_emulation_or_throw(const scenarios::Scenario& scenario,
   // The stalled workers (no iteration row for stall_timeout_s) as an error naming them; ok when none. When some
   // process here is stopped or stuck in the kernel, that one is named: in BSP every peer waits for it.
   auto check_liveness = [&]() -> Status {
+    if (!training_started) return Status::ok();
     const double now = elapsed();
     std::vector<std::size_t> silent;
     for (std::size_t k = 0; k < workers.size(); ++k) {

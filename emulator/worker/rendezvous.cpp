@@ -30,9 +30,10 @@ void check_secret(c10d::Store& store, int rank, int world_size, const std::strin
   if (rank == 0) {
     auto challenge = random_challenge();
     if (!challenge) throw std::runtime_error(challenge.status().message());
-    store.set("omnilearn/serve", bytes(serve_proof(secret, *challenge)));
     store.set("omnilearn/challenge", bytes(*challenge));
     for (int r = 1; r < world_size; ++r) {
+      const std::string nonce = text(store.get("omnilearn/nonce/" + std::to_string(r)));
+      store.set("omnilearn/serve/" + std::to_string(r), bytes(serve_proof(secret, *challenge, nonce, r)));
       const std::string proof = text(store.get("omnilearn/join/" + std::to_string(r)));
       if (!proofs_equal(proof, join_proof(secret, *challenge, r))) {
         throw std::runtime_error("rank " + std::to_string(r) + " failed the shared-secret check (its node has "
@@ -41,9 +42,13 @@ void check_secret(c10d::Store& store, int rank, int world_size, const std::strin
     }
     return;
   }
+  auto nonce = random_challenge();
+  if (!nonce) throw std::runtime_error(nonce.status().message());
+  store.set("omnilearn/nonce/" + std::to_string(rank), bytes(*nonce));
   const std::string challenge = text(store.get("omnilearn/challenge"));
   store.set("omnilearn/join/" + std::to_string(rank), bytes(join_proof(secret, challenge, rank)));
-  if (!proofs_equal(text(store.get("omnilearn/serve")), serve_proof(secret, challenge))) {
+  const std::string served = text(store.get("omnilearn/serve/" + std::to_string(rank)));
+  if (!proofs_equal(served, serve_proof(secret, challenge, *nonce, rank))) {
     throw std::runtime_error("the store at " + where + " failed the shared-secret check (node 0 has another "
                              "secret, or it is not this run's node 0): not joining");
   }

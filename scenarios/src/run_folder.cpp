@@ -166,6 +166,14 @@ Status write_file_atomically(const std::string& path, std::string_view text) {
     ::unlink(temp.c_str());
     return Status::io_error(path + ": rename from " + temp.string() + " failed (" + reason + ")");
   }
+  // The rename is in the folder's entry list: sync the folder too, or a crash can lose it (and the file).
+  const std::string folder = target.has_parent_path() ? target.parent_path().string() : std::string(".");
+  if (const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
+    const bool synced = ::fsync(dir) == 0;
+    const std::string reason = synced ? std::string() : errno_text();
+    ::close(dir);
+    if (!synced) return Status::io_error(path + ": fsync of its folder failed (" + reason + ")");
+  }
   return Status::ok();
 }
 

@@ -19,8 +19,9 @@ TEST(JoinSecret, ProofsDependOnSecretChallengeAndRank) {
   EXPECT_EQ(p.size(), 64u);
   EXPECT_EQ(p, join_proof("secret", "abc", 1));
   std::set<std::string> all{p, join_proof("secret", "abc", 2), join_proof("secret", "abd", 1),
-                            join_proof("secreT", "abc", 1), serve_proof("secret", "abc")};
-  EXPECT_EQ(all.size(), 5u);
+                            join_proof("secreT", "abc", 1), serve_proof("secret", "abc", "n1", 1),
+                            serve_proof("secret", "abc", "n2", 1), serve_proof("secret", "abc", "n1", 2)};
+  EXPECT_EQ(all.size(), 7u);  // rank 0's answer depends on each rank's own nonce: an old one cannot be replayed
   EXPECT_EQ(p.find("secret"), std::string::npos);
   EXPECT_TRUE(proofs_equal(p, join_proof("secret", "abc", 1)));
   EXPECT_FALSE(proofs_equal(p, join_proof("secret", "abc", 2)));
