@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "omnilearn/scenarios/scenario_parser.h"
+
 namespace omnilearn::scenarios::testing {
 
 struct BadCase {
@@ -22,6 +24,17 @@ inline std::string replace_once(std::string text, const std::string& from, const
   EXPECT_NE(at, std::string::npos) << from;
   if (at != std::string::npos) text.replace(at, from.size(), to);
   return text;
+}
+
+// Parses `c` as the file `path` and expects a refusal whose message holds every expected part.
+inline void expect_refused(const BadCase& c, const std::string& path) {
+  SCOPED_TRACE(c.label);
+  auto r = parse_scenario(c.yaml, path, c.overrides);
+  ASSERT_FALSE(r.is_ok());
+  for (const std::string& part : c.expected) {
+    EXPECT_NE(r.status().message().find(part), std::string::npos)
+        << "message: " << r.status().message() << "\nexpected to contain: " << part;
+  }
 }
 
 }  // namespace omnilearn::scenarios::testing

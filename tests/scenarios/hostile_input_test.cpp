@@ -88,15 +88,7 @@ TEST(HostileScenario, EachIsRefusedWithFileLineAndField) {
        {},
        {"dir/x.yaml:7: availability.generator.mtbf: expected at most 10000000 trace points"}},
   };
-  for (const HostileCase& c : cases) {
-    SCOPED_TRACE(c.label);
-    auto r = parse_scenario(c.yaml, "dir/x.yaml", c.overrides);
-    ASSERT_FALSE(r.is_ok());
-    for (const std::string& part : c.expected) {
-      EXPECT_NE(r.status().message().find(part), std::string::npos)
-          << "message: " << r.status().message() << "\nexpected to contain: " << part;
-    }
-  }
+  for (const HostileCase& c : cases) testing::expect_refused(c, "dir/x.yaml");
 }
 
 TEST(HostileScenario, ValidUtf8AndGenerousGeneratorsStillParse) {

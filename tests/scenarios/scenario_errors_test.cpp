@@ -122,15 +122,7 @@ std::vector<BadCase> bad_cases() {
 }
 
 TEST(ScenarioErrors, EachBadInputNamesFileLineAndField) {
-  for (const BadCase& c : bad_cases()) {
-    SCOPED_TRACE(c.label);
-    auto r = parse_scenario(c.yaml, "dir/x.yaml", c.overrides);
-    ASSERT_FALSE(r.is_ok());
-    for (const std::string& part : c.expected) {
-      EXPECT_NE(r.status().message().find(part), std::string::npos)
-          << "message: " << r.status().message() << "\nexpected to contain: " << part;
-    }
-  }
+  for (const BadCase& c : bad_cases()) testing::expect_refused(c, "dir/x.yaml");
 }
 
 TEST(ScenarioErrors, TheGoodBaseParses) {
