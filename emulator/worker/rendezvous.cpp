@@ -35,6 +35,9 @@ void check_secret(c10d::Store& store, int rank, int world_size, const std::strin
       const std::string nonce = text(store.get("omnilearn/nonce/" + std::to_string(r)));
       store.set("omnilearn/serve/" + std::to_string(r), bytes(serve_proof(secret, *challenge, nonce, r)));
       const std::string proof = text(store.get("omnilearn/join/" + std::to_string(r)));
+      // Rank r has read and checked rank 0's answer once it acknowledges: only then may a refusal here end rank 0
+      // (and its store), so that rank r's node reports its own side of the failure, not a broken connection.
+      (void)store.get("omnilearn/checked/" + std::to_string(r));
       if (!proofs_equal(proof, join_proof(secret, *challenge, r))) {
         throw std::runtime_error("rank " + std::to_string(r) + " failed the shared-secret check (its node has "
                                  "another secret, or it is not one of this run's nodes): refused");
@@ -48,7 +51,9 @@ void check_secret(c10d::Store& store, int rank, int world_size, const std::strin
   const std::string challenge = text(store.get("omnilearn/challenge"));
   store.set("omnilearn/join/" + std::to_string(rank), bytes(join_proof(secret, challenge, rank)));
   const std::string served = text(store.get("omnilearn/serve/" + std::to_string(rank)));
-  if (!proofs_equal(served, serve_proof(secret, challenge, *nonce, rank))) {
+  const bool served_ok = proofs_equal(served, serve_proof(secret, challenge, *nonce, rank));
+  store.set("omnilearn/checked/" + std::to_string(rank), bytes(served_ok ? "ok" : "refused"));
+  if (!served_ok) {
     throw std::runtime_error("the store at " + where + " failed the shared-secret check (node 0 has another "
                              "secret, or it is not this run's node 0): not joining");
   }

@@ -93,6 +93,9 @@ TEST(EmulatorEndToEnd, TwoWorkerAspRunRecordsStaleness) {
   config.eval_samples = 500;
   config.target_accuracy = 0.0;
   config.learning_rate = 0.02;
+  // No momentum: with momentum 0.9 stale updates can make such a short run diverge, depending on how the host
+  // interleaves the workers (seen once beside a busy process: accuracy 0.118 after 141 updates).
+  config.momentum = 0.0;
   auto r = run_emulation(*scenario, config, real_worker_options(dir));
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   ASSERT_EQ(r->exit_code, 0) << r->message;
