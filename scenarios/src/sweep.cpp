@@ -5,6 +5,7 @@
 #include <set>
 
 #include "map_reader.h"
+#include "omnilearn/base/format.h"
 #include "omnilearn/base/input_limits.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "yaml_source.h"
@@ -184,7 +185,7 @@ Result<Sweep> load_sweep_file(const std::string& path) {
   if (points > static_cast<double>(limits::kMaxSweepPoints)) {
     return r.error(r.has("axes") ? "axes" : "bases", "expected at most " + std::to_string(limits::kMaxSweepPoints) +
                                                          " points (the product of the axes' sizes), got " +
-                                                         std::to_string(static_cast<long long>(points)));
+                                                         format_g(points, 6));  // may exceed any integer type
   }
   if (name_bytes > kMaxPointNameBytes) {
     return r.error(r.has("axes") ? "axes" : "name",
