@@ -25,20 +25,8 @@ std::size_t line_count(const std::string& text) {
 class Background {
  public:
   Background(const std::vector<std::string>& args, const TempDir& dir)
-      : out_(dir.at("bg.out")), err_(dir.at("bg.err")) {
-    std::vector<std::string> words{OMNILEARN_BIN};
-    words.insert(words.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (std::string& w : words) argv.push_back(w.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addchdir_np(&actions, dir.path().c_str());
-    if (posix_spawn(&pid_, OMNILEARN_BIN, &actions, nullptr, argv.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&actions);
-  }
+      : out_(dir.at("bg.out")), err_(dir.at("bg.err")),
+        pid_(spawn_program(OMNILEARN_BIN, args, dir.path(), out_, err_)) {}
   ~Background() {
     if (pid_ > 0 && !waited_) {
       ::kill(pid_, SIGKILL);
@@ -49,10 +37,8 @@ class Background {
   // Sends `signo` and returns the exit code (128 + signal when killed by it).
   int stop(int signo) {
     ::kill(pid_, signo);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
     waited_ = true;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return wait_exit_code(pid_);
   }
   std::string err() const { return read_file(err_); }
 
@@ -72,8 +58,12 @@ bool wait_for(const std::function<bool()>& ready) {
   return true;
 }
 
-// quick.yaml made to run until it is stopped (a million epochs).
-const std::vector<std::string> kEndless = {"--set", "workload.epochs=1000000", "--quiet"};
+// Writes quick.yaml into `dir`; the arguments of a sim of it into `run` that runs until it is stopped (a million
+// epochs).
+std::vector<std::string> endless_sim(const TempDir& dir, const std::string& run) {
+  dir.write("quick.yaml", quick_yaml());
+  return {"sim", dir.at("quick.yaml"), "--out", dir.at(run), "--set", "workload.epochs=1000000", "--quiet"};
+}
 
 // A sim in the background that holds `run`: its lock file names its pid and it has written rows.
 bool started_rows(const TempDir& dir, const Background& bg, const std::string& run) {
@@ -109,9 +99,7 @@ void expect_valid_stopped_run(const TempDir& dir, const std::string& run) {
 // and every file valid.
 TEST(CliRunFolder, ASecondSimIntoARunningSimsFolderIsRefusedAndSigintClosesTheFirstValid) {
   TempDir dir;
-  dir.write("quick.yaml", quick_yaml());
-  std::vector<std::string> args{"sim", dir.at("quick.yaml"), "--out", dir.at("run")};
-  args.insert(args.end(), kEndless.begin(), kEndless.end());
+  const std::vector<std::string> args = endless_sim(dir, "run");
   Background first(args, dir);
   ASSERT_GT(first.pid(), 0);
   ASSERT_TRUE(started_rows(dir, first, "run")) << first.err();
@@ -133,9 +121,7 @@ TEST(CliRunFolder, ASecondSimIntoARunningSimsFolderIsRefusedAndSigintClosesTheFi
 
 TEST(CliRunFolder, SigtermStopsSimWithExit143AndValidFiles) {
   TempDir dir;
-  dir.write("quick.yaml", quick_yaml());
-  std::vector<std::string> args{"sim", dir.at("quick.yaml"), "--out", dir.at("run")};
-  args.insert(args.end(), kEndless.begin(), kEndless.end());
+  const std::vector<std::string> args = endless_sim(dir, "run");
   Background sim(args, dir);
   ASSERT_TRUE(started_rows(dir, sim, "run")) << sim.err();
   EXPECT_EQ(sim.stop(SIGTERM), 143) << sim.err();

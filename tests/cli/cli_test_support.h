@@ -70,13 +70,11 @@ struct RunResult {
   std::string err;
 };
 
-// Runs `program` with `args` in `cwd`, with the environment plus `extra_env` ("NAME=value"), and waits for it.
-inline RunResult run_program(const std::string& program, const std::vector<std::string>& args, const fs::path& cwd,
-                             const std::vector<std::string>& extra_env = {}) {
-  static int counter = 0;
-  const std::string tag = std::to_string(::getpid()) + "_" + std::to_string(counter++);
-  const fs::path out_file = fs::temp_directory_path() / ("omnilearn_cli_out_" + tag);
-  const fs::path err_file = fs::temp_directory_path() / ("omnilearn_cli_err_" + tag);
+// Starts `program` (looked up on PATH) with `args` in `cwd`, with the environment plus `extra_env` ("NAME=value"),
+// its stdout and stderr going to the two files. Returns its pid, or -1 when it could not start.
+inline pid_t spawn_program(const std::string& program, const std::vector<std::string>& args, const fs::path& cwd,
+                           const fs::path& out_file, const fs::path& err_file,
+                           const std::vector<std::string>& extra_env = {}) {
   std::vector<std::string> words{program};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -92,17 +90,33 @@ inline RunResult run_program(const std::string& program, const std::vector<std::
   posix_spawn_file_actions_addopen(&actions, 1, out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-  RunResult r;
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
+  return rc == 0 ? pid : -1;
+}
+
+// Waits for `pid` and returns its exit code (128 + signal when killed).
+inline int wait_exit_code(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Runs `program` with `args` in `cwd`, with the environment plus `extra_env` ("NAME=value"), and waits for it.
+inline RunResult run_program(const std::string& program, const std::vector<std::string>& args, const fs::path& cwd,
+                             const std::vector<std::string>& extra_env = {}) {
+  static int counter = 0;
+  const std::string tag = std::to_string(::getpid()) + "_" + std::to_string(counter++);
+  const fs::path out_file = fs::temp_directory_path() / ("omnilearn_cli_out_" + tag);
+  const fs::path err_file = fs::temp_directory_path() / ("omnilearn_cli_err_" + tag);
+  RunResult r;
+  const pid_t pid = spawn_program(program, args, cwd, out_file, err_file, extra_env);
+  if (pid < 0) {
     r.err = "cannot start " + program;
     return r;
   }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.exit_code = wait_exit_code(pid);
   r.out = read_file(out_file);
   r.err = read_file(err_file);
   std::error_code ec;
