@@ -14,18 +14,12 @@
 #include <string>
 
 #include "omnilearn/emulator/resource_throttler.h"
+#include "cgroup_skip.h"
 
 namespace omnilearn::emulator {
 namespace {
 
 namespace fs = std::filesystem;
-
-#define SKIP_WITHOUT_CGROUP_V1()                                                         \
-  do {                                                                                   \
-    const Status access = check_cgroup_access();                                         \
-    if (!access.is_ok()) GTEST_SKIP() << "no cgroup write access: " << access.message(); \
-    if (is_cgroup_v2()) GTEST_SKIP() << "this test builds cgroup v1 folders by hand";     \
-  } while (0)
 
 // A pid that belonged to a process that has exited (and was reaped).
 pid_t dead_pid() {
@@ -46,7 +40,7 @@ bool exists_anywhere(const std::string& folder) {
 }
 
 TEST(CgroupCleanup, RemovesDeadLaunchersGroupsAndKillsWhatIsLeftInThem) {
-  SKIP_WITHOUT_CGROUP_V1();
+  SKIP_WITHOUT_CGROUP_V1("this test builds cgroup v1 folders by hand");
   const LauncherId me = this_launcher();
   // A dead launcher's run, with a leftover (frozen) task in it.
   const std::string dead = cgroup_run_folder(make_run_id("cleanup-dead", -1, {dead_pid(), 12345, me.nonce}));

@@ -19,6 +19,7 @@
 #include "omnilearn/emulator/names.h"
 #include "omnilearn/emulator/resource_throttler.h"
 #include "omnilearn/emulator/thread_groups.h"
+#include "cgroup_skip.h"
 
 namespace omnilearn::emulator {
 namespace {
@@ -46,13 +47,6 @@ std::string thread_cgroup(pid_t tid, const std::string& controller) {
   return {};
 }
 
-#define SKIP_WITHOUT_CGROUPS()                                                          \
-  do {                                                                                  \
-    const Status access = check_cgroup_access();                                        \
-    if (!access.is_ok()) GTEST_SKIP() << "no cgroup write access: " << access.message(); \
-    if (is_cgroup_v2()) GTEST_SKIP() << "these checks read cgroup v1 files";             \
-  } while (0)
-
 // A child process that spins on one CPU until it is killed.
 pid_t fork_busy_loop() {
   const pid_t child = ::fork();
@@ -64,7 +58,7 @@ pid_t fork_busy_loop() {
 }
 
 TEST(CgroupThrottler, CreateApplyAttachRemove) {
-  SKIP_WITHOUT_CGROUPS();
+  SKIP_WITHOUT_CGROUP_V1("these checks read cgroup v1 files");
   const std::string run_id = "test/../" + std::to_string(::getpid());  // sanitised: stays one folder
   const std::string dir = "/sys/fs/cgroup/cpu/" + cgroup_run_folder(run_id);
   auto t = make_cgroup_throttler({run_id, {0.5, 0.05}, 0.010, ""});
@@ -99,7 +93,7 @@ TEST(CgroupThrottler, CreateApplyAttachRemove) {
 }
 
 TEST(CgroupThrottler, DestructorRemovesGroups) {
-  SKIP_WITHOUT_CGROUPS();
+  SKIP_WITHOUT_CGROUP_V1("these checks read cgroup v1 files");
   const std::string run_id = "dtor-" + std::to_string(::getpid());
   {
     auto t = make_cgroup_throttler({run_id, {0.3}, 0.010, ""});
@@ -110,7 +104,7 @@ TEST(CgroupThrottler, DestructorRemovesGroups) {
 }
 
 TEST(CgroupThrottler, QuotaLimitsABusyLoop) {
-  SKIP_WITHOUT_CGROUPS();
+  SKIP_WITHOUT_CGROUP_V1("these checks read cgroup v1 files");
   auto t = make_cgroup_throttler({"busy-" + std::to_string(::getpid()), {0.25}, 0.010, ""});
   ASSERT_TRUE(t.is_ok()) << t.status().message();
   const pid_t child = fork_busy_loop();
@@ -132,7 +126,7 @@ TEST(CgroupThrottler, QuotaLimitsABusyLoop) {
 // controller; the calling thread stays where it was. The thread is moved back before the groups go (remove()
 // kills what is left in them).
 TEST(CgroupThrottler, SplitCommMovesOnlyNewThreads) {
-  SKIP_WITHOUT_CGROUPS();
+  SKIP_WITHOUT_CGROUP_V1("these checks read cgroup v1 files");
   const std::string run_id = "split-" + std::to_string(::getpid());
   const std::string folder = cgroup_run_folder(run_id);
   auto t = make_cgroup_throttler({run_id, {0.25}, 0.010, "", /*split_comm=*/true});
@@ -194,7 +188,7 @@ TEST(CgroupThrottler, SplitCommMovesOnlyNewThreads) {
 // Dynamic availability where the share is fixed at start (CUDA MPS): the freezer duty cycle. A busy loop at a
 // full core's quota gets about 0.3 of a core at fraction 0.3, and runs freely again at 1.0.
 TEST(CgroupThrottler, FreezerDutyCycleHoldsABusyLoopToItsFraction) {
-  SKIP_WITHOUT_CGROUPS();
+  SKIP_WITHOUT_CGROUP_V1("these checks read cgroup v1 files");
   auto t = make_cgroup_throttler({"duty-" + std::to_string(::getpid()), {1.0}, 0.010, ""});
   ASSERT_TRUE(t.is_ok()) << t.status().message();
   ResourceThrottler* inner = t->get();

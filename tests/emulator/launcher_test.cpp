@@ -19,6 +19,7 @@
 #include "omnilearn/emulator/fake_throttler.h"
 #include "omnilearn/emulator/names.h"
 #include "omnilearn/scenarios/scenario_parser.h"
+#include "cgroup_skip.h"
 #include "test_scenarios.h"
 
 namespace omnilearn::emulator {
@@ -77,12 +78,6 @@ std::vector<fs::path> my_cgroups(const std::string& scenario_name, const char* c
 void expect_no_cgroups_left(const std::string& scenario_name) {
   for (const char* c : {"cpu", "cpuacct", "freezer"}) EXPECT_EQ(my_cgroups(scenario_name, c), std::vector<fs::path>{}) << c;
 }
-
-#define SKIP_WITHOUT_CGROUPS()                                                          \
-  do {                                                                                  \
-    const Status access = check_cgroup_access();                                        \
-    if (!access.is_ok()) GTEST_SKIP() << "no cgroup write access: " << access.message(); \
-  } while (0)
 
 TEST(Launcher, CompletedRunWritesTheRunFolderAndReplaysAvailability) {
   const std::string dir = fresh_dir("complete");
