@@ -117,7 +117,8 @@ Result<std::string> manifest_json(const scenarios::Scenario& scenario, const Emu
   m["overrides"] = options.overrides;
   for (const auto& [k, v] : options.manifest_fields) m[k] = v;
   m["wall_clock"] = {{"started", now_iso8601()}};
-  std::string rest = m.dump(2);
+  // Text that is not UTF-8 (an argument, a path) becomes U+FFFD instead of failing the run.
+  std::string rest = m.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   // Splice the resolved scenario (already JSON) in after "backend".
   return std::string("{\n  \"backend\": \"emulate\",\n  \"scenario\": ")
       .append(scenarios::scenario_to_json(scenario))

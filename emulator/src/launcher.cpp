@@ -132,9 +132,7 @@ Result<LaunchResult> run_emulation_or_throw(const scenarios::Scenario& scenario,
   // and a later run can tell this launcher's groups from a live one's once it is gone (cgroup_cleanup.h).
   const std::string run_id = make_run_id(scenario.name, several ? nodes.node_rank : -1, this_launcher());
 
-  // The manifest's text is built (and can fail, e.g. on text that is not UTF-8) before any cgroup exists; from
-  // here on every return unwinds through the throttler's and the MPS daemon's destructors, which remove them.
-  OMNI_RETURN_IF_ERROR(manifest_json(scenario, config, options, run_id, shares, worker_exe, false).status());
+  // From here on every return unwinds through the throttler's and the MPS daemon's destructors, which remove them.
   if (!options.make_throttler) {
     // A launcher killed with SIGKILL left its groups: remove those of launchers that are gone (never a live run's).
     const CgroupCleanup stale = remove_stale_cgroups();
