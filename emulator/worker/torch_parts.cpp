@@ -197,7 +197,7 @@ StepResult forward_backward(Net& net, const torch::Tensor& x, const torch::Tenso
   auto loss = torch::nn::functional::cross_entropy(logits, yd);
   loss.backward();
   if (net.device.is_cuda()) torch::cuda::synchronize();
-  StepResult r{loss.item<double>(), logits.argmax(1).eq(yd).to(torch::kFloat32).mean().item<double>(), 0.0, 0.0};
+  StepResult r{loss.item<double>(), logits.argmax(1).eq(yd).to(torch::kFloat32).mean().item<double>(), 0.0};
   r.own_cpu_s = cpu_now_s() - cpu0;
   if (cpu_target_s > 0.0 && !net.device.is_cuda() && xd.size(0) > 0) {
     // Chunks of up to 8 samples keep the overshoot past the target to a fraction of a millisecond. Batch norm
@@ -210,7 +210,6 @@ StepResult forward_backward(Net& net, const torch::Tensor& x, const torch::Tenso
     }
     net.module->train();
   }
-  r.cpu_s = cpu_now_s() - cpu0;
   return r;
 }
 

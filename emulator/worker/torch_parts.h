@@ -49,7 +49,6 @@ struct StepResult {
   double loss = 0.0;
   double accuracy = 0.0;     // on the batch itself
   double own_cpu_s = 0.0;    // CPU time of the real forward + backward pass
-  double cpu_s = 0.0;        // CPU time of the whole step (>= cpu_target_s unless the real pass alone exceeds it)
 };
 StepResult forward_backward(Net& net, const torch::Tensor& x, const torch::Tensor& y, double cpu_target_s = 0.0);
 // Says once on stderr (`warned` remembers it), naming `who`, when the real pass alone cost more CPU time than the
