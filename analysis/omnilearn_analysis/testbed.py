@@ -61,7 +61,10 @@ def load_results(folder: str | Path) -> pd.DataFrame:
 
 
 def _reduction_pct(before: float, after: float) -> float:
-    return 100.0 * (before - after) / before if before and before == before and after == after else float("nan")
+    """How much shorter `after` is than `before`, in percent; NaN when either is missing (no target reached)."""
+    if pd.isna(before) or pd.isna(after) or not before:
+        return float("nan")
+    return 100.0 * (before - after) / before
 
 
 def level_table(runs: pd.DataFrame, base: str = "uniform", policy: str = "omnilearn") -> pd.DataFrame:
