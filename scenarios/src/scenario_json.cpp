@@ -95,8 +95,8 @@ std::string scenario_to_json(const Scenario& s) {
               {"decide", to_text(p.trigger)},
               {"every_n", p.every_n},
               {"imbalance_threshold", p.imbalance_threshold},
-              {"gain", p.options.gain},
-              {"fit_window", p.options.fit_window},
+              {"gain", p.gain},
+              {"fit_window", p.fit_window},
               {"memory_guard", p.memory_guard},
               {"memory_guard_tolerance", p.memory_guard_tolerance}};
 
@@ -127,6 +127,7 @@ std::string scenario_to_json(const Scenario& s) {
             {"policy", policy},
             {"availability", availability},
             {"outputs", Json{{"dir", s.outputs.dir}, {"timeline", s.outputs.timeline}}},
+            {"emulator", Json::parse(nlohmann::json(s.emulator).dump())},
             {"max_iterations", s.max_iterations}};
   // Strings are checked as UTF-8 when read; `replace` keeps the dump from throwing on any that were not (a
   // model name from a file name, a scenario built in code).
