@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 #include <vector>
@@ -13,11 +14,16 @@
 namespace omnilearn::scenarios {
 namespace {
 
-// The shortest text that reads back as the same double (std::to_chars without a precision).
+// The shortest text that reads back as the same double, in printf's %g style (2.53694e+06, 0.0002).
 std::string number(double v) {
   char buf[32];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general);
   return ec == std::errc() ? std::string(buf, end) : std::string("nan");
+}
+
+// A count (parameters) in plain digits when it is a whole number a double holds exactly.
+std::string count(double v) {
+  return v == std::floor(v) && std::abs(v) < 9007199254740992.0 ? std::to_string(static_cast<long long>(v)) : number(v);
 }
 
 // `[a, b, c]`
@@ -64,7 +70,7 @@ Result<ModelProfile> load_model_profile(const std::string& path) {
 std::string model_profile_yaml(const ModelProfile& p, const std::string& comment) {
   std::string out = comment_lines(comment);
   out += "name: " + scalar(p.name) + "\n";
-  out += "parameters: " + number(p.parameters) + "\n";
+  out += "parameters: " + count(p.parameters) + "\n";
   if (p.gradient_bytes != 4.0 * p.parameters) out += "gradient_bytes: " + number(p.gradient_bytes) + "\n";
   out += "flops_per_sample: " + number(p.flops_per_sample) + "\n";
   out += "flops_per_iteration: " + number(p.flops_per_iteration) + "\n";

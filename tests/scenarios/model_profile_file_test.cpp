@@ -73,7 +73,7 @@ TEST(ModelProfileFile, DefaultsStayAbsentAndReadBackEqual) {
   p.gradient_bytes = 4e6;
   p.flops_per_sample = 3e9;
   const std::string text = model_profile_yaml(p);
-  EXPECT_EQ(text, "name: plain\nparameters: 1e+06\nflops_per_sample: 3e+09\nflops_per_iteration: 0\n");
+  EXPECT_EQ(text, "name: plain\nparameters: 1000000\nflops_per_sample: 3e+09\nflops_per_iteration: 0\n");
   auto back = load_model_profile(tmp.write("plain.yaml", text));
   ASSERT_TRUE(back.is_ok()) << back.status().message();
   expect_equal(*back, p);

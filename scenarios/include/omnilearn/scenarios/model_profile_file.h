@@ -19,8 +19,8 @@ Result<ModelProfile> load_model_profile(const std::string& path);
 // lines as a `# ` comment; "" for none), then name, parameters, flops_per_sample, flops_per_iteration, and every
 // other field whose value differs from what the parser assumes when its key is absent (gradient_bytes other than 4
 // bytes per parameter, the measured law, the testbed terms and their share tables). Numbers are written in the
-// shortest text that reads back as the same double. Requires finite numbers; the parser's rules (e.g. compute_noise
-// needs host_core_flops) are the caller's to keep.
+// shortest text that reads back as the same double, in printf's %g style. Requires finite numbers; the parser's
+// rules (e.g. compute_noise needs host_core_flops) are the caller's to keep.
 std::string model_profile_yaml(const ModelProfile& profile, const std::string& comment = "");
 
 }  // namespace omnilearn::scenarios
