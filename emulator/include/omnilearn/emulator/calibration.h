@@ -13,6 +13,7 @@
 #include "omnilearn/base/status.h"
 #include "omnilearn/base/units.h"
 #include "omnilearn/emulator/emulator_config.h"
+#include "omnilearn/scenarios/scenario.h"
 
 namespace omnilearn::emulator {
 
@@ -79,8 +80,12 @@ struct CalibrationReport {
 // died); without cgroup write access the share sweep is skipped and the reason is in the report.
 Result<CalibrationReport> run_calibration(const CalibrationOptions& options);
 
-// The model profile (scenarios' profile keys: name, parameters, flops_per_sample, flops_per_iteration,
-// measured_fixed_s, measured_per_sample_s), with a comment header saying how it was measured.
+// The measured model profile named `name`: parameters, flops_per_sample (3 x forward MACs x 2), the measured law
+// t = measured_fixed_s + measured_per_sample_s * b, and flops_per_iteration (the fixed cost at the measured speed),
+// each to six significant digits.
+scenarios::ModelProfile calibrated_profile(const CalibrationReport& report, const std::string& name);
+// calibrated_profile as a profile file (scenarios::model_profile_yaml), with a comment header saying how it was
+// measured (host, date, network, batches, R^2).
 std::string profile_yaml(const CalibrationReport& report, const std::string& name);
 // target_share,achieved_share,throughput_samples_s,relative_throughput,slowdown
 std::string fidelity_csv(const CalibrationReport& report);
