@@ -10,7 +10,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "omnilearn/emulator/calibration.h"
-#include "omnilearn/scenarios/run_folder.h"
+#include "omnilearn/run/run_folder.h"
 
 namespace omnilearn::cli {
 
@@ -103,7 +103,7 @@ std::optional<emulator::CalibrationOptions> calibration_options(const po::variab
 
 // `text` into OUT/`file`; false with the error printed.
 bool write_output(const std::string& out, const std::string& file, const std::string& text) {
-  if (Status st = scenarios::write_file_atomically(out + "/" + file, text); !st.is_ok()) {
+  if (Status st = run::write_file_atomically(out + "/" + file, text); !st.is_ok()) {
     std::cerr << "omnilearn calibrate: cannot write " << out << "/" << file << " (" << st.message() << ")\n";
     return false;
   }

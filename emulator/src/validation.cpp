@@ -13,7 +13,8 @@
 
 #include "omnilearn/base/format.h"
 #include "omnilearn/scenarios/model_profile_file.h"
-#include "omnilearn/scenarios/run_folder.h"
+#include "omnilearn/run/run_folder.h"
+#include "omnilearn/scenarios/scenario_json.h"
 #include "omnilearn/traces/csv_reader.h"
 
 namespace omnilearn::emulator {
@@ -184,13 +185,11 @@ Status read_manifest(const fs::path& run, TestbedFacts& f) {
     f.host_core_flops = ratio;
     f.cpu_shares.push_back(shares[k].get<double>());
   }
-  for (const auto& setting : manifest.value("emulator", nlohmann::json::array())) {
-    const std::string s = setting.get<std::string>();
-    if (s.rfind("cpu_period_s=", 0) == 0) f.quota_period_s = std::stod(s.substr(13));
-    if (s.rfind("throttle=", 0) == 0) f.quota_holds_comm = s.substr(9) == "process";
-  }
-  // What the launcher did (newer runs) wins over what was asked (cgroup v2 cannot split the threads).
-  if (manifest.contains("comm_unthrottled")) f.quota_holds_comm = !manifest.at("comm_unthrottled").get<bool>();
+  // The settings the run used (the scenario's emulator section), and what the quota held as the launcher applied
+  // it: cgroup v2 cannot split the communication threads out whatever was asked.
+  const auto settings = manifest.at("scenario").at("emulator").get<scenarios::EmulatorSpec>();
+  f.quota_period_s = settings.cpu_period_s;
+  f.quota_holds_comm = manifest.value("throttle", std::string("process")) == "process";
   return Status::ok();
 }
 
@@ -338,7 +337,7 @@ Result<scenarios::ModelProfile> write_sim_profile(const fs::path& calibration, c
   const std::string comment = "Written by `omnilearn validate`: the calibrated profile " +
                               calibrated_profile_path(calibration).string() +
                               "\nwith the testbed's terms: CPU shares, quota, all-reduce cost, compute noise, host load.";
-  OMNI_RETURN_IF_ERROR(scenarios::write_file_atomically(out.string(), scenarios::model_profile_yaml(*profile, comment)));
+  OMNI_RETURN_IF_ERROR(run::write_file_atomically(out.string(), scenarios::model_profile_yaml(*profile, comment)));
   return profile;
 }
 

@@ -79,11 +79,14 @@ std::string model_profile_yaml(const ModelProfile& p, const std::string& comment
   if (p.host_core_flops) out += "host_core_flops: " + number(*p.host_core_flops) + "\n";
   if (!p.slowdown_shares.empty()) out += share_table("cpu_slowdown", p.slowdown_shares, "slowdown", p.slowdown_factors);
   const ModelProfile absent;  // what the parser assumes for a missing key
-  if (p.quota_period_s != absent.quota_period_s) out += "quota_period_s: " + number(p.quota_period_s) + "\n";
-  if (p.quota_holds_comm != absent.quota_holds_comm) {
+  // A testbed profile (host_core_flops) states its quota and all-reduce terms even at their defaults: a reader
+  // sees what was measured (an all-reduce cost of 0 is a measurement, not an omission).
+  const bool testbed = p.host_core_flops.has_value();
+  if (testbed || p.quota_period_s != absent.quota_period_s) out += "quota_period_s: " + number(p.quota_period_s) + "\n";
+  if (testbed || p.quota_holds_comm != absent.quota_holds_comm) {
     out += std::string("quota_holds_comm: ") + (p.quota_holds_comm ? "true" : "false") + "\n";
   }
-  if (p.allreduce_fixed_s != absent.allreduce_fixed_s) out += "allreduce_fixed_s: " + number(p.allreduce_fixed_s) + "\n";
+  if (testbed || p.allreduce_fixed_s != absent.allreduce_fixed_s) out += "allreduce_fixed_s: " + number(p.allreduce_fixed_s) + "\n";
   if (p.compute_jitter_cv != absent.compute_jitter_cv) out += "compute_jitter_cv: " + number(p.compute_jitter_cv) + "\n";
   if (!p.noise_shares.empty()) out += share_table("compute_noise", p.noise_shares, "std_s", p.noise_std_s);
   if (p.compute_jitter_shared != absent.compute_jitter_shared) {

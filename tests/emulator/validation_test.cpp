@@ -45,9 +45,9 @@ std::string read(const fs::path& p) {
 fs::path write_run(const fs::path& dir, bool shared = false) {
   write(dir / "manifest.json",
         std::string(R"({"backend": "emulate", "cpu_shares": [0.5, 0.25], )") +
-            (shared ? R"("comm_unthrottled": false, )" : R"("comm_unthrottled": true, )") + R"(
-            "scenario": {"cluster": {"workers": [{"speed_flops": 1e9}, {"speed_flops": 5e8}]}},
-            "emulator": ["cpu_period_s=0.02", "throttle=compute"]})");
+            (shared ? R"("throttle": "process", )" : R"("throttle": "compute", )") + R"(
+            "scenario": {"cluster": {"workers": [{"speed_flops": 1e9}, {"speed_flops": 5e8}]},
+                         "emulator": {"cpu_period_s": 0.02, "throttle": "compute"}}})");
   write(dir / "summary.json", R"({"iterations": 30})");
   std::string rows = "worker,step,epoch,start_s,compute_s,comm_s,wait_s,batch,loss,accuracy,staleness\n";
   for (int step = 0; step < 30; ++step) {

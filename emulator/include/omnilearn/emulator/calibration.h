@@ -19,7 +19,7 @@ namespace omnilearn::emulator {
 
 struct CalibrationOptions {
   Network network = Network::kLeNet;
-  double sample_cost_s = 0.0;      // CPU seconds per sample of the emulated model (EmulatorConfig; 0: the network's own)
+  double sample_cost_s = 0.0;      // CPU seconds per sample of the emulated model (emulator.sample_cost_s; 0: the network's own)
   std::vector<BatchSize> batches = {8, 16, 32, 48, 64, 96, 128};  // batch sweep, at a full core
   std::vector<double> shares = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};  // of one core
   BatchSize share_batch = 32;      // batch of the share sweep
