@@ -189,7 +189,7 @@ Status read_manifest(const fs::path& run, TestbedFacts& f) {
   // it: cgroup v2 cannot split the communication threads out whatever was asked.
   const auto settings = manifest.at("scenario").at("emulator").get<scenarios::EmulatorSpec>();
   f.quota_period_s = settings.cpu_period_s;
-  f.quota_holds_comm = manifest.value("throttle", std::string("process")) == "process";
+  f.quota_holds_comm = manifest.at("throttle").get<scenarios::QuotaScope>() == scenarios::QuotaScope::kProcess;
   return Status::ok();
 }
 

@@ -67,23 +67,29 @@ Result<AvailabilityTrace> from_reference(const TraceReference& ref, std::size_t 
 }
 
 Result<AvailabilityTrace> from_generator(const GeneratorSpec& g, std::size_t workers, std::uint64_t seed) {
-  Result<AvailabilityTrace> trace = Status::invalid_argument("availability.generator.kind: '" + g.kind +
-                                                             "' is not yet supported (markov, random-walk, diurnal)");
-  if (g.kind == "markov") {
-    traces::MarkovOptions o;
-    o.workers = workers, o.duration_s = g.duration_s, o.mtbf_s = g.mtbf_s, o.mttr_s = g.mttr_s;
-    o.up_fraction = g.high, o.seed = seed;
-    trace = traces::generate_markov_on_off(o);
-  } else if (g.kind == "random-walk") {
-    traces::RandomWalkOptions o;
-    o.workers = workers, o.duration_s = g.duration_s, o.step_s = g.step_s, o.start = g.high;
-    o.min_fraction = g.low, o.max_fraction = g.high, o.seed = seed;
-    trace = traces::generate_random_walk(o);
-  } else if (g.kind == "diurnal") {
-    traces::DiurnalOptions o;
-    o.workers = workers, o.duration_s = g.duration_s, o.period_s = g.period_s, o.step_s = g.step_s;
-    o.mean = 0.5 * (g.low + g.high), o.amplitude = g.amplitude, o.seed = seed;
-    trace = traces::generate_diurnal(o);
+  Result<AvailabilityTrace> trace = Status::internal("availability.generator.kind: unknown");
+  switch (g.kind) {
+    case scenarios::GeneratorKind::kMarkov: {
+      traces::MarkovOptions o;
+      o.workers = workers, o.duration_s = g.duration_s, o.mtbf_s = g.mtbf_s, o.mttr_s = g.mttr_s;
+      o.up_fraction = g.high, o.seed = seed;
+      trace = traces::generate_markov_on_off(o);
+      break;
+    }
+    case scenarios::GeneratorKind::kRandomWalk: {
+      traces::RandomWalkOptions o;
+      o.workers = workers, o.duration_s = g.duration_s, o.step_s = g.step_s, o.start = g.high;
+      o.min_fraction = g.low, o.max_fraction = g.high, o.seed = seed;
+      trace = traces::generate_random_walk(o);
+      break;
+    }
+    case scenarios::GeneratorKind::kDiurnal: {
+      traces::DiurnalOptions o;
+      o.workers = workers, o.duration_s = g.duration_s, o.period_s = g.period_s, o.step_s = g.step_s;
+      o.mean = 0.5 * (g.low + g.high), o.amplitude = g.amplitude, o.seed = seed;
+      trace = traces::generate_diurnal(o);
+      break;
+    }
   }
   if (!trace) return trace.status().with_context("availability.generator");
   return trace;

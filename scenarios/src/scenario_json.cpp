@@ -25,6 +25,15 @@ const char* to_text(controller::DecisionTrigger t) {
   return "?";
 }
 
+const char* to_text(GeneratorKind k) {
+  switch (k) {
+    case GeneratorKind::kMarkov: return "markov";
+    case GeneratorKind::kRandomWalk: return "random-walk";
+    case GeneratorKind::kDiurnal: return "diurnal";
+  }
+  return "?";
+}
+
 const char* to_text(AvailabilitySpec::Kind k) {
   switch (k) {
     case AvailabilitySpec::Kind::kNone: return "none";
@@ -111,7 +120,7 @@ std::string scenario_to_json(const Scenario& s) {
     availability["trace"] = trace_json(a.trace);
   } else if (a.kind == AvailabilitySpec::Kind::kGenerator) {
     const GeneratorSpec& g = a.generator;
-    availability["generator"] = Json{{"kind", g.kind},         {"mtbf_s", g.mtbf_s},   {"mttr_s", g.mttr_s},
+    availability["generator"] = Json{{"kind", to_text(g.kind)},         {"mtbf_s", g.mtbf_s},   {"mttr_s", g.mttr_s},
                                      {"step_s", g.step_s},     {"low", g.low},         {"high", g.high},
                                      {"period_s", g.period_s}, {"amplitude", g.amplitude},
                                      {"duration_s", g.duration_s}};

@@ -127,7 +127,7 @@ TEST(ScenarioParser, PresetClusterAndUnits) {
   EXPECT_EQ(r->workload.epochs, 2);
   EXPECT_EQ(r->policy.trigger, controller::DecisionTrigger::kEveryEpoch);
   EXPECT_EQ(r->availability.kind, AvailabilitySpec::Kind::kGenerator);
-  EXPECT_EQ(r->availability.generator.kind, "diurnal");
+  EXPECT_EQ(r->availability.generator.kind, GeneratorKind::kDiurnal);
   EXPECT_DOUBLE_EQ(r->availability.generator.period_s, 3600);
   EXPECT_DOUBLE_EQ(r->availability.generator.duration_s, 7200);
   EXPECT_DOUBLE_EQ(r->availability.generator.low, 0.1);

@@ -128,8 +128,10 @@ struct TraceReference {
   double window_end_s = 0.0;
 };
 
+enum class GeneratorKind { kMarkov, kRandomWalk, kDiurnal };  // markov | random-walk | diurnal
+
 struct GeneratorSpec {
-  std::string kind;                 // "markov", "random-walk", "diurnal"
+  GeneratorKind kind = GeneratorKind::kMarkov;
   double mtbf_s = 3600.0;
   double mttr_s = 300.0;
   double step_s = 60.0;
