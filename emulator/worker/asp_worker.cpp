@@ -337,16 +337,7 @@ class ParameterServer {
   void report_end() {
     if (last_eval_update_ != updates_) run_evaluation();
     const double train_s = training_s();
-    reporter_.send(ExtraRecord{"controller_decision_s", decision_s_});
-    reporter_.send(ExtraRecord{"controller_overhead", train_s > 0 ? decision_s_ / train_s : 0.0});
-    reporter_.send(ExtraRecord{"server_apply_s", apply_s_});
-    reporter_.send(ExtraRecord{"training_time_s", train_s});
-    reporter_.send(ExtraRecord{"evaluation_time_s", eval_s_});
-    reporter_.send(ExtraRecord{"parameters", static_cast<double>(n_params_)});
-    reporter_.send(ExtraRecord{"updates", static_cast<double>(updates_)});
-    reporter_.send(ExtraRecord{"time_to_target_s", time_to_target_.value_or(-1.0)});
-    // Steps to target (here: applied updates), so that "faster steps" and "fewer steps" can be told apart.
-    if (updates_to_target_ >= 0) reporter_.send(ExtraRecord{"steps_to_target", static_cast<double>(updates_to_target_)});
+    report_totals(reporter_, {decision_s_, train_s, eval_s_, n_params_, time_to_target_, updates_to_target_, apply_s_, updates_});
     reporter_.send(DoneRecord{reason_});
   }
 

@@ -323,14 +323,7 @@ class BspWorker {
   void report_end() {
     if (rank_ == 0) {
       if (last_eval_step_ != step_ - 1) run_evaluation(step_ - 1, epoch_);
-      reporter_.send(ExtraRecord{"controller_decision_s", decision_s_});
-      reporter_.send(ExtraRecord{"controller_overhead", train_s_ > 0 ? decision_s_ / train_s_ : 0.0});
-      reporter_.send(ExtraRecord{"training_time_s", train_s_});
-      reporter_.send(ExtraRecord{"evaluation_time_s", eval_s_});
-      reporter_.send(ExtraRecord{"parameters", static_cast<double>(n_params_)});
-      reporter_.send(ExtraRecord{"time_to_target_s", time_to_target_.value_or(-1.0)});
-      // Steps to target, so that "faster steps" and "fewer steps" can be told apart.
-      if (steps_to_target_ >= 0) reporter_.send(ExtraRecord{"steps_to_target", static_cast<double>(steps_to_target_)});
+      report_totals(reporter_, {decision_s_, train_s_, eval_s_, n_params_, time_to_target_, steps_to_target_, {}, {}});
     }
     reporter_.send(DoneRecord{reason_});
   }
