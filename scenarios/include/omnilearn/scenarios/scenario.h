@@ -158,9 +158,13 @@ struct OutputSpec {
   bool timeline = true;             // write timeline.json
 };
 
-// The testbed's network: a LeNet-sized CNN (~22k parameters) or a small ResNet; kFromModel (the file's default):
-// from the model profile's name (lenet... or resnet...).
-enum class Network { kFromModel, kLeNet, kResNet };
+// The testbed's network: a LeNet-sized CNN (~22k parameters), a small ResNet, or the user's TorchScript module
+// (emulator.model_file); kFromModel (the file's default): the user's module when model_file is set, else from the
+// model profile's name (lenet... or resnet...).
+enum class Network { kFromModel, kLeNet, kResNet, kTorchScript };
+// The training loss of the network's output against integer class labels: cross-entropy of logits, or the negative
+// log-likelihood of log-probabilities (a module that ends in log_softmax).
+enum class Loss { kCrossEntropy, kNll };
 enum class Device { kCpu, kCuda };
 // What a worker's CPU quota holds: its compute threads only (its communication threads run unthrottled, as on a node
 // with fewer cores; cgroup v1), or the whole process, communication included.
@@ -197,6 +201,16 @@ struct EmulatorSpec {
   double stop_grace_s = 2.0;         // SIGTERM, then SIGKILL after this long, when a run is stopped
   std::string data_source = "/usr/share/datasets/fashion-mnist";  // the Debian package's files
   std::string cache_dir;             // decompressed copy; "": $XDG_CACHE_HOME or ~/.cache, + /omnilearn/fashion-mnist
+  // Your own model and data (emulator/README.md "Your own model and data"). model_file: a TorchScript module
+  // (torch.jit.script or trace, then .save) whose forward takes a batch [b, *input_shape] and returns one row of
+  // class scores per sample, trained with `loss`. train_data / test_data: tensor files (torch.save of a dict with
+  // "inputs", float [n, *input_shape], and "labels", int64 [n]) instead of Fashion-MNIST. Relative paths are
+  // relative to the scenario file.
+  std::string model_file;
+  std::vector<std::int64_t> input_shape = {1, 28, 28};
+  Loss loss = Loss::kCrossEntropy;
+  std::string train_data;
+  std::string test_data;
 };
 
 struct Scenario {
@@ -213,6 +227,9 @@ struct Scenario {
   std::int64_t max_iterations = 0;  // 0: no cap (a safety stop for huge runs)
 
   std::size_t worker_count() const { return cluster.workers.size(); }
+  // A path from the scenario (a trace, a model or data file): as given when it exists or is absolute, else relative
+  // to the scenario file's folder.
+  std::string resolve_path(const std::string& path) const;
   // Controller options for this scenario (bounds per worker, nominal capacity = node speed).
   controller::ControllerOptions controller_options() const;
 };
