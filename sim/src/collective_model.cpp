@@ -1,0 +1,292 @@
+#include "collective_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace omnilearn::sim {
+namespace {
+
+using scenarios::AllreduceAlgorithm;
+
+// A ring over `members` (indices into the participants) moving `bytes` per member; `steps` ring steps in all.
+void add_ring(CollectivePhase& phase, const std::vector<std::size_t>& members, double bytes) {
+  const std::size_t n = members.size();
+  if (n < 2) return;
+  for (std::size_t i = 0; i < n; ++i) phase.flows.push_back({members[i], members[(i + 1) % n], bytes});
+}
+
+// NCCL's binary tree (ncclGetBtree): rank 0 is the root, odd ranks are leaves. The parent of each rank, -1 at the root.
+std::vector<long> btree_parents(std::size_t p) {
+  std::vector<long> parent(p, -1);
+  const long n = static_cast<long>(p);
+  for (long rank = 1; rank < n; ++rank) {
+    long bit = 1;
+    for (; bit < n; bit <<= 1) {
+      if (bit & rank) break;
+    }
+    long up = (rank ^ bit) | (bit << 1);
+    if (up >= n) up = rank ^ bit;
+    parent[static_cast<std::size_t>(rank)] = up;
+  }
+  return parent;
+}
+
+// NCCL's double binary tree (ncclGetDtree): the btree, and the btree over the ranks mirrored (even count) or shifted
+// by one (odd count), so that a rank is an inner node of at most one of them.
+std::vector<std::vector<long>> dtree_parents(std::size_t p) {
+  const std::vector<long> t1 = btree_parents(p);
+  std::vector<long> t2(p, -1);
+  const long n = static_cast<long>(p);
+  for (long rank = 0; rank < n; ++rank) {
+    const long virt = n % 2 == 1 ? (rank - 1 + n) % n : n - 1 - rank;
+    const long up = t1[static_cast<std::size_t>(virt)];
+    if (up < 0) continue;
+    t2[static_cast<std::size_t>(rank)] = n % 2 == 1 ? (up + 1) % n : n - 1 - up;
+  }
+  return {t1, t2};
+}
+
+std::size_t tree_depth(const std::vector<long>& parent) {
+  std::size_t depth = 0;
+  for (std::size_t v = 0; v < parent.size(); ++v) {
+    std::size_t d = 0;
+    for (long u = parent[v]; u >= 0; u = parent[static_cast<std::size_t>(u)]) ++d;
+    depth = std::max(depth, d);
+  }
+  return depth;
+}
+
+// Chunks a rank sends or receives in one pipeline stage of the double tree, at most.
+double dtree_stage_load(const std::vector<std::vector<long>>& trees, std::size_t p) {
+  std::vector<double> sent(p, 0.0), received(p, 0.0);
+  for (const auto& parent : trees) {
+    for (std::size_t v = 0; v < p; ++v) {
+      if (parent[v] < 0) continue;
+      sent[v] += 1.0;
+      received[static_cast<std::size_t>(parent[v])] += 1.0;
+    }
+  }
+  double load = 0.0;
+  for (std::size_t v = 0; v < p; ++v) load = std::max({load, sent[v], received[v]});
+  return load;
+}
+
+Seconds dtree_time_s(std::size_t p, double bytes, Seconds alpha_s, double bandwidth_Bps, std::int64_t chunks) {
+  const auto trees = dtree_parents(p);
+  const double depth = static_cast<double>(std::max(tree_depth(trees[0]), tree_depth(trees[1])));
+  const double c = static_cast<double>(chunks);
+  const double chunk = bytes / 2.0 / c;
+  return 2.0 * (depth + c - 1.0) * (alpha_s + dtree_stage_load(trees, p) * chunk / bandwidth_Bps);
+}
+
+std::size_t floor_pow2(std::size_t p) {
+  std::size_t q = 1;
+  while (q * 2 <= p) q *= 2;
+  return q;
+}
+
+std::vector<std::size_t> shard_positions(std::size_t p, std::int64_t shards) {
+  const std::size_t s = std::min<std::size_t>(p, static_cast<std::size_t>(std::max<std::int64_t>(shards, 1)));
+  std::vector<std::size_t> out;
+  for (std::size_t j = 0; j < s; ++j) out.push_back(j * p / s);
+  return out;
+}
+
+}  // namespace
+
+const char* algorithm_name(AllreduceAlgorithm algorithm) {
+  switch (algorithm) {
+    case AllreduceAlgorithm::kRing: return "ring";
+    case AllreduceAlgorithm::kHierarchicalRing: return "hierarchical-ring";
+    case AllreduceAlgorithm::kDoubleBinaryTree: return "double-binary-tree";
+    case AllreduceAlgorithm::kHalvingDoubling: return "halving-doubling";
+    case AllreduceAlgorithm::kParameterServer: return "parameter-server";
+  }
+  return "?";
+}
+
+std::int64_t tree_chunks(const scenarios::AllreduceSpec& spec, std::size_t p, double bytes, Seconds alpha_s,
+                         double bandwidth_Bps) {
+  if (spec.chunks > 0) return spec.chunks;
+  if (p < 2 || !(bytes > 0.0)) return 1;
+  std::int64_t best = 1;
+  Seconds best_s = std::numeric_limits<double>::infinity();
+  for (std::int64_t c = 1; c <= 1024; ++c) {
+    const Seconds t = dtree_time_s(p, bytes, alpha_s, bandwidth_Bps, c);
+    if (t < best_s * (1.0 - 1e-12)) best = c, best_s = t;
+  }
+  return best;
+}
+
+CollectiveSchedule make_schedule(const scenarios::AllreduceSpec& spec, const std::vector<WorkerId>& participants,
+                                 double bytes, std::int64_t chunks) {
+  CollectiveSchedule out;
+  const std::size_t p = participants.size();
+  if (p < 2 || !(bytes > 0.0)) return out;
+  const double pd = static_cast<double>(p);
+  switch (spec.algorithm) {
+    case AllreduceAlgorithm::kRing: {
+      CollectivePhase phase;
+      std::vector<std::size_t> all(p);
+      for (std::size_t i = 0; i < p; ++i) all[i] = i;
+      add_ring(phase, all, 2.0 * (pd - 1.0) / pd * bytes);
+      phase.extra_hops = 2.0 * (pd - 1.0) - 1.0;
+      out.phases.push_back(std::move(phase));
+      break;
+    }
+    case AllreduceAlgorithm::kHierarchicalRing: {
+      const auto per_node = static_cast<WorkerId>(std::max<std::int64_t>(spec.workers_per_node, 1));
+      std::map<WorkerId, std::vector<std::size_t>> nodes;  // node id -> participant indices
+      for (std::size_t i = 0; i < p; ++i) nodes[participants[i] / per_node].push_back(i);
+      std::size_t widest = 0;
+      for (const auto& [id, members] : nodes) widest = std::max(widest, members.size());
+      const double n = static_cast<double>(widest);
+      CollectivePhase intra;
+      for (const auto& [id, members] : nodes) {
+        const double g = static_cast<double>(members.size());
+        add_ring(intra, members, (g - 1.0) / g * bytes);
+      }
+      intra.extra_hops = std::max(0.0, n - 2.0);
+      CollectivePhase inter;
+      double rings = 0.0;
+      for (std::size_t r = 0; r < widest; ++r) {
+        std::vector<std::size_t> ring;
+        for (const auto& [id, members] : nodes) {
+          if (r < members.size()) ring.push_back(members[r]);
+        }
+        const double m = static_cast<double>(ring.size());
+        rings = std::max(rings, m);
+        if (ring.size() > 1) add_ring(inter, ring, 2.0 * (m - 1.0) / m * bytes / n);
+      }
+      inter.extra_hops = std::max(0.0, 2.0 * (rings - 1.0) - 1.0);
+      if (!intra.flows.empty()) out.phases.push_back(intra);
+      if (!inter.flows.empty()) out.phases.push_back(std::move(inter));
+      if (!intra.flows.empty()) out.phases.push_back(std::move(intra));  // the all-gather mirrors the reduce-scatter
+      break;
+    }
+    case AllreduceAlgorithm::kDoubleBinaryTree: {
+      const auto trees = dtree_parents(p);
+      const double depth = static_cast<double>(std::max(tree_depth(trees[0]), tree_depth(trees[1])));
+      const double c = static_cast<double>(std::max<std::int64_t>(chunks, 1));
+      const double chunk = bytes / 2.0 / c;
+      CollectivePhase reduce, broadcast;
+      for (const auto& parent : trees) {
+        for (std::size_t v = 0; v < p; ++v) {
+          if (parent[v] < 0) continue;
+          reduce.flows.push_back({v, static_cast<std::size_t>(parent[v]), chunk});
+          broadcast.flows.push_back({static_cast<std::size_t>(parent[v]), v, chunk});
+        }
+      }
+      reduce.repeat = broadcast.repeat = depth + c - 1.0;
+      out.phases.push_back(std::move(reduce));
+      out.phases.push_back(std::move(broadcast));
+      break;
+    }
+    case AllreduceAlgorithm::kHalvingDoubling: {
+      const std::size_t q = floor_pow2(p);
+      CollectivePhase fold;
+      for (std::size_t i = q; i < p; ++i) fold.flows.push_back({i, i - q, bytes});
+      if (!fold.flows.empty()) out.phases.push_back(fold);
+      std::vector<CollectivePhase> halving;
+      for (std::size_t d = q / 2; d >= 1; d /= 2) {
+        CollectivePhase step;
+        const double share = bytes * static_cast<double>(d) / static_cast<double>(q);
+        for (std::size_t i = 0; i < q; ++i) step.flows.push_back({i, i ^ d, share});
+        halving.push_back(std::move(step));
+      }
+      for (const auto& step : halving) out.phases.push_back(step);
+      for (auto it = halving.rbegin(); it != halving.rend(); ++it) out.phases.push_back(*it);
+      if (!fold.flows.empty()) {
+        for (auto& f : fold.flows) std::swap(f.src, f.dst);
+        out.phases.push_back(std::move(fold));
+      }
+      break;
+    }
+    case AllreduceAlgorithm::kParameterServer: {
+      const std::vector<std::size_t> shards = shard_positions(p, spec.shards);
+      const double share = bytes / static_cast<double>(shards.size());
+      CollectivePhase push, pull;
+      for (std::size_t i = 0; i < p; ++i) {
+        for (std::size_t s : shards) {
+          if (s == i) continue;
+          push.flows.push_back({i, s, share});
+          pull.flows.push_back({s, i, share});
+        }
+      }
+      out.phases.push_back(std::move(push));
+      out.phases.push_back(std::move(pull));
+      break;
+    }
+  }
+  return out;
+}
+
+Seconds uniform_star_time_s(const CollectiveSchedule& schedule, std::size_t participants, Seconds alpha_s,
+                            double bandwidth_Bps) {
+  Seconds total = 0.0;
+  std::vector<double> sent(participants), received(participants);
+  for (const CollectivePhase& phase : schedule.phases) {
+    std::fill(sent.begin(), sent.end(), 0.0);
+    std::fill(received.begin(), received.end(), 0.0);
+    double load = 0.0;
+    for (const CollectiveFlow& f : phase.flows) {
+      load = std::max({load, sent[f.src] += f.bytes, received[f.dst] += f.bytes});
+    }
+    total += phase.repeat * (alpha_s * (1.0 + phase.extra_hops) + load / bandwidth_Bps);
+  }
+  return total;
+}
+
+Seconds closed_form_s(const scenarios::AllreduceSpec& spec, std::size_t p, double bytes, Seconds alpha_s,
+                      double bandwidth_Bps, std::int64_t chunks) {
+  if (p < 2) return 0.0;
+  const double pd = static_cast<double>(p);
+  const double beta = 1.0 / bandwidth_Bps;
+  switch (spec.algorithm) {
+    case AllreduceAlgorithm::kRing:
+      return 2.0 * (pd - 1.0) * alpha_s + 2.0 * (pd - 1.0) / pd * bytes * beta;
+    case AllreduceAlgorithm::kHierarchicalRing: {
+      const double n = static_cast<double>(std::min<std::int64_t>(spec.workers_per_node, static_cast<std::int64_t>(p)));
+      const double m = pd / n;
+      return 2.0 * ((n - 1.0) * alpha_s + (n - 1.0) / n * bytes * beta) + 2.0 * (m - 1.0) * alpha_s +
+             2.0 * (m - 1.0) / m * bytes / n * beta;
+    }
+    case AllreduceAlgorithm::kDoubleBinaryTree:
+      return dtree_time_s(p, bytes, alpha_s, bandwidth_Bps, std::max<std::int64_t>(chunks, 1));
+    case AllreduceAlgorithm::kHalvingDoubling: {
+      const double q = static_cast<double>(floor_pow2(p));
+      const double fold = q < pd ? 2.0 * (alpha_s + bytes * beta) : 0.0;
+      return 2.0 * std::log2(q) * alpha_s + 2.0 * (q - 1.0) / q * bytes * beta + fold;
+    }
+    case AllreduceAlgorithm::kParameterServer: {
+      const double s = std::min(pd, static_cast<double>(std::max<std::int64_t>(spec.shards, 1)));
+      return 2.0 * (alpha_s + (pd - 1.0) * bytes / s * beta);
+    }
+  }
+  return 0.0;
+}
+
+std::int64_t bucket_count(const scenarios::AllreduceSpec& spec, double gradient_bytes) {
+  if (spec.bucket_bytes > 0.0) {
+    return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(gradient_bytes / spec.bucket_bytes)));
+  }
+  return std::max<std::int64_t>(1, spec.buckets);
+}
+
+Seconds overlapped_end_s(Seconds start_s, Seconds compute_end_s, std::int64_t buckets, double backward_fraction,
+                         Seconds bucket_s) {
+  const Seconds compute = compute_end_s - start_s;
+  const double k = static_cast<double>(std::max<std::int64_t>(buckets, 1));
+  Seconds end = start_s;
+  for (std::int64_t i = 0; i < std::max<std::int64_t>(buckets, 1); ++i) {
+    const Seconds ready = i + 1 == buckets ? compute_end_s
+                                           : start_s + compute * (1.0 - backward_fraction +
+                                                                  backward_fraction * static_cast<double>(i + 1) / k);
+    end = std::max(end, ready) + bucket_s;
+  }
+  return end;
+}
+
+}  // namespace omnilearn::sim
