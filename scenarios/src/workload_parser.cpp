@@ -151,8 +151,15 @@ Status parse_allreduce(const ParseContext& ctx, const MapReader& workload, Allre
         return r.error("workers_per_node", "only used by hierarchical-ring");
       }
       if (out.chunks > 1024) return r.error_got("chunks", "at most 1024");
+      if (out.algorithm == A::kHierarchicalRing && !r.has("workers_per_node")) {
+        return r.error("workers_per_node", "missing (hierarchical-ring groups workers into nodes of this many)");
+      }
     } else {
       OMNI_RETURN_IF_ERROR(workload.read_choice("allreduce", out.algorithm, names));
+      if (out.algorithm == A::kHierarchicalRing) {
+        return workload.error("allreduce", "hierarchical-ring needs workers_per_node: write "
+                                           "allreduce: {algorithm: hierarchical-ring, workers_per_node: N}");
+      }
     }
   }
   OMNI_RETURN_IF_ERROR(workload.require_one_of({"buckets", "bucket_bytes"}, /*at_most_one=*/true));

@@ -73,12 +73,17 @@ double dtree_stage_load(const std::vector<std::vector<long>>& trees, std::size_t
   return load;
 }
 
+// The double tree's time from its depth and stage load (dtree_stage_load).
+Seconds dtree_time_s(double depth, double load, double bytes, Seconds alpha_s, double bandwidth_Bps,
+                     std::int64_t chunks) {
+  const double c = static_cast<double>(chunks);
+  return 2.0 * (depth + c - 1.0) * (alpha_s + load * bytes / 2.0 / c / bandwidth_Bps);
+}
+
 Seconds dtree_time_s(std::size_t p, double bytes, Seconds alpha_s, double bandwidth_Bps, std::int64_t chunks) {
   const auto trees = dtree_parents(p);
   const double depth = static_cast<double>(std::max(tree_depth(trees[0]), tree_depth(trees[1])));
-  const double c = static_cast<double>(chunks);
-  const double chunk = bytes / 2.0 / c;
-  return 2.0 * (depth + c - 1.0) * (alpha_s + dtree_stage_load(trees, p) * chunk / bandwidth_Bps);
+  return dtree_time_s(depth, dtree_stage_load(trees, p), bytes, alpha_s, bandwidth_Bps, chunks);
 }
 
 std::size_t floor_pow2(std::size_t p) {
@@ -110,11 +115,16 @@ const char* algorithm_name(AllreduceAlgorithm algorithm) {
 std::int64_t tree_chunks(const scenarios::AllreduceSpec& spec, std::size_t p, double bytes, Seconds alpha_s,
                          double bandwidth_Bps) {
   if (spec.chunks > 0) return spec.chunks;
-  if (p < 2 || !(bytes > 0.0)) return 1;
+  if (spec.algorithm != AllreduceAlgorithm::kDoubleBinaryTree || p < 2 || !(bytes > 0.0) || !(bandwidth_Bps > 0.0)) {
+    return 1;
+  }
+  const auto trees = dtree_parents(p);
+  const double depth = static_cast<double>(std::max(tree_depth(trees[0]), tree_depth(trees[1])));
+  const double load = dtree_stage_load(trees, p);
   std::int64_t best = 1;
   Seconds best_s = std::numeric_limits<double>::infinity();
   for (std::int64_t c = 1; c <= 1024; ++c) {
-    const Seconds t = dtree_time_s(p, bytes, alpha_s, bandwidth_Bps, c);
+    const Seconds t = dtree_time_s(depth, load, bytes, alpha_s, bandwidth_Bps, c);
     if (t < best_s * (1.0 - 1e-12)) best = c, best_s = t;
   }
   return best;

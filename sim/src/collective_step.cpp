@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+
 #include "collective_runner.h"
 
 namespace omnilearn::sim {
@@ -54,12 +57,13 @@ void CollectiveStep::prepare(const std::vector<WorkerId>& participants, Seconds 
   const scenarios::AllreduceSpec& spec = scenario_.workload.allreduce;
   if (participants.size() < 2) {
     bucket_s_ = 0.0;
+  } else if (auto it = measured_.find(participants); it != measured_.end()) {
+    bucket_s_ = it->second;
   } else if (analytic_) {
     const std::int64_t chunks = tree_chunks(spec, participants.size(), bucket_bytes_, alpha_s_, bandwidth_Bps_);
     bucket_s_ = uniform_star_time_s(make_schedule(spec, participants, bucket_bytes_, chunks), participants.size(),
                                     alpha_s_, bandwidth_Bps_);
-  } else if (auto it = measured_.find(participants); it != measured_.end()) {
-    bucket_s_ = it->second;
+    measured_[participants] = bucket_s_;
   } else {
     done_ = simgrid::s4u::Barrier::create(static_cast<unsigned>(participants.size()));
   }
@@ -71,13 +75,20 @@ Seconds CollectiveStep::run(WorkerId k, Seconds step_start_s, Seconds compute_en
       const scenarios::AllreduceSpec& spec = scenario_.workload.allreduce;
       std::vector<simgrid::s4u::Host*> hosts;
       for (WorkerId w : participants_) hosts.push_back(platform_.workers[w]);
-      // Chunks for a tree: the closed form's best for the slowest worker link and the longest route.
+      // Chunks for a tree: the closed form's best for the longest route from the leader and its narrowest link.
       double bandwidth = 0.0;
       Seconds alpha = 0.0;
-      for (WorkerId w : participants_) {
-        const scenarios::NodeSpec& n = scenario_.cluster.workers[w];
-        bandwidth = bandwidth > 0.0 ? std::min(bandwidth, n.bandwidth_Bps) : n.bandwidth_Bps;
-        alpha = std::max(alpha, 2.0 * n.latency_s + scenario_.cluster.backbone_latency_s);
+      if (spec.algorithm == scenarios::AllreduceAlgorithm::kDoubleBinaryTree && spec.chunks <= 0) {
+        std::vector<simgrid::s4u::Link*> links;
+        for (std::size_t i = 1; i < hosts.size(); ++i) {
+          double latency = 0.0;
+          links.clear();
+          hosts.front()->route_to(hosts[i], links, &latency);
+          alpha = std::max(alpha, latency);
+          for (const simgrid::s4u::Link* l : links) {
+            bandwidth = bandwidth > 0.0 ? std::min(bandwidth, l->get_bandwidth()) : l->get_bandwidth();
+          }
+        }
       }
       const std::int64_t chunks = tree_chunks(spec, participants_.size(), bucket_bytes_, alpha, bandwidth);
       const Seconds measured = run_schedule(make_schedule(spec, participants_, bucket_bytes_, chunks), hosts);

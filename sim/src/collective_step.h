@@ -54,7 +54,7 @@ class CollectiveStep {
   std::vector<WorkerId> participants_;
   Seconds fixed_s_ = 0.0;
   Seconds bucket_s_ = -1.0;  // this step's, < 0 until known
-  std::map<std::vector<WorkerId>, Seconds> measured_;  // flow-level bucket time per participant set
+  std::map<std::vector<WorkerId>, Seconds> measured_;  // bucket time per participant set (either path)
   simgrid::s4u::BarrierPtr done_;
   std::int64_t flow_level_runs_ = 0;
 };

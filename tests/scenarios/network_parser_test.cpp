@@ -60,6 +60,7 @@ TEST(NetworkParser, ErrorsNameTheField) {
       {"", ", allreduce: {algorithm: hierarchical-ring, shards: 2}", "shards"},
       {"", ", buckets: 4, bucket_bytes: 1000", "bucket"},
       {"", ", buckets: 0", "buckets"},
+      {"", ", allreduce: hierarchical-ring", "workers_per_node"},
   };
   for (const Case& c : cases) {
     auto r = parse_scenario(scenario_with(c.cluster, c.workload), "bad.yaml");

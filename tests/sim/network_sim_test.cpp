@@ -17,6 +17,7 @@
 
 #include "collective_model.h"
 #include "collective_runner.h"
+#include "omnilearn/scenarios/network_spec.h"
 #include "platform_builder.h"
 #include "sim_test_support.h"
 
@@ -124,6 +125,26 @@ TEST(NetworkSim, OnAnOversubscribedFatTreeAFlatRingIsSlowerThanAHierarchicalOne)
   const double hier_s = simulate(c, hierarchical, range(0, 16), 1e6, 1);
   ASSERT_GT(hier_s, 0.0);
   EXPECT_GT(flat_s, 1.2 * hier_s) << "flat " << flat_s << " s, hierarchical " << hier_s << " s";
+}
+
+// Torus and dragonfly zones build, and a ring on them takes at least its time on their links without contention.
+TEST(NetworkSim, TorusAndDragonflyCarryACollective) {
+  ClusterSpec torus = uniform_star(8);
+  torus.topology = scenarios::Topology::kTorus;
+  torus.network.dimensions = {3, 3};
+  ClusterSpec dragonfly = uniform_star(8);
+  dragonfly.topology = scenarios::Topology::kDragonfly;
+  dragonfly.network.groups = {2, 1};
+  dragonfly.network.chassis = {1, 1};
+  dragonfly.network.routers = {2, 1};
+  dragonfly.network.nodes = 3;
+  AllreduceSpec ring;
+  const double bound = 2.0 * 7.0 / 8.0 * 45e6 / torus.network.bandwidth_Bps;
+  for (const ClusterSpec& c : {torus, dragonfly}) {
+    const double seconds = simulate(c, ring, range(0, 8), 45e6, 1);
+    EXPECT_GE(seconds, bound) << scenarios::topology_name(c.topology);
+    EXPECT_LT(seconds, 10.0 * bound) << scenarios::topology_name(c.topology);
+  }
 }
 
 // The shipped two-rack platform file, and copies with one link at half its bandwidth.
