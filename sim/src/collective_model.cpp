@@ -249,6 +249,88 @@ Seconds uniform_star_time_s(const CollectiveSchedule& schedule, std::size_t part
   return total;
 }
 
+namespace {
+
+// Max-min sharing of one backbone by flows of given caps and sizes (no other shared resource): when each flow ends.
+// Flows of equal cap and size move alike, so they are handled as one group.
+std::vector<Seconds> backbone_max_min(const std::vector<double>& caps, const std::vector<double>& bytes,
+                                      double backbone_Bps) {
+  struct Group {
+    double cap, count, remaining;
+    Seconds finish_s;
+    bool done;
+  };
+  std::map<std::pair<double, double>, Group> groups;  // (cap, bytes), ascending cap
+  for (std::size_t i = 0; i < caps.size(); ++i) {
+    auto [it, added] = groups.try_emplace({caps[i], bytes[i]}, Group{caps[i], 0.0, bytes[i], 0.0, false});
+    it->second.count += 1.0;
+  }
+  Seconds now = 0.0;
+  while (true) {
+    double active = 0.0;
+    for (const auto& [key, g] : groups) active += g.done ? 0.0 : g.count;
+    if (active == 0.0) break;
+    // The water level L with sum count * min(cap, L) = backbone (infinite when every flow fits at its cap).
+    double capacity = backbone_Bps, left = active, level = std::numeric_limits<double>::infinity();
+    for (const auto& [key, g] : groups) {  // ascending cap
+      if (g.done) continue;
+      if (g.cap * left > capacity) {
+        level = capacity / left;
+        break;
+      }
+      capacity -= g.cap * g.count;
+      left -= g.count;
+    }
+    Seconds dt = std::numeric_limits<double>::infinity();
+    for (const auto& [key, g] : groups) {
+      if (!g.done) dt = std::min(dt, g.remaining / std::min(g.cap, level));
+    }
+    now += dt;
+    for (auto& [key, g] : groups) {
+      if (g.done) continue;
+      g.remaining -= std::min(g.cap, level) * dt;
+      if (g.remaining <= key.second * 1e-12) g.done = true, g.finish_s = now;
+    }
+  }
+  std::vector<Seconds> out;
+  out.reserve(caps.size());
+  for (std::size_t i = 0; i < caps.size(); ++i) out.push_back(groups.at({caps[i], bytes[i]}).finish_s);
+  return out;
+}
+
+}  // namespace
+
+std::optional<Seconds> star_max_min_time_s(const CollectiveSchedule& schedule, const std::vector<StarLink>& links,
+                                           double backbone_Bps, Seconds backbone_latency_s, double tcp_gamma) {
+  Seconds total = 0.0;
+  std::vector<int> out_flows(links.size()), in_flows(links.size());
+  std::vector<double> caps, bytes;
+  for (const CollectivePhase& phase : schedule.phases) {
+    std::fill(out_flows.begin(), out_flows.end(), 0);
+    std::fill(in_flows.begin(), in_flows.end(), 0);
+    caps.clear();
+    bytes.clear();
+    for (const CollectiveFlow& f : phase.flows) {
+      if (++out_flows[f.src] > 1 || ++in_flows[f.dst] > 1) return std::nullopt;
+      const Seconds latency = links[f.src].latency_s + backbone_latency_s + links[f.dst].latency_s;
+      double cap = std::min(links[f.src].bandwidth_Bps, links[f.dst].bandwidth_Bps);
+      if (tcp_gamma > 0.0 && latency > 0.0) cap = std::min(cap, tcp_gamma / (2.0 * latency));
+      caps.push_back(cap);
+      bytes.push_back(f.bytes);
+    }
+    const std::vector<Seconds> finish = backbone_max_min(caps, bytes, backbone_Bps);
+    Seconds phase_s = 0.0, hop_s = 0.0;
+    for (std::size_t i = 0; i < phase.flows.size(); ++i) {
+      const CollectiveFlow& f = phase.flows[i];
+      const Seconds latency = links[f.src].latency_s + backbone_latency_s + links[f.dst].latency_s;
+      phase_s = std::max(phase_s, finish[i] + latency);
+      hop_s = std::max(hop_s, latency);
+    }
+    total += phase.repeat * (phase_s + phase.extra_hops * hop_s);
+  }
+  return total;
+}
+
 Seconds closed_form_s(const scenarios::AllreduceSpec& spec, std::size_t p, double bytes, Seconds alpha_s,
                       double bandwidth_Bps, std::int64_t chunks) {
   if (p < 2) return 0.0;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,21 @@ CollectiveSchedule make_schedule(const scenarios::AllreduceSpec& spec, const std
 // max-min sharing when a phase's flows are of one size (every schedule above, when nodes are full).
 Seconds uniform_star_time_s(const CollectiveSchedule& schedule, std::size_t participants, Seconds alpha_s,
                             double bandwidth_Bps);
+
+// A participant's own link on a star: its bandwidth (each direction) and latency.
+struct StarLink {
+  double bandwidth_Bps = 0.0;
+  Seconds latency_s = 0.0;
+};
+
+// The schedule's time on a star with unequal links (links[i] is participant i's) and a shared backbone, when every
+// phase gives each participant at most one flow out and one in: each flow is capped by its two links and by TCP's
+// window (tcp_gamma / (2 x route latency), SimGrid CM02's bound), and the flows share the backbone max-min fairly,
+// re-evaluated as they finish; each flow also waits its route latency once (the flows are taken to start sharing
+// together). nullopt when a phase has a participant with two flows out or in (those contend on its own link: the
+// flow-level path handles them).
+std::optional<Seconds> star_max_min_time_s(const CollectiveSchedule& schedule, const std::vector<StarLink>& links,
+                                           double backbone_Bps, Seconds backbone_latency_s, double tcp_gamma);
 
 // The textbook alpha-beta closed form of each algorithm for `p` ranks (p divisible by workers_per_node for the
 // hierarchical ring), written independently of the schedules so that tests can hold one against the other.

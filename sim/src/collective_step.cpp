@@ -4,6 +4,7 @@
 
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
+#include <xbt/config.hpp>
 
 #include "collective_runner.h"
 
@@ -33,7 +34,11 @@ std::string collective_path(const scenarios::Scenario& scenario, std::size_t flo
   if (!uses_collective_step(scenario)) {
     return scenario.worker_count() > flow_allreduce_max_workers ? "ring-max-min-analytic" : "ring-flow-level";
   }
-  return uniform_star(scenario.cluster) ? "analytic" : "flow-level";
+  if (uniform_star(scenario.cluster)) return "analytic";
+  using A = scenarios::AllreduceAlgorithm;
+  const A a = scenario.workload.allreduce.algorithm;
+  const bool one_flow_each = a == A::kRing || a == A::kHierarchicalRing || a == A::kHalvingDoubling;
+  return scenario.cluster.topology == scenarios::Topology::kStar && one_flow_each ? "max-min-analytic" : "flow-level";
 }
 
 CollectiveStep::CollectiveStep(const scenarios::Scenario& scenario, const SimPlatform& platform, double gradient_bytes)
@@ -42,6 +47,7 @@ CollectiveStep::CollectiveStep(const scenarios::Scenario& scenario, const SimPla
   analytic_ = uniform_star(scenario.cluster);
   buckets_ = bucket_count(scenario.workload.allreduce, gradient_bytes);
   bucket_bytes_ = gradient_bytes / static_cast<double>(buckets_);
+  tcp_gamma_ = simgrid::config::get_value<double>("network/TCP-gamma");
   if (analytic_) {
     const scenarios::NodeSpec& w = scenario.cluster.workers.front();
     alpha_s_ = 2.0 * w.latency_s + scenario.cluster.backbone_latency_s;
@@ -64,9 +70,26 @@ void CollectiveStep::prepare(const std::vector<WorkerId>& participants, Seconds 
     bucket_s_ = uniform_star_time_s(make_schedule(spec, participants, bucket_bytes_, chunks), participants.size(),
                                     alpha_s_, bandwidth_Bps_);
     measured_[participants] = bucket_s_;
+  } else if (auto star = star_time_s(participants)) {
+    bucket_s_ = *star;
+    measured_[participants] = bucket_s_;
   } else {
     done_ = simgrid::s4u::Barrier::create(static_cast<unsigned>(participants.size()));
   }
+}
+
+std::optional<Seconds> CollectiveStep::star_time_s(const std::vector<WorkerId>& participants) const {
+  const scenarios::ClusterSpec& cluster = scenario_.cluster;
+  if (cluster.topology != scenarios::Topology::kStar) return std::nullopt;
+  const scenarios::AllreduceSpec& spec = scenario_.workload.allreduce;
+  if (spec.algorithm == scenarios::AllreduceAlgorithm::kDoubleBinaryTree ||
+      spec.algorithm == scenarios::AllreduceAlgorithm::kParameterServer) {
+    return std::nullopt;  // several flows per rank and phase: they contend on its own link
+  }
+  std::vector<StarLink> links;
+  for (WorkerId w : participants) links.push_back({cluster.workers[w].bandwidth_Bps, cluster.workers[w].latency_s});
+  return star_max_min_time_s(make_schedule(spec, participants, bucket_bytes_, 1), links,
+                             cluster.backbone_bandwidth_Bps, cluster.backbone_latency_s, tcp_gamma_);
 }
 
 Seconds CollectiveStep::run(WorkerId k, Seconds step_start_s, Seconds compute_end_s) {

@@ -2,11 +2,13 @@
 // topology, or gradient buckets that overlap the backward pass). Each step's bucket all-reduce takes its time from
 // the analytic form on a uniform star, else from a flow-level run of the schedule on the platform, remembered per
 // participant set (nothing else uses the network during a BSP all-reduce, so the same set takes the same time).
-// Not thread-safe: the simulation thread; must not move once the engine runs.
+// On a star with unequal links, rings and halving-doubling use max-min sharing of the backbone computed analytically
+// (star_max_min_time_s). Not thread-safe: the simulation thread; must not move once the engine runs.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +27,7 @@ bool uses_collective_step(const scenarios::Scenario& scenario);
 // Whether the analytic form is exact for `cluster`: a star whose workers share one bandwidth and latency, and whose
 // backbone carries every worker's link at full rate.
 bool uniform_star(const scenarios::ClusterSpec& cluster);
-// "analytic" or "flow-level" for `scenario` (the path CollectiveStep takes), "ring" paths for the driver's own ring.
+// "analytic", "max-min-analytic" or "flow-level" for `scenario` (the path CollectiveStep takes), "ring" paths for the driver's own ring.
 std::string collective_path(const scenarios::Scenario& scenario, std::size_t flow_allreduce_max_workers);
 
 class CollectiveStep {
@@ -43,6 +45,9 @@ class CollectiveStep {
   std::int64_t flow_level_runs() const { return flow_level_runs_; }
 
  private:
+  // The max-min analytic time of a bucket on a star with unequal links, when each rank has one flow out and in.
+  std::optional<Seconds> star_time_s(const std::vector<WorkerId>& participants) const;
+
   const scenarios::Scenario& scenario_;
   const SimPlatform& platform_;
   bool active_ = false;
@@ -51,6 +56,7 @@ class CollectiveStep {
   double bucket_bytes_ = 0.0;
   Seconds alpha_s_ = 0.0;   // uniform star: hop latency
   double bandwidth_Bps_ = 0.0;
+  double tcp_gamma_ = 0.0;  // SimGrid's network/TCP-gamma (the window bound of CM02)
   std::vector<WorkerId> participants_;
   Seconds fixed_s_ = 0.0;
   Seconds bucket_s_ = -1.0;  // this step's, < 0 until known

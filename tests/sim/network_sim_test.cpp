@@ -106,6 +106,36 @@ TEST(NetworkSim, EveryAlgorithmMatchesItsClosedFormOnAUniformStar) {
   }
 }
 
+// Unequal links (three bandwidth classes) and a backbone that binds: the max-min analytic time of the one-flow-per-rank
+// algorithms against their flow-level run.
+TEST(NetworkSim, MaxMinAnalyticMatchesTheFlowLevelRunOnAnUnequalStar) {
+  ClusterSpec c = uniform_star(16);
+  const double classes[] = {1.25e9, 0.625e9, 2.5e9};
+  for (std::size_t k = 0; k < c.workers.size(); ++k) c.workers[k].bandwidth_Bps = classes[k % 3];
+  c.backbone_bandwidth_Bps = 8e9;  // less than the 16 links together
+  std::vector<StarLink> links;
+  for (const auto& w : c.workers) links.push_back({w.bandwidth_Bps, w.latency_s});
+  for (AllreduceAlgorithm a :
+       {AllreduceAlgorithm::kRing, AllreduceAlgorithm::kHierarchicalRing, AllreduceAlgorithm::kHalvingDoubling}) {
+    for (std::size_t p : {12u, 16u}) {
+      AllreduceSpec spec;
+      spec.algorithm = a;
+      spec.workers_per_node = 4;
+      const auto ranks = range(0, static_cast<WorkerId>(p));
+      const std::vector<StarLink> mine(links.begin(), links.begin() + static_cast<long>(p));
+      const auto analytic =
+          star_max_min_time_s(make_schedule(spec, ranks, 45e6, 1), mine, c.backbone_bandwidth_Bps,
+                              c.backbone_latency_s, 4194304.0);
+      ASSERT_TRUE(analytic.has_value()) << algorithm_name(a);
+      const double simulated = simulate(c, spec, ranks, 45e6, 1);
+      EXPECT_NEAR(*analytic, simulated, 0.01 * simulated) << algorithm_name(a) << " p=" << p;
+    }
+  }
+  AllreduceSpec ps;
+  ps.algorithm = AllreduceAlgorithm::kParameterServer;
+  EXPECT_FALSE(star_max_min_time_s(make_schedule(ps, range(0, 16), 45e6, 1), links, 8e9, 1e-6, 4194304.0));
+}
+
 // 16 workers on four leaf switches of 4 hosts with one uplink each (4:1): the flat ring pays 2(P-1) steps of the
 // core-crossing latency, the hierarchical ring 2(n-1) leaf steps and 2(m-1) core steps.
 TEST(NetworkSim, OnAnOversubscribedFatTreeAFlatRingIsSlowerThanAHierarchicalOne) {
