@@ -17,6 +17,7 @@
 
 #include "collective_model.h"
 #include "collective_runner.h"
+#include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/scenarios/network_spec.h"
 #include "platform_builder.h"
 #include "sim_test_support.h"
@@ -220,6 +221,22 @@ TEST(NetworkSim, HalvingALinkSlowsTheCollectivesThatCrossItOnly) {
   EXPECT_DOUBLE_EQ(simulate(slow_host, ring, range(0, 4), bytes, 1), rack0);
   EXPECT_GT(simulate(slow_host, ring, range(4, 8), bytes, 1), 1.5 * rack1);
   EXPECT_GT(simulate(slow_host, ring, range(0, 8), bytes, 1), 1.5 * both);
+}
+
+// The shipped scenario on the shipped platform file: workers on h00..h07 by name, the server on `ps`; its ring takes
+// the ring's closed form on those links (no contention: one flow crosses the core each way).
+TEST(NetworkSim, TheShippedPlatformFileScenarioRuns) {
+  auto s = scenarios::load_scenario(std::string(OMNILEARN_SOURCE_DIR) + "/scenarios/network/two-racks.yaml");
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  const std::string dir = testing::test_dir("run");
+  ASSERT_EQ(testing::run_in_child(*s, dir), "");
+  const auto rows = testing::read_csv(dir + "/iterations.csv");
+  ASSERT_FALSE(rows.empty());
+  const double bytes = s->workload.model.gradient_bytes;
+  const double ring = 2.0 * 7.0 / 8.0 * bytes / 12.5e9 + 14.0 * 4e-6;  // the slowest hop crosses the core: 4 us
+  EXPECT_NEAR(testing::mean_column(rows, "comm_s"), ring, 0.01 * ring);
+  const std::string manifest = testing::read_text(dir + "/manifest.json");
+  EXPECT_NE(manifest.find("\"path\": \"flow-level\""), std::string::npos) << manifest.substr(0, 2000);
 }
 
 // Four equal workers on a uniform star, halving-doubling: one bucket adds the whole all-reduce after the compute;
