@@ -26,23 +26,31 @@ Status check_counts(const std::vector<std::int64_t>& v, std::size_t size, const 
 
 const char* topology_name(Topology topology) {
   switch (topology) {
-    case Topology::kStar: return "star";
-    case Topology::kFatTree: return "fat-tree";
-    case Topology::kTorus: return "torus";
-    case Topology::kDragonfly: return "dragonfly";
-    case Topology::kPlatformFile: return "platform-file";
+    case Topology::kStar:
+      return "star";
+    case Topology::kFatTree:
+      return "fat-tree";
+    case Topology::kTorus:
+      return "torus";
+    case Topology::kDragonfly:
+      return "dragonfly";
+    case Topology::kPlatformFile:
+      return "platform-file";
   }
   return "?";
 }
 
 std::size_t topology_leaves(Topology topology, const NetworkSpec& n) {
   switch (topology) {
-    case Topology::kFatTree: return product(n.down);
-    case Topology::kTorus: return product(n.dimensions);
+    case Topology::kFatTree:
+      return product(n.down);
+    case Topology::kTorus:
+      return product(n.dimensions);
     case Topology::kDragonfly:
       if (n.groups.size() != 2 || n.chassis.size() != 2 || n.routers.size() != 2 || n.nodes <= 0) return 0;
       return product({n.groups[0], n.chassis[0], n.routers[0], n.nodes});
-    default: return 0;
+    default:
+      return 0;
   }
 }
 
@@ -66,7 +74,8 @@ Status check_network(Topology topology, const NetworkSpec& n, const std::string&
       OMNI_RETURN_IF_ERROR(check_counts(n.routers, 2, where + ".routers"));
       if (n.nodes <= 0) return Status::invalid_argument(where + ".nodes: expected a positive integer");
       return Status::ok();
-    default: return Status::ok();
+    default:
+      return Status::ok();
   }
 }
 

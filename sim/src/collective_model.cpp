@@ -10,7 +10,8 @@ namespace {
 
 using scenarios::AllreduceAlgorithm;
 
-// A ring over `members` (indices into the participants) moving `bytes` per member; `steps` ring steps in all.
+// One aggregated flow per member of a ring over `members` (indices into the participants) to its successor, `bytes`
+// each.
 void add_ring(CollectivePhase& phase, const std::vector<std::size_t>& members, double bytes) {
   const std::size_t n = members.size();
   if (n < 2) return;
@@ -103,11 +104,16 @@ std::vector<std::size_t> shard_positions(std::size_t p, std::int64_t shards) {
 
 const char* algorithm_name(AllreduceAlgorithm algorithm) {
   switch (algorithm) {
-    case AllreduceAlgorithm::kRing: return "ring";
-    case AllreduceAlgorithm::kHierarchicalRing: return "hierarchical-ring";
-    case AllreduceAlgorithm::kDoubleBinaryTree: return "double-binary-tree";
-    case AllreduceAlgorithm::kHalvingDoubling: return "halving-doubling";
-    case AllreduceAlgorithm::kParameterServer: return "parameter-server";
+    case AllreduceAlgorithm::kRing:
+      return "ring";
+    case AllreduceAlgorithm::kHierarchicalRing:
+      return "hierarchical-ring";
+    case AllreduceAlgorithm::kDoubleBinaryTree:
+      return "double-binary-tree";
+    case AllreduceAlgorithm::kHalvingDoubling:
+      return "halving-doubling";
+    case AllreduceAlgorithm::kParameterServer:
+      return "parameter-server";
   }
   return "?";
 }
@@ -373,9 +379,10 @@ Seconds overlapped_end_s(Seconds start_s, Seconds compute_end_s, std::int64_t bu
   const double k = static_cast<double>(std::max<std::int64_t>(buckets, 1));
   Seconds end = start_s;
   for (std::int64_t i = 0; i < std::max<std::int64_t>(buckets, 1); ++i) {
-    const Seconds ready = i + 1 == buckets ? compute_end_s
-                                           : start_s + compute * (1.0 - backward_fraction +
-                                                                  backward_fraction * static_cast<double>(i + 1) / k);
+    const Seconds ready =
+        i + 1 == buckets
+            ? compute_end_s
+            : start_s + compute * (1.0 - backward_fraction + backward_fraction * static_cast<double>(i + 1) / k);
     end = std::max(end, ready) + bucket_s;
   }
   return end;

@@ -42,7 +42,8 @@ std::int64_t tree_chunks(const scenarios::AllreduceSpec& spec, std::size_t p, do
 // The all-reduce of `bytes` among `participants` (worker ids, ascending; hierarchical rings group them into nodes of
 // spec.workers_per_node consecutive ids). Flow endpoints index `participants`. Empty for fewer than 2 participants.
 //  ring:               one flow per rank to its successor with the 2(P-1)/P share it sends in all 2(P-1) steps.
-//  hierarchical-ring:  intra-node reduce-scatter ring, one inter-node ring per local rank over the 1/n shard, intra-node
+//  hierarchical-ring:  intra-node reduce-scatter ring, one inter-node ring per local rank over the 1/n shard,
+//  intra-node
 //                      all-gather ring (NCCL's 2D ring).
 //  double-binary-tree: two in-order binary trees (the second over the ranks shifted by one), each with half the bytes,
 //                      pipelined in `chunks`: (depth + chunks - 1) reduce stages, as many broadcast stages.

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -23,7 +22,8 @@ Seconds run_schedule(const CollectiveSchedule& schedule, const std::vector<sg4::
     comms.clear();
     Seconds hop_s = 0.0;
     for (const CollectiveFlow& f : phase.flows) {
-      comms.push_back(sg4::Comm::sendto_async(hosts[f.src], hosts[f.dst], static_cast<std::uint64_t>(std::llround(f.bytes))));
+      comms.push_back(
+          sg4::Comm::sendto_async(hosts[f.src], hosts[f.dst], static_cast<std::uint64_t>(std::llround(f.bytes))));
       if (phase.extra_hops > 0.0) {
         double latency = 0.0;
         links.clear();

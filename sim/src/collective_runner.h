@@ -3,9 +3,9 @@
 // SimGrid's network model. Call from an actor, inside the engine run; simulation thread only.
 #pragma once
 
-#include <vector>
-
 #include <simgrid/forward.h>
+
+#include <vector>
 
 #include "collective_model.h"
 #include "omnilearn/base/units.h"

@@ -1,7 +1,6 @@
 #include "collective_step.h"
 
 #include <algorithm>
-
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <xbt/config.hpp>
@@ -88,8 +87,8 @@ std::optional<Seconds> CollectiveStep::star_time_s(const std::vector<WorkerId>& 
   }
   std::vector<StarLink> links;
   for (WorkerId w : participants) links.push_back({cluster.workers[w].bandwidth_Bps, cluster.workers[w].latency_s});
-  return star_max_min_time_s(make_schedule(spec, participants, bucket_bytes_, 1), links,
-                             cluster.backbone_bandwidth_Bps, cluster.backbone_latency_s, tcp_gamma_);
+  return star_max_min_time_s(make_schedule(spec, participants, bucket_bytes_, 1), links, cluster.backbone_bandwidth_Bps,
+                             cluster.backbone_latency_s, tcp_gamma_);
 }
 
 Seconds CollectiveStep::run(WorkerId k, Seconds step_start_s, Seconds compute_end_s) {

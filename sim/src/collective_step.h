@@ -9,10 +9,9 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <simgrid/s4u/Barrier.hpp>
 #include <string>
 #include <vector>
-
-#include <simgrid/s4u/Barrier.hpp>
 
 #include "collective_model.h"
 #include "omnilearn/scenarios/scenario.h"
@@ -27,7 +26,8 @@ bool uses_collective_step(const scenarios::Scenario& scenario);
 // Whether the analytic form is exact for `cluster`: a star whose workers share one bandwidth and latency, and whose
 // backbone carries every worker's link at full rate.
 bool uniform_star(const scenarios::ClusterSpec& cluster);
-// "analytic", "max-min-analytic" or "flow-level" for `scenario` (the path CollectiveStep takes), "ring" paths for the driver's own ring.
+// "analytic", "max-min-analytic" or "flow-level" for `scenario` (the path CollectiveStep takes), "ring" paths for the
+// driver's own ring.
 std::string collective_path(const scenarios::Scenario& scenario, std::size_t flow_allreduce_max_workers);
 
 class CollectiveStep {
@@ -54,12 +54,12 @@ class CollectiveStep {
   bool analytic_ = false;
   std::int64_t buckets_ = 1;
   double bucket_bytes_ = 0.0;
-  Seconds alpha_s_ = 0.0;   // uniform star: hop latency
+  Seconds alpha_s_ = 0.0;  // uniform star: hop latency
   double bandwidth_Bps_ = 0.0;
   double tcp_gamma_ = 0.0;  // SimGrid's network/TCP-gamma (the window bound of CM02)
   std::vector<WorkerId> participants_;
   Seconds fixed_s_ = 0.0;
-  Seconds bucket_s_ = -1.0;  // this step's, < 0 until known
+  Seconds bucket_s_ = -1.0;                            // this step's, < 0 until known
   std::map<std::vector<WorkerId>, Seconds> measured_;  // bucket time per participant set (either path)
   simgrid::s4u::BarrierPtr done_;
   std::int64_t flow_level_runs_ = 0;

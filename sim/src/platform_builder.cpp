@@ -1,16 +1,15 @@
 #include "platform_builder.h"
 
-#include "omnilearn/scenarios/network_spec.h"
-
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <string>
-
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
+#include <string>
+
+#include "omnilearn/scenarios/network_spec.h"
 
 namespace omnilearn::sim {
 namespace {
@@ -83,16 +82,16 @@ Result<SimPlatform> build_cluster_zone(const scenarios::ClusterSpec& cluster,
   const std::size_t leaves = scenarios::topology_leaves(cluster.topology, net);
   const std::size_t n = cluster.workers.size();
   if (leaves < n + 1) {
-    return Status::invalid_argument("cluster.topology: " + std::to_string(leaves) + " leaves for " +
-                                    std::to_string(n) + " workers and the parameter server (needs " +
-                                    std::to_string(n + 1) + ")");
+    return Status::invalid_argument("cluster.topology: " + std::to_string(leaves) + " leaves for " + std::to_string(n) +
+                                    " workers and the parameter server (needs " + std::to_string(n + 1) + ")");
   }
   if (!(net.bandwidth_Bps > 0.0)) return Status::invalid_argument("cluster.topology.bandwidth: must be > 0");
   if (!(net.latency_s >= 0.0)) return Status::invalid_argument("cluster.topology.latency: must be >= 0");
   SimPlatform platform;
   platform.workers.resize(n, nullptr);
-  auto leaf = [&](sg4::NetZone* zone, const std::vector<unsigned long>& /*coord*/, unsigned long id)
-      -> std::pair<simgrid::kernel::routing::NetPoint*, simgrid::kernel::routing::NetPoint*> {
+  auto leaf =
+      [&](sg4::NetZone* zone, const std::vector<unsigned long>& /*coord*/,
+          unsigned long id) -> std::pair<simgrid::kernel::routing::NetPoint*, simgrid::kernel::routing::NetPoint*> {
     if (id < n) {
       platform.workers[id] =
           make_host(zone, "worker-" + std::to_string(id), cluster.workers[id], fractions_of(pstate_fractions, id));
@@ -109,11 +108,10 @@ Result<SimPlatform> build_cluster_zone(const scenarios::ClusterSpec& cluster,
   sg4::NetZone* zone = nullptr;
   switch (cluster.topology) {
     case Topology::kFatTree:
-      zone = sg4::create_fatTree_zone(
-          "omnilearn-cluster", nullptr,
-          sg4::FatTreeParams(static_cast<unsigned int>(net.levels), to_uints(net.down), to_uints(net.up),
-                             to_uints(net.link_count)),
-          callbacks, net.bandwidth_Bps, net.latency_s, policy);
+      zone = sg4::create_fatTree_zone("omnilearn-cluster", nullptr,
+                                      sg4::FatTreeParams(static_cast<unsigned int>(net.levels), to_uints(net.down),
+                                                         to_uints(net.up), to_uints(net.link_count)),
+                                      callbacks, net.bandwidth_Bps, net.latency_s, policy);
       break;
     case Topology::kTorus: {
       std::vector<unsigned long> dims;
@@ -126,17 +124,21 @@ Result<SimPlatform> build_cluster_zone(const scenarios::ClusterSpec& cluster,
       auto pair = [](const std::vector<std::int64_t>& v) {
         return std::make_pair(static_cast<unsigned int>(v[0]), static_cast<unsigned int>(v[1]));
       };
-      zone = sg4::create_dragonfly_zone(
-          "omnilearn-cluster", nullptr,
-          sg4::DragonflyParams(pair(net.groups), pair(net.chassis), pair(net.routers),
-                               static_cast<unsigned int>(net.nodes)),
-          callbacks, net.bandwidth_Bps, net.latency_s, policy);
+      zone = sg4::create_dragonfly_zone("omnilearn-cluster", nullptr,
+                                        sg4::DragonflyParams(pair(net.groups), pair(net.chassis), pair(net.routers),
+                                                             static_cast<unsigned int>(net.nodes)),
+                                        callbacks, net.bandwidth_Bps, net.latency_s, policy);
       break;
     }
     default:
       return Status::internal("build_cluster_zone: not a cluster topology");
   }
   zone->seal();
+  for (std::size_t k = 0; k < n; ++k) {
+    if (platform.workers[k] == nullptr) {
+      return Status::internal("cluster.topology: leaf " + std::to_string(k) + " was not built");
+    }
+  }
   return platform;
 }
 
@@ -152,7 +154,8 @@ Result<SimPlatform> load_platform_file(const scenarios::ClusterSpec& cluster,
     return Status::invalid_argument("cluster.platform: '" + file.path + "': " + e.what());
   }
   std::vector<sg4::Host*> all = engine->get_all_hosts();
-  std::sort(all.begin(), all.end(), [](const sg4::Host* a, const sg4::Host* b) { return a->get_name() < b->get_name(); });
+  std::sort(all.begin(), all.end(),
+            [](const sg4::Host* a, const sg4::Host* b) { return a->get_name() < b->get_name(); });
   std::vector<std::string> names = file.hosts;
   if (names.empty()) {
     for (const sg4::Host* h : all) names.push_back(h->get_name());
@@ -176,8 +179,9 @@ Result<SimPlatform> load_platform_file(const scenarios::ClusterSpec& cluster,
                                       " is given " + std::to_string(want) + " (make the speeds equal)");
     }
     if (!fractions_of(pstate_fractions, k).empty()) {
-      return Status::invalid_argument("cluster.platform: epoch availability schedules need power states that a "
-                                      "platform file's hosts do not have (use timed availability)");
+      return Status::invalid_argument(
+          "cluster.platform: epoch availability schedules need power states that a "
+          "platform file's hosts do not have (use timed availability)");
     }
     platform.workers.push_back(host);
   }
@@ -215,9 +219,12 @@ Result<SimPlatform> build_platform(const scenarios::ClusterSpec& cluster,
   }
   if (!(cluster.backbone_latency_s >= 0.0)) return Status::invalid_argument("cluster.backbone_latency_s: must be >= 0");
   switch (cluster.topology) {
-    case Topology::kStar: return build_star(cluster, pstate_fractions);
-    case Topology::kPlatformFile: return load_platform_file(cluster, pstate_fractions);
-    default: break;
+    case Topology::kStar:
+      return build_star(cluster, pstate_fractions);
+    case Topology::kPlatformFile:
+      return load_platform_file(cluster, pstate_fractions);
+    default:
+      break;
   }
   OMNI_RETURN_IF_ERROR(scenarios::check_network(cluster.topology, cluster.network, "cluster.topology"));
   return build_cluster_zone(cluster, pstate_fractions);

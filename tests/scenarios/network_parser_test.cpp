@@ -14,8 +14,8 @@ std::string scenario_with(const std::string& cluster_extra, const std::string& w
   return "cluster:\n"
          "  nodes:\n"
          "    - {count: 8, speed: 1e12}\n" +
-         cluster_extra +
-         "workload: {model: resnet18, dataset: cifar10, global_batch: 64, epochs: 1" + workload_extra + "}\n"
+         cluster_extra + "workload: {model: resnet18, dataset: cifar10, global_batch: 64, epochs: 1" + workload_extra +
+         "}\n"
          "policy: {name: uniform, min_batch: 8, max_batch: 56}\n";
 }
 

@@ -1,24 +1,22 @@
 // Flow-level all-reduces on SimGrid platforms: each algorithm against its closed form on a uniform star, a flat ring
 // against a hierarchical ring on an oversubscribed fat-tree, a halved link in a platform file, and the overlap of
 // gradient buckets in a whole run. Each simulation runs in a forked child (one SimGrid engine per process).
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
 #include <string>
 #include <vector>
 
-#include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/Engine.hpp>
-
 #include "collective_model.h"
 #include "collective_runner.h"
-#include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/scenarios/network_spec.h"
+#include "omnilearn/scenarios/scenario_parser.h"
 #include "platform_builder.h"
 #include "sim_test_support.h"
 
@@ -87,9 +85,9 @@ std::vector<WorkerId> range(WorkerId from, WorkerId to) {
 }
 
 TEST(NetworkSim, EveryAlgorithmMatchesItsClosedFormOnAUniformStar) {
-  for (AllreduceAlgorithm a : {AllreduceAlgorithm::kRing, AllreduceAlgorithm::kHierarchicalRing,
-                               AllreduceAlgorithm::kDoubleBinaryTree, AllreduceAlgorithm::kHalvingDoubling,
-                               AllreduceAlgorithm::kParameterServer}) {
+  for (AllreduceAlgorithm a :
+       {AllreduceAlgorithm::kRing, AllreduceAlgorithm::kHierarchicalRing, AllreduceAlgorithm::kDoubleBinaryTree,
+        AllreduceAlgorithm::kHalvingDoubling, AllreduceAlgorithm::kParameterServer}) {
     for (std::size_t p : {12u, 16u}) {
       for (double bytes : {1e6, 45e6}) {
         AllreduceSpec spec;
@@ -124,9 +122,8 @@ TEST(NetworkSim, MaxMinAnalyticMatchesTheFlowLevelRunOnAnUnequalStar) {
       spec.workers_per_node = 4;
       const auto ranks = range(0, static_cast<WorkerId>(p));
       const std::vector<StarLink> mine(links.begin(), links.begin() + static_cast<long>(p));
-      const auto analytic =
-          star_max_min_time_s(make_schedule(spec, ranks, 45e6, 1), mine, c.backbone_bandwidth_Bps,
-                              c.backbone_latency_s, 4194304.0);
+      const auto analytic = star_max_min_time_s(make_schedule(spec, ranks, 45e6, 1), mine, c.backbone_bandwidth_Bps,
+                                                c.backbone_latency_s, 4194304.0);
       ASSERT_TRUE(analytic.has_value()) << algorithm_name(a);
       const double simulated = simulate(c, spec, ranks, 45e6, 1);
       EXPECT_NEAR(*analytic, simulated, 0.01 * simulated) << algorithm_name(a) << " p=" << p;
