@@ -6,8 +6,8 @@
 # Usage: bench/smpi/compare.sh [OMNILEARN_BINARY] [RANKS...]   (default: build/cli/omnilearn, 64 256)
 # SMPI's algorithms: ring = lr (logical ring reduce-scatter + all-gather), halving-doubling = rab_rdb (Rabenseifner).
 # SMPI has no NCCL-style 2D ring or parameter server: allreduce.c builds them from SMPI's ring collectives
-# (reduce_scatter ompi_ring, allreduce lr, allgather ring) and point-to-point calls. It has no double binary tree
-# either, and none is built here (the tree is checked against its closed form only, in tests/sim).
+# (reduce_scatter ompi_ring, allreduce lr, allgather ring) and point-to-point calls, and NCCL's double binary tree
+# from point-to-point calls too (the two trees progressing independently, 16 chunks).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 omni=${1:-$root/build/cli/omnilearn}
@@ -32,6 +32,7 @@ XML
     for row in "ring|ring|--cfg=smpi/allreduce:lr|builtin" \
                "halving-doubling|halving-doubling|--cfg=smpi/allreduce:rab_rdb|builtin" \
                "hierarchical-ring (8 per node)|{algorithm: hierarchical-ring, workers_per_node: 8}|--cfg=smpi/allreduce:lr|hierarchical 8" \
+               "double-binary-tree (16 chunks)|{algorithm: double-binary-tree, chunks: 16}|--cfg=smpi/allreduce:lr|tree 16" \
                "parameter-server (8 shards)|{algorithm: parameter-server, shards: 8}|--cfg=smpi/allreduce:lr|ps 8"; do
       IFS='|' read -r alg yaml smpi mode <<< "$row"
       cat > "$work/s.yaml" <<YAML
