@@ -10,8 +10,8 @@
 #include <simgrid/s4u/Barrier.hpp>
 #include <simgrid/s4u/Exec.hpp>
 
-#include "omnilearn/base/status.h"
 #include "collective_step.h"
+#include "omnilearn/base/status.h"
 #include "omnilearn/run/run_writer.h"
 #include "run_context.h"
 #include "training_progress.h"
