@@ -41,16 +41,17 @@ std::int64_t tree_chunks(const scenarios::AllreduceSpec& spec, std::size_t p, do
 
 // The all-reduce of `bytes` among `participants` (worker ids, ascending; hierarchical rings group them into nodes of
 // spec.workers_per_node consecutive ids). Flow endpoints index `participants`. Empty for fewer than 2 participants.
-//  ring:               one flow per rank to its successor with the 2(P-1)/P share it sends in all 2(P-1) steps.
-//  hierarchical-ring:  intra-node reduce-scatter ring, one inter-node ring per local rank over the 1/n shard,
-//  intra-node
-//                      all-gather ring (NCCL's 2D ring).
-//  double-binary-tree: two in-order binary trees (the second over the ranks shifted by one), each with half the bytes,
-//                      pipelined in `chunks`: (depth + chunks - 1) reduce stages, as many broadcast stages.
-//  halving-doubling:   Rabenseifner: recursive-halving reduce-scatter, recursive-doubling all-gather; ranks beyond the
-//                      largest power of two fold into it first and get the result last.
-//  parameter-server:   spec.shards shards on evenly spaced participants; every rank pushes bytes/shards to each
-//                      other shard, then pulls them back.
+// - ring: one flow per rank to its successor with the 2(P-1)/P share it sends in all 2(P-1) steps.
+// - hierarchical-ring: an intra-node reduce-scatter ring, one inter-node ring per local rank over the 1/n shard, an
+//   intra-node all-gather ring (NCCL's 2D ring). Nodes left with fewer participants (workers down) keep their own
+//   ring sizes; the shard stays 1/n of the widest node (an approximation of an uneven 2D ring).
+// - double-binary-tree: NCCL's two binary trees (ncclGetDtree: the second mirrored or shifted by one, so a rank is an
+//   inner node of at most one), each with half the bytes, pipelined in `chunks`: (depth + chunks - 1) reduce
+//   stages, as many broadcast stages.
+// - halving-doubling: Rabenseifner: recursive-halving reduce-scatter, recursive-doubling all-gather; ranks beyond
+//   the largest power of two fold into it first and get the result last.
+// - parameter-server: spec.shards shards on evenly spaced participants; every rank pushes bytes/shards to each
+//   other shard, then pulls them back.
 CollectiveSchedule make_schedule(const scenarios::AllreduceSpec& spec, const std::vector<WorkerId>& participants,
                                  double bytes, std::int64_t chunks);
 

@@ -51,6 +51,8 @@ CollectiveStep::CollectiveStep(const scenarios::Scenario& scenario, const SimPla
     const scenarios::NodeSpec& w = scenario.cluster.workers.front();
     alpha_s_ = 2.0 * w.latency_s + scenario.cluster.backbone_latency_s;
     bandwidth_Bps_ = w.bandwidth_Bps;
+    // CM02 caps a flow at TCP's window over the round trip: on long, fast links that, not the link, is the rate.
+    if (tcp_gamma_ > 0.0 && alpha_s_ > 0.0) bandwidth_Bps_ = std::min(bandwidth_Bps_, tcp_gamma_ / (2.0 * alpha_s_));
   }
 }
 

@@ -105,6 +105,29 @@ TEST(NetworkSim, EveryAlgorithmMatchesItsClosedFormOnAUniformStar) {
   }
 }
 
+// Long, fast links: CM02 caps each flow at TCP's window over the round trip (network/TCP-gamma / 2 latency), and the
+// analytic path of a whole run takes that cap as its bandwidth, like the flow-level run.
+TEST(NetworkSim, TheTcpWindowCapsTheAnalyticPathLikeTheFlowLevelOne) {
+  ClusterSpec c = uniform_star(8);
+  for (auto& w : c.workers) w.latency_s = 5e-3, w.bandwidth_Bps = 1.25e10;
+  AllreduceSpec hd;
+  hd.algorithm = AllreduceAlgorithm::kHalvingDoubling;
+  const double simulated = simulate(c, hd, range(0, 8), 45e6, 1);
+  const Seconds alpha = 2.0 * 5e-3 + 1e-6;
+  const double capped = 4194304.0 / (2.0 * alpha);
+  ASSERT_LT(capped, 1.25e10);
+  EXPECT_NEAR(closed_form_s(hd, 8, 45e6, alpha, capped, 1), simulated, 0.01 * simulated);
+  auto s = testing::four_worker_scenario({8, 8, 8, 8}, "uniform");
+  s.cluster.workers = std::vector<scenarios::NodeSpec>(c.workers.begin(), c.workers.begin() + 4);
+  s.cluster.backbone_bandwidth_Bps = 1e15;
+  s.workload.allreduce.algorithm = AllreduceAlgorithm::kHalvingDoubling;
+  s.workload.dataset_samples = 128 * 2;
+  const std::string dir = testing::test_dir("run");
+  ASSERT_EQ(testing::run_in_child(s, dir), "");
+  const double expected = closed_form_s(s.workload.allreduce, 4, s.workload.model.gradient_bytes, alpha, capped, 1);
+  EXPECT_NEAR(testing::mean_column(testing::read_csv(dir + "/iterations.csv"), "comm_s"), expected, 0.001 * expected);
+}
+
 // Unequal links (three bandwidth classes) and a backbone that binds: the max-min analytic time of the one-flow-per-rank
 // algorithms against their flow-level run.
 TEST(NetworkSim, MaxMinAnalyticMatchesTheFlowLevelRunOnAnUnequalStar) {
