@@ -79,8 +79,15 @@ TEST(Calibration, ShortRunWritesALoadableProfile) {
     const FidelityRow& half = r->fidelity[0];
     std::printf("share 0.5: achieved %.3f, relative throughput %.3f\n", half.achieved_share, half.relative_throughput);
     EXPECT_NEAR(half.achieved_share, 0.5, 0.2);
-    EXPECT_LT(half.relative_throughput, 0.85);
     EXPECT_NEAR(r->fidelity[1].relative_throughput, 1.0, 1e-9);
+    // Half a core's quota slows the step only if a full core's quota got a full core: on a busy host both are
+    // held to what the neighbours leave, so the comparison says nothing there.
+    if (r->fidelity[1].achieved_share >= 0.8) {
+      EXPECT_LT(half.relative_throughput, 0.85);
+    } else {
+      std::printf("host busy (a full core's quota got %.2f of a core): the throughput comparison is not checked\n",
+                  r->fidelity[1].achieved_share);
+    }
   } else {
     std::printf("no cgroup access (%s): batch sweep only\n", access.message().c_str());
   }

@@ -206,6 +206,11 @@ TEST(CgroupThrottler, FreezerDutyCycleHoldsABusyLoopToItsFraction) {
     return (usage() - a) / (ms / 1000.0);
   };
   const double full = cores_over(400);
+  if (full < 0.5) {  // the comparisons below need the loop to get most of a core when free
+    (void)(*d)->remove();
+    ::waitpid(child, nullptr, 0);
+    GTEST_SKIP() << "host too busy for this timing test: a free busy loop got " << full << " of a core (< 0.5)";
+  }
   ASSERT_TRUE((*d)->apply(0, 0.3).is_ok());
   ::usleep(100000);
   const double part = cores_over(1000);
@@ -213,7 +218,6 @@ TEST(CgroupThrottler, FreezerDutyCycleHoldsABusyLoopToItsFraction) {
   ::usleep(100000);
   const double again = cores_over(400);
   std::printf("busy loop: %.3f cores free, %.3f at duty 0.3, %.3f free again\n", full, part, again);
-  EXPECT_GT(full, 0.5);
   EXPECT_NEAR(part / full, 0.3, 0.12);
   EXPECT_GT(again, 0.8 * full);
   EXPECT_TRUE((*d)->cycle_status().is_ok());
