@@ -28,7 +28,8 @@ void raise_if_error(const Status& status) {
   if (status.is_ok()) return;
   switch (status.code()) {
     case StatusCode::kInvalidArgument:
-    case StatusCode::kParseError: throw py::value_error(status.message());
+    case StatusCode::kParseError:
+      throw py::value_error(status.message());
     case StatusCode::kNotFound: {
       PyErr_SetString(PyExc_FileNotFoundError, status.message().c_str());
       throw py::error_already_set();
@@ -38,7 +39,8 @@ void raise_if_error(const Status& status) {
       PyErr_SetString(PyExc_OSError, status.message().c_str());
       throw py::error_already_set();
     }
-    default: throw std::runtime_error(status.message());
+    default:
+      throw std::runtime_error(status.message());
   }
 }
 
@@ -95,14 +97,23 @@ std::string plan_repr(const controller::Plan& p) {
          "', changed=" + (p.changed ? "True" : "False") + ")";
 }
 
-// A RunWriter that remembers whether it was closed, for the context manager.
+// A RunWriter that is dropped once finished or closed, so that the run folder's lock goes with it.
 struct BoundRunWriter {
   std::unique_ptr<run_api::RunWriter> writer;
+  std::string dir;
   bool closed = false;
 
   run_api::RunWriter& get() {
-    if (closed) throw std::runtime_error("RunWriter: already finished or closed");
+    if (closed) throw std::runtime_error("RunWriter " + dir + ": already finished or closed");
     return *writer;
+  }
+  // Runs finish() or close(), then releases the writer and its folder lock.
+  template <typename F>
+  void end(F&& f) {
+    const Status status = f(get());
+    closed = true;
+    writer.reset();
+    raise_if_error(status);
   }
 };
 
@@ -114,8 +125,9 @@ PYBIND11_MODULE(_core, m) {
   using namespace omnilearn::python;
   m.doc() = "OmniLearn's C++ controller and run-folder writer (see the omnilearn package for the Python API).";
 
-  m.def("policy_names", [] { return controller::make_default_registry().names(); },
-        "The names of the built-in batch policies (sorted).");
+  m.def(
+      "policy_names", [] { return controller::make_default_registry().names(); },
+      "The names of the built-in batch policies (sorted).");
 
   py::class_<controller::Plan>(m, "Plan", "A batch plan: per-worker batches and gradient weights b_k / sum(b).")
       .def_readonly("step", &controller::Plan::step)
@@ -126,7 +138,8 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("decided", &controller::Plan::decided, "the policy was consulted at this call")
       .def_readonly("changed", &controller::Plan::changed, "batches differ from the plan in force before")
       .def_readonly("imbalance", &controller::Plan::imbalance)
-      .def_property_readonly("reason", [](const controller::Plan& p) { return std::string(controller::to_string(p.reason)); })
+      .def_property_readonly("reason",
+                             [](const controller::Plan& p) { return std::string(controller::to_string(p.reason)); })
       .def("__repr__", &plan_repr);
 
   const ControllerSettings d;
@@ -172,8 +185,8 @@ PYBIND11_MODULE(_core, m) {
           "report_iteration",
           [](BoundController& c, std::int64_t worker, std::int64_t step, double end_s, double compute_s,
              BatchSize batch) {
-            raise_if_error(c.ctl->report(controller::IterationDone{
-                worker_id(worker, c.ctl->worker_count(), "worker"), step, end_s, compute_s, batch}));
+            raise_if_error(c.ctl->report(controller::IterationDone{worker_id(worker, c.ctl->worker_count(), "worker"),
+                                                                   step, end_s, compute_s, batch}));
           },
           py::kw_only(), py::arg("worker"), py::arg("step"), py::arg("end_s"), py::arg("compute_s"), py::arg("batch"),
           "An iteration of `worker` ended at `end_s` after `compute_s` seconds of forward+backward at `batch`.")
@@ -201,17 +214,21 @@ PYBIND11_MODULE(_core, m) {
           "The plan in force from `step` on (decides when a decision is due; applies the dead-band).")
       .def_property_readonly("current_plan", [](const BoundController& c) { return c.ctl->current_plan(); })
       .def_property_readonly("worker_count", [](const BoundController& c) { return c.ctl->worker_count(); })
-      .def_property_readonly("policy_name", [](const BoundController& c) { return std::string(c.ctl->policy().name()); })
-      .def("is_live",
-           [](const BoundController& c, std::int64_t worker) {
-             return c.ctl->is_live(worker_id(worker, c.ctl->worker_count(), "worker"));
-           },
-           py::arg("worker"))
-      .def("imbalance", [](const BoundController& c) { return c.ctl->imbalance(); },
-           "max|t_k - mean t| / mean t over measured live workers; None unless every live worker is measured.")
-      .def("settings", [](const BoundController& c) { return settings_dict(c.settings); },
-           "The settings as keyword arguments of Controller (scenario `policy:` keys plus global_batch, mode, "
-           "capacities).");
+      .def_property_readonly("policy_name",
+                             [](const BoundController& c) { return std::string(c.ctl->policy().name()); })
+      .def(
+          "is_live",
+          [](const BoundController& c, std::int64_t worker) {
+            return c.ctl->is_live(worker_id(worker, c.ctl->worker_count(), "worker"));
+          },
+          py::arg("worker"))
+      .def(
+          "imbalance", [](const BoundController& c) { return c.ctl->imbalance(); },
+          "max|t_k - mean t| / mean t over measured live workers; None unless every live worker is measured.")
+      .def(
+          "settings", [](const BoundController& c) { return settings_dict(c.settings); },
+          "The settings as keyword arguments of Controller (scenario `policy:` keys plus global_batch, mode, "
+          "capacities).");
 
   py::class_<BoundRunWriter>(m, "RunWriter",
                              "Writes a run folder (iterations.csv, plans.csv, summary.json, manifest.json, ...) in the "
@@ -222,8 +239,9 @@ PYBIND11_MODULE(_core, m) {
             run_api::RunFolderOptions reuse;
             if (replace) reuse.reuse = run_api::FolderReuse::kReplace;
             reuse.remedy = "pass replace=True to replace an earlier run's files there, or choose another folder";
-            return std::make_unique<BoundRunWriter>(
-                BoundRunWriter{take(run_api::RunWriter::open(dir, manifest_json, timeline, reuse))});
+            auto writer = take(run_api::RunWriter::open(dir, manifest_json, timeline, reuse));
+            std::string opened = writer->dir();
+            return std::make_unique<BoundRunWriter>(BoundRunWriter{std::move(writer), std::move(opened)});
           },
           py::arg("dir"), py::arg("manifest_json"), py::kw_only(), py::arg("timeline") = true,
           py::arg("replace") = false,
@@ -285,36 +303,34 @@ PYBIND11_MODULE(_core, m) {
             s.total_time_s = total_time_s, s.mean_iteration_s = mean_iteration_s, s.idle_fraction = idle_fraction;
             s.epoch_time_s = std::move(epoch_time_s), s.decisions = decisions, s.batch_changes = batch_changes;
             s.final_accuracy = final_accuracy, s.time_to_target_s = time_to_target_s, s.extra = std::move(extra);
-            const Status status = w.get().finish(s);
-            w.closed = true;
-            raise_if_error(status);
+            w.end([&](run_api::RunWriter& writer) { return writer.finish(s); });
           },
           py::kw_only(), py::arg("policy"), py::arg("mode"), py::arg("workers"), py::arg("iterations"),
           py::arg("epochs"), py::arg("total_time_s"), py::arg("mean_iteration_s"), py::arg("idle_fraction"),
           py::arg("epoch_time_s") = std::vector<double>{}, py::arg("decisions") = 0, py::arg("batch_changes") = 0,
           py::arg("final_accuracy") = py::none(), py::arg("time_to_target_s") = py::none(),
           py::arg("extra") = std::map<std::string, double>{},
-          "Closes every file, then writes summary.json (its presence marks the run folder complete).")
-      .def("close",
-           [](BoundRunWriter& w) {
-             if (w.closed) return;
-             const Status status = w.get().close();
-             w.closed = true;
-             raise_if_error(status);
-           },
-           "Closes every file without a summary.json (a run stopped before its end). A no-op once closed.")
-      .def("rewrite_manifest",
-           [](BoundRunWriter& w, const std::string& manifest_json) {
-             raise_if_error(w.writer->rewrite_manifest(manifest_json));
-           },
-           py::arg("manifest_json"))
-      .def_property_readonly("dir", [](const BoundRunWriter& w) { return w.writer->dir(); })
+          "Closes every file, then writes summary.json (its presence marks the run folder complete), and releases the "
+          "folder.")
+      .def(
+          "close",
+          [](BoundRunWriter& w) {
+            if (!w.closed) w.end([](run_api::RunWriter& writer) { return writer.close(); });
+          },
+          "Closes every file without a summary.json (a run stopped before its end) and releases the folder. A no-op "
+          "once "
+          "closed.")
+      .def(
+          "rewrite_manifest",
+          [](BoundRunWriter& w, const std::string& manifest_json) {
+            raise_if_error(w.get().rewrite_manifest(manifest_json));
+          },
+          py::arg("manifest_json"))
+      .def_property_readonly("dir", [](const BoundRunWriter& w) { return w.dir; })
       .def_property_readonly("closed", [](const BoundRunWriter& w) { return w.closed; })
-      .def("__enter__", [](BoundRunWriter& w) -> BoundRunWriter& { return w; }, py::return_value_policy::reference)
+      .def(
+          "__enter__", [](BoundRunWriter& w) -> BoundRunWriter& { return w; }, py::return_value_policy::reference)
       .def("__exit__", [](BoundRunWriter& w, const py::object&, const py::object&, const py::object&) {
-        if (!w.closed) {
-          w.closed = true;
-          raise_if_error(w.writer->close());
-        }
+        if (!w.closed) w.end([](run_api::RunWriter& writer) { return writer.close(); });
       });
 }

@@ -13,9 +13,12 @@ Status bad(const std::string& field, const std::string& what) { return Status::i
 
 const char* decide_text(controller::DecisionTrigger t) {
   switch (t) {
-    case controller::DecisionTrigger::kEveryNIterations: return "every-n";
-    case controller::DecisionTrigger::kEveryEpoch: return "every-epoch";
-    case controller::DecisionTrigger::kImbalance: return "imbalance";
+    case controller::DecisionTrigger::kEveryNIterations:
+      return "every-n";
+    case controller::DecisionTrigger::kEveryEpoch:
+      return "every-epoch";
+    case controller::DecisionTrigger::kImbalance:
+      return "imbalance";
   }
   return "?";
 }

@@ -32,8 +32,8 @@ struct ControllerSettings {
   bool memory_guard = scenarios::PolicySpec{}.memory_guard;
   double memory_guard_tolerance = scenarios::PolicySpec{}.memory_guard_tolerance;
   BatchSize global_batch = scenarios::WorkloadSpec{}.global_batch;
-  std::string mode = "bsp";              // "bsp" or "asp"
-  std::vector<double> capacities;        // one nominal capacity (relative speed) per worker
+  std::string mode = "bsp";        // "bsp" or "asp"
+  std::vector<double> capacities;  // one nominal capacity (relative speed) per worker
 };
 
 // The scenario these settings stand for (mode, workload.global_batch, one node per capacity, policy), validated

@@ -67,22 +67,38 @@ omnilearn::python::ControllerSettings parse_settings(std::istringstream& in) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos) die("expected key=value, got '" + kv + "'");
     const std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
-    if (key == "name") s.name = value;
-    else if (key == "gain") s.gain = std::stod(value);
-    else if (key == "fit_window") s.fit_window = std::stoll(value);
-    else if (key == "min_batch") s.min_batch = std::stoll(value);
-    else if (key == "max_batch") s.max_batch = std::stoll(value);
-    else if (key == "dead_band") s.dead_band = std::stod(value);
-    else if (key == "ewma_alpha") s.ewma_alpha = std::stod(value);
-    else if (key == "decide") s.decide = value;
-    else if (key == "every_n") s.every_n = std::stoll(value);
-    else if (key == "imbalance_threshold") s.imbalance_threshold = std::stod(value);
-    else if (key == "memory_guard") s.memory_guard = value == "1" || value == "true" || value == "True";
-    else if (key == "memory_guard_tolerance") s.memory_guard_tolerance = std::stod(value);
-    else if (key == "global_batch") s.global_batch = std::stoll(value);
-    else if (key == "mode") s.mode = value;
-    else if (key == "capacities") s.capacities = parse_list<double>(value);
-    else die("unknown setting '" + key + "'");
+    if (key == "name")
+      s.name = value;
+    else if (key == "gain")
+      s.gain = std::stod(value);
+    else if (key == "fit_window")
+      s.fit_window = std::stoll(value);
+    else if (key == "min_batch")
+      s.min_batch = std::stoll(value);
+    else if (key == "max_batch")
+      s.max_batch = std::stoll(value);
+    else if (key == "dead_band")
+      s.dead_band = std::stod(value);
+    else if (key == "ewma_alpha")
+      s.ewma_alpha = std::stod(value);
+    else if (key == "decide")
+      s.decide = value;
+    else if (key == "every_n")
+      s.every_n = std::stoll(value);
+    else if (key == "imbalance_threshold")
+      s.imbalance_threshold = std::stod(value);
+    else if (key == "memory_guard")
+      s.memory_guard = value == "1" || value == "true" || value == "True";
+    else if (key == "memory_guard_tolerance")
+      s.memory_guard_tolerance = std::stod(value);
+    else if (key == "global_batch")
+      s.global_batch = std::stoll(value);
+    else if (key == "mode")
+      s.mode = value;
+    else if (key == "capacities")
+      s.capacities = parse_list<double>(value);
+    else
+      die("unknown setting '" + key + "'");
   }
   return s;
 }
