@@ -79,7 +79,8 @@ class AdaptiveBatching:
     relative speeds, default all 1) and the scenario's `policy:` keys (name, gain, fit_window, min_batch, max_batch,
     dead_band, ewma_alpha, decide, every_n, imbalance_threshold, memory_guard, memory_guard_tolerance).
     epochs, max_steps: when to stop (max_steps 0: no limit). run_dir: run folder written by rank 0 (None: none);
-    replace: replace an earlier run's files there. timeline: also write timeline.json.
+    replace: replace an earlier run's files there. timeline: also write timeline.json. The folder gets its
+    summary.json at close() (the end of the `with` block) if the loop ran to its end.
     """
 
     def __init__(self, model: DistributedDataParallel, dataset_size: int, *, seed: int = 1, epochs: int = 1,
@@ -133,6 +134,7 @@ class AdaptiveBatching:
             self.writer.add_plan(self.controller.current_plan, epoch=0)
         self.step = 0
         self.stop_reason = ""
+        self.completed = False  # the loop ran to its end (epochs or max_steps)
         self._stats = _RunStats(self.world)
         dist.barrier()  # the run's clock starts on every rank together
         self._t0 = time.perf_counter()
@@ -157,7 +159,7 @@ class AdaptiveBatching:
             yield step
             self._finish_step(a, step, start)
             self.step += 1
-        self._finish_run()
+        self.completed = True
 
     def _finish_step(self, a: StepAssignment, step: Step, start: float) -> None:
         end = time.perf_counter()
@@ -226,7 +228,8 @@ class AdaptiveBatching:
 
     # -- the end ----------------------------------------------------------------------------------------------------
     def record_evaluation(self, loss: float, accuracy: float) -> None:
-        """A test evaluation (rank 0's numbers) at the current step, for evaluations.csv and the final accuracy."""
+        """A test evaluation (rank 0's numbers) at the current step, for evaluations.csv and the summary's final
+        accuracy. Call it before close() (inside the `with` block)."""
         if self.rank == 0:
             self._stats.final_accuracy = float(accuracy)
             if self.writer is not None:
@@ -238,25 +241,27 @@ class AdaptiveBatching:
         """The run's summary so far (rank 0 only has the numbers; other ranks get an empty dict)."""
         return self._stats.summary(self.settings["name"]) if self.rank == 0 else {}
 
-    def _finish_run(self) -> None:
-        if self.writer is not None and not self.writer.closed:
-            s = self._stats.summary(self.settings["name"])
-            self.writer.finish(policy=s["policy"], mode="bsp", workers=self.world, iterations=s["iterations"],
-                               epochs=s["epochs"], total_time_s=s["total_time_s"],
-                               mean_iteration_s=s["mean_iteration_s"], idle_fraction=s["idle_fraction"],
-                               epoch_time_s=s["epoch_time_s"], decisions=s["decisions"],
-                               batch_changes=s["batch_changes"], final_accuracy=s["final_accuracy"],
-                               extra=s["extra"])
-
     def close(self) -> None:
-        """Closes the run folder without a summary.json if the loop did not run to its end (a no-op otherwise)."""
-        if self.writer is not None and not self.writer.closed:
+        """Ends the run folder: with summary.json if the loop ran to its end, else without (a run cut short). Called
+        by the `with` block's end; evaluations recorded before it go into the folder. A no-op once closed."""
+        if self.writer is None or self.writer.closed:
+            return
+        if not self.completed:
             self.writer.close()
+            return
+        s = self._stats.summary(self.settings["name"])
+        self.writer.finish(policy=s["policy"], mode="bsp", workers=self.world, iterations=s["iterations"],
+                           epochs=s["epochs"], total_time_s=s["total_time_s"], mean_iteration_s=s["mean_iteration_s"],
+                           idle_fraction=s["idle_fraction"], epoch_time_s=s["epoch_time_s"],
+                           decisions=s["decisions"], batch_changes=s["batch_changes"],
+                           final_accuracy=s["final_accuracy"], extra=s["extra"])
 
     def __enter__(self) -> "AdaptiveBatching":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None and self.writer is not None and not self.writer.closed:
+            self.writer.close()  # an error: the folder keeps its rows, without a summary
         self.close()
 
     def _manifest(self, dataset_size: int, scenario: Optional[str], overrides: Sequence[str]) -> dict:
