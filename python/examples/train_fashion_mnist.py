@@ -104,7 +104,7 @@ def main() -> int:
 
     torch.set_num_threads(args.threads)
     dist.init_process_group("gloo")
-    rank, world = dist.get_rank(), dist.get_world_size()
+    rank = dist.get_rank()
     slow = {int(r) for r in args.slow_ranks.split(",") if r.strip()}
 
     if args.synthetic:

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import subprocess
 import sys
 
 import pytest
 
-from conftest import REPO
+from omnilearn_test_support import REPO
 
 # (settings, scripted disturbances) per case: the closed loops exercise every trigger, the memory guard, the dead-band,
 # a worker going down and coming back, and a worker leaving and joining.

@@ -10,9 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
-from conftest import REPO, subprocess_env
+from omnilearn_test_support import REPO, subprocess_env
 
 WORLD = 4
 WORKER = Path(__file__).with_name("ddp_worker.py")
