@@ -38,8 +38,8 @@ def test_covers_each_epoch_exactly_once_with_changing_batches(omnilearn):
     assert seen[0] != seen[1], "every epoch has its own permutation"
 
 
-def test_split_proportionally():
-    from omnilearn.sampler import split_proportionally
+def test_split_proportionally(omnilearn):
+    split_proportionally = omnilearn.split_proportionally
     assert split_proportionally(10, [1, 1, 1]) == [4, 3, 3]
     assert split_proportionally(7, [5, 0, 2]) == [5, 0, 2]
     assert sum(split_proportionally(96, [61, 31, 21, 15])) == 96
