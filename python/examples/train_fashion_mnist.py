@@ -130,7 +130,7 @@ def main() -> int:
             if rank in slow:
                 time.sleep(args.slow_per_sample_s * step.batch)  # the deliberate slowdown (see the docstring)
             optimizer.zero_grad()
-            loss.backward()  # the comm hook weights this rank's gradient by b_k / B and all-reduces it
+            loss.backward()  # this rank's gradient, weighted by b_k / B, goes into DDP's all-reduce
             optimizer.step()
             step.loss = float(loss)
         if rank == 0:

@@ -7,13 +7,14 @@
             x, y = train_x[step.index], train_y[step.index]     # this rank's share of the global batch
             loss = F.cross_entropy(model(x), y)                  # reduction="mean" over the local batch
             optimizer.zero_grad()
-            loss.backward()                                      # the hook weights and all-reduces
+            loss.backward()                                      # weighted gradients, all-reduced
             optimizer.step()
             step.loss = loss.item()                              # optional, goes to iterations.csv
 
 Every rank must run the same steps (stop with `epochs` or `max_steps`, never by breaking out on one rank only).
 A rank whose share of the last step of an epoch is empty still runs forward and backward on its empty batch (DDP
-needs every rank in every all-reduce); the hook then contributes zeros. Only the default process group is supported.
+needs every rank in every all-reduce); its gradients then count as zeros. Only the default process group is
+supported; a DDP communication hook, if any, must average (divide the SUM by the world size) as DDP's default does.
 Not thread-safe: one training thread per rank.
 """
 
@@ -35,7 +36,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from .. import Controller, RunWriter, __version__
 from ..sampler import GlobalSampler, StepAssignment
-from .hooks import WeightedAllReduceState, weighted_allreduce_hook
+from .hooks import GradientWeighting
 
 # Per-rank facts all-gathered after each step: start, compute, the rest of the step, loss, accuracy.
 _START, _COMPUTE, _REST, _LOSS, _ACC, _FACTS = 0, 1, 2, 3, 4, 5
@@ -51,7 +52,7 @@ class Step:
     batches: list[int]      # every rank's share of this step (the last step of an epoch may shrink them)
     indices: list[int]      # this rank's sample indices
     index: torch.Tensor     # the same, as an int64 tensor for indexing
-    weight: float           # lambda_k = batch / global_batch, applied by the comm hook
+    weight: float           # lambda_k = batch / global_batch, applied by the gradient hooks
     loss: Optional[float] = None
     accuracy: Optional[float] = None
     _timer: dict = field(default_factory=dict, repr=False)
@@ -72,7 +73,7 @@ class Step:
 class AdaptiveBatching:
     """Drives a DDP model's steps with the controller's per-rank batches (see the module's docstring).
 
-    model: a DistributedDataParallel module (its comm hook is set here; it must have none yet).
+    model: a DistributedDataParallel module (hooks on its parameters' gradients weight them, see hooks.py).
     dataset_size: training samples; the sampler permutes range(dataset_size) once per epoch from `seed`.
     Controller settings, either `scenario` (a scenario file: its policy, global batch and workers, whose count must be
     the world size; `overrides` as `omnilearn sim --set`) or keyword arguments: global_batch, capacities (nominal
@@ -124,19 +125,37 @@ class AdaptiveBatching:
         self.sampler = GlobalSampler(int(dataset_size), int(seed))
         self.seed = int(seed)
         self.batches = list(self.controller.current_plan.batch)
-        self._hook_state = WeightedAllReduceState()
-        model.register_comm_hook(self._hook_state, weighted_allreduce_hook)
+        self._weighting = GradientWeighting(model, self.world)
 
         self.writer: Optional[RunWriter] = None
+        error: Optional[BaseException] = None
         if self.rank == 0 and run_dir is not None:
-            self.writer = RunWriter.open(str(run_dir), json.dumps(self._manifest(dataset_size, scenario, overrides)),
-                                         timeline=timeline, replace=replace)
-            self.writer.add_plan(self.controller.current_plan, epoch=0)
+            try:
+                self.writer = RunWriter.open(str(run_dir), json.dumps(self._manifest(dataset_size, scenario,
+                                                                                     overrides)),
+                                             timeline=timeline, replace=replace)
+                self.writer.add_plan(self.controller.current_plan, epoch=0)
+            except BaseException as e:  # noqa: B902 - re-raised below, after telling the other ranks
+                error = e
         self.step = 0
         self.stop_reason = ""
         self.completed = False  # the loop ran to its end (epochs or max_steps)
         self._stats = _RunStats(self.world)
-        dist.barrier()  # the run's clock starts on every rank together
+        # The exchange's tensors live as long as this object. A tensor made in Python whose last reference a gloo
+        # worker thread drops needs the GIL there; torch 1.13 then deadlocks at interpreter exit when the main thread
+        # destroys the process group (joining that thread) while holding the GIL. Kept here, the worker's reference
+        # is never the last one.
+        self._facts = torch.zeros(_FACTS, dtype=torch.float64)
+        self._gathered = [torch.zeros(_FACTS, dtype=torch.float64) for _ in range(self.world)]
+        self._decision = torch.zeros(self.world + 1, dtype=torch.int64)
+        # A barrier that also tells every rank whether rank 0 could open the run folder; the run's clock starts on
+        # every rank together after it.
+        failed = torch.tensor([0 if error is None else 1], dtype=torch.int64)
+        dist.all_reduce(failed)
+        if error is not None:
+            raise error
+        if int(failed) != 0:
+            raise RuntimeError(f"rank 0 could not open the run folder {run_dir} (see its error)")
         self._t0 = time.perf_counter()
 
     # -- the loop ---------------------------------------------------------------------------------------------------
@@ -152,7 +171,7 @@ class AdaptiveBatching:
                 break
             indices = self.sampler.indices(a, self.rank)
             weight = a.batch[self.rank] / a.global_batch
-            self._hook_state.start_step(weight)
+            self._weighting.start_step(weight)
             step = Step(self.step, a.epoch, a.last_in_epoch, self.rank, list(a.batch), indices,
                         torch.tensor(indices, dtype=torch.int64), weight)
             step._timer["start"] = time.perf_counter()
@@ -163,20 +182,19 @@ class AdaptiveBatching:
 
     def _finish_step(self, a: StepAssignment, step: Step, start: float) -> None:
         end = time.perf_counter()
-        if self._hook_state.last_ready_s is None:
-            raise RuntimeError(f"step {self.step}: no gradient reached the all-reduce hook on rank {self.rank}: call "
-                               "backward() on a loss computed with the DDP model inside the step")
-        compute_s = max(0.0, self._hook_state.last_ready_s - step._timer["start"])
-        facts = torch.zeros(_FACTS, dtype=torch.float64)
+        if self._weighting.last_ready_s is None:
+            raise RuntimeError(f"step {self.step}: no gradient was computed on rank {self.rank}: call backward() on a "
+                               "loss computed with the DDP model inside the step")
+        compute_s = max(0.0, self._weighting.last_ready_s - step._timer["start"])
+        facts, gathered, decision = self._facts, self._gathered, self._decision
         facts[_START] = start - self._t0
         facts[_COMPUTE] = compute_s
         facts[_REST] = max(0.0, (end - start) - compute_s)
         facts[_LOSS] = math.nan if step.loss is None else float(step.loss)
         facts[_ACC] = math.nan if step.accuracy is None else float(step.accuracy)
-        gathered = [torch.zeros(_FACTS, dtype=torch.float64) for _ in range(self.world)]
         dist.all_gather(gathered, facts)
         # Rank 0 decides; [ok, batch per rank] goes to every rank (ok 0: rank 0 failed and raises its own error).
-        decision = torch.zeros(self.world + 1, dtype=torch.int64)
+        decision.zero_()
         error: Optional[BaseException] = None
         if self.rank == 0:
             try:
