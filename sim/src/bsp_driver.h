@@ -10,8 +10,9 @@
 #include <simgrid/s4u/Barrier.hpp>
 #include <simgrid/s4u/Exec.hpp>
 
+#include "collective_step.h"
 #include "omnilearn/base/status.h"
-#include "omnilearn/scenarios/run_writer.h"
+#include "omnilearn/run/run_writer.h"
 #include "run_context.h"
 #include "training_progress.h"
 
@@ -28,7 +29,7 @@ class BspDriver {
   void on_availability(WorkerId worker, double fraction);
   // After the engine ran: the first error met (an invalid plan, ...), and the summary fields the driver knows.
   const Status& status() const { return status_; }
-  scenarios::RunSummary summary() const;
+  run::RunSummary summary() const;
 
  private:
   struct Slot {
@@ -55,6 +56,7 @@ class BspDriver {
   RunContext& ctx_;
   TrainingProgress progress_;
   std::vector<Slot> slots_;
+  CollectiveStep collective_;  // the all-reduce when it is not the star's plain ring
   std::mt19937_64 phase_rng_;  // quota phases of bursting workers and compute jitter, seeded from the scenario
   double step_z_ = 0.0;        // this step's standard normal draw shared by all workers (compute_jitter_shared)
   simgrid::s4u::BarrierPtr start_;    // all workers + coordinator: a step begins (or the run ends)

@@ -303,11 +303,12 @@ TEST(Simulation, AFolderThatIsNotEmptyNeedsReplace) {
   ASSERT_EQ(run_in_child(s, dir), "");
   EXPECT_NE(run_in_child(s, dir).find("not empty"), std::string::npos);
   SimOptions options;
-  options.reuse = scenarios::FolderReuse::kReplace;
+  options.reuse = run::FolderReuse::kReplace;
   EXPECT_EQ(run_in_child(s, dir, options), "");
 }
 
-TEST(Simulation, TopologiesOtherThanStarAreRefusedByName) {
+// A torus without its dimensions (a scenario built in code skips the parser's checks) is an error naming the field.
+TEST(Simulation, AnIncompleteTopologyIsAnErrorNamingIt) {
   auto s = four_worker_scenario({12, 12, 12, 12}, "uniform");
   s.cluster.topology = scenarios::Topology::kTorus;
   const std::string error = run_in_child(s, test_dir("torus"));
