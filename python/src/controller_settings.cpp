@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "omnilearn/controller/policy_registry.h"
+#include "omnilearn/run/controller_factory.h"
 
 namespace omnilearn::python {
 namespace {
@@ -76,8 +77,8 @@ Result<scenarios::Scenario> to_scenario(const ControllerSettings& s) {
       return bad("capacities[" + std::to_string(k) + "]", "must be a positive number");
     }
   }
-  sc.policy.options.gain = s.gain;
-  sc.policy.options.fit_window = static_cast<std::size_t>(s.fit_window);
+  sc.policy.gain = s.gain;
+  sc.policy.fit_window = static_cast<std::size_t>(s.fit_window);
   sc.policy.min_batch = s.min_batch;
   sc.policy.max_batch = s.max_batch;
   sc.policy.dead_band = s.dead_band;
@@ -99,8 +100,8 @@ Result<scenarios::Scenario> to_scenario(const ControllerSettings& s) {
 ControllerSettings from_scenario(const scenarios::Scenario& sc) {
   ControllerSettings s;
   s.name = sc.policy.name;
-  s.gain = sc.policy.options.gain;
-  s.fit_window = static_cast<std::int64_t>(sc.policy.options.fit_window);
+  s.gain = sc.policy.gain;
+  s.fit_window = static_cast<std::int64_t>(sc.policy.fit_window);
   s.min_batch = sc.policy.min_batch;
   s.max_batch = sc.policy.max_batch;
   s.dead_band = sc.policy.dead_band;
@@ -117,9 +118,7 @@ ControllerSettings from_scenario(const scenarios::Scenario& sc) {
 }
 
 Result<std::unique_ptr<controller::Controller>> make_controller(const scenarios::Scenario& scenario) {
-  auto policy = controller::make_default_registry().make(scenario.policy.name, scenario.policy.options);
-  if (!policy) return policy.status().with_context("name");
-  auto ctl = controller::Controller::create(scenario.controller_options(), std::move(policy).value());
+  auto ctl = run::make_controller(run::controller_spec(scenario));
   if (!ctl) return ctl.status();
   return std::make_unique<controller::Controller>(std::move(ctl).value());
 }

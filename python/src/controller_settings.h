@@ -20,8 +20,8 @@ namespace omnilearn::python {
 // from a scenario works unchanged. Defaults are those of scenarios::PolicySpec.
 struct ControllerSettings {
   std::string name = scenarios::PolicySpec{}.name;
-  double gain = scenarios::PolicySpec{}.options.gain;
-  std::int64_t fit_window = static_cast<std::int64_t>(scenarios::PolicySpec{}.options.fit_window);
+  double gain = scenarios::PolicySpec{}.gain;
+  std::int64_t fit_window = static_cast<std::int64_t>(scenarios::PolicySpec{}.fit_window);
   BatchSize min_batch = scenarios::PolicySpec{}.min_batch;
   BatchSize max_batch = scenarios::PolicySpec{}.max_batch;
   double dead_band = scenarios::PolicySpec{}.dead_band;
@@ -41,7 +41,8 @@ struct ControllerSettings {
 Result<scenarios::Scenario> to_scenario(const ControllerSettings& settings);
 // The settings of a parsed scenario (the inverse of to_scenario for the fields above).
 ControllerSettings from_scenario(const scenarios::Scenario& scenario);
-// A controller for the scenario: its policy from the default registry, its options from controller_options().
+// A controller for the scenario, made by the run layer's factory (run::controller_spec, run::make_controller) as the
+// simulator and the testbed make theirs.
 Result<std::unique_ptr<controller::Controller>> make_controller(const scenarios::Scenario& scenario);
 
 }  // namespace omnilearn::python

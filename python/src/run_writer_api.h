@@ -2,8 +2,8 @@
 // Thread-safety: see RunWriter's header.
 #pragma once
 
-#include "omnilearn/scenarios/run_writer.h"
+#include "omnilearn/run/run_writer.h"
 
 namespace omnilearn::python {
-namespace run_api = ::omnilearn::scenarios;
+namespace run_api = ::omnilearn::run;
 }  // namespace omnilearn::python
