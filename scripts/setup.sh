@@ -12,6 +12,7 @@ packages=(
   clang libclang-rt-14-dev
   iproute2
   python3 python3-pandas python3-matplotlib python3-pytest
+  pybind11-dev python3-dev python3-setuptools python3-wheel python3-pip python3-venv python3-numpy python3-torch
 )
 
 missing=()

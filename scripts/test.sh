@@ -16,6 +16,11 @@ bash scripts/fuzz.sh smoke || status=$?
 if [ -d analysis/tests ]; then
   /usr/bin/python3 -m pytest -q analysis/tests || status=$?
 fi
+# The Python bindings and the PyTorch integration (python/), against the extension and reference program that this
+# build made under build/python; -rs prints why a test skipped (no pybind11, no torch, ...).
+if [ -d python/tests ]; then
+  OMNILEARN_BUILD_DIR="$PWD/build" /usr/bin/python3 -m pytest -q -rs python/tests || status=$?
+fi
 if [ "$status" -ne 0 ]; then
   echo "test.sh: FAILED (exit $status): see the CTest and pytest output above" >&2
 fi
