@@ -6,12 +6,12 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
-  libboost-program-options-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
+  libboost-program-options-dev libyaml-cpp-dev nlohmann-json3-dev
   libsimgrid-dev libopenmpi-dev openmpi-bin
   libtorch-dev libgloo-dev libcgroup-dev zlib1g-dev libssl-dev dataset-fashion-mnist
   clang libclang-rt-14-dev
-  iproute2
-  python3 python3-pandas python3-matplotlib python3-pytest
+  iproute2 binutils dpkg-dev file
+  python3 python3-pandas python3-matplotlib python3-pytest python3-setuptools python3-pip python3-venv
 )
 
 missing=()
