@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -23,15 +24,12 @@
 #include "cli/commands.h"
 #include "cli/validate_profile.h"
 #include "omnilearn/base/format.h"
+#include "omnilearn/base/install_layout.h"
 #include "omnilearn/base/status.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/sim/quota_wait.h"
 
 extern char** environ;
-
-#ifndef OMNILEARN_ANALYSIS_DIR
-#define OMNILEARN_ANALYSIS_DIR "analysis"
-#endif
 
 namespace omnilearn::cli {
 namespace {
@@ -60,7 +58,7 @@ pid_t spawn_logged(std::vector<std::string> words, const std::vector<std::string
   for (std::string& e : env_store) envp.push_back(e.data());
   envp.push_back(nullptr);
   pid_t pid = 0;
-  if (posix_spawn(&pid, words[0].c_str(), nullptr, nullptr, argv.data(), envp.data()) != 0) return -1;
+  if (posix_spawnp(&pid, words[0].c_str(), nullptr, nullptr, argv.data(), envp.data()) != 0) return -1;
   return pid;
 }
 
@@ -141,9 +139,8 @@ int run_testbed_measuring_load(std::vector<std::string> words, const fs::path& r
 }
 
 std::string self_executable() {
-  std::error_code ec;
-  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("omnilearn") : p.string();
+  const fs::path p = current_executable();
+  return p.empty() ? std::string("omnilearn") : p.string();
 }
 
 }  // namespace
@@ -208,7 +205,9 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       "continuous-slowdown",
       "slow throttled workers down by the calibration loop's measured throughput (super-linear) instead of by its "
       "achieved CPU share")(
-      "window", po::value<int>()->default_value(20), "steps per window of the max error");
+      "window", po::value<int>()->default_value(20), "steps per window of the max error")(
+      "python", po::value<std::string>(),
+      "the python that runs the comparison (default: OMNILEARN_PYTHON, else /usr/bin/python3)");
   po::variables_map vm;
   if (auto done = parse_command_line("validate", args, opts, "scenario", /*required=*/true, vm)) return *done;
   const std::string scenario_path = vm["scenario"].as<std::string>();
@@ -340,15 +339,15 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
     return 1;
   }
 
-  const char* dir_env = std::getenv("OMNILEARN_ANALYSIS_DIR");
-  const char* python_env = std::getenv("OMNILEARN_PYTHON");
-  const std::string python = python_env != nullptr ? python_env : "/usr/bin/python3";
+  const std::map<std::string, std::string> env = process_environment();
+  const std::string python = python_interpreter(vm.count("python") ? vm["python"].as<std::string>() : "", env);
+  const std::optional<std::string> analysis = analysis_dir(current_install_layout(), env);
   std::vector<std::string> compare{python, "-m", "omnilearn_analysis", "validate", testbed.string(),
                                    (out / "sim").string(), "--out", out.string(), "--level", scenario->name,
                                    "--window", std::to_string(vm["window"].as<int>())};
   for (const fs::path& r : repeats) compare.insert(compare.end(), {"--repeat", r.string()});
-  const int rc =
-      spawn_and_wait(compare, {"PYTHONPATH=" + std::string(dir_env != nullptr ? dir_env : OMNILEARN_ANALYSIS_DIR)});
+  const int rc = spawn_and_wait(compare, analysis ? std::vector<std::string>{"PYTHONPATH=" + *analysis}
+                                                  : std::vector<std::string>{});
   if (rc != 0) {
     std::cerr << "omnilearn validate: the comparison failed (exit " << rc << ")\n";
     return 1;
