@@ -8,6 +8,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/node_placement.h"
 #include "omnilearn/emulator/cgroup_cleanup.h"
 #include "omnilearn/emulator/join_secret.h"
 #include "omnilearn/emulator/launcher.h"
@@ -55,7 +56,8 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
       "Several hosts (BSP): each host runs a launcher for its contiguous share of the workers; rank 0 (node 0) serves\n"
       "the c10d TCPStore on --master, Gloo binds --bind. Node 0 writes the run folder (with derived iteration rows\n"
       "of the other nodes' workers); node r writes its workers' measured rows to <out>/node<r>/. Every node needs the\n"
-      "same shared secret (--secret-file or OMNILEARN_SECRET).\n\n"
+      "same shared secret (--secret-file or OMNILEARN_SECRET). Without --nnodes, --node-rank or --master, torchrun's\n"
+      "(NNODES or WORLD_SIZE, NODE_RANK or RANK, MASTER_ADDR, MASTER_PORT) or SLURM's variables are read.\n\n"
       "Testbed settings come from the scenario's `emulator:` section (network, cpu_budget, cpu_per_core,\n"
       "cpu_period_s, throttle, target_accuracy, eval_every, eval_samples, time_budget_s, learning_rate, momentum,\n"
       "warmup_updates, stall_timeout_s), then from the options below.\n\n"
@@ -133,20 +135,11 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
   options.argv = argv;
   if (vm.count("force")) options.reuse = scenarios::FolderReuse::kReplace;
   options.overrides = overrides;
-  options.nodes.nnodes = vm["nnodes"].as<int>();
-  options.nodes.node_rank = vm["node-rank"].as<int>();
   if (vm.count("bind")) options.nodes.bind_addr = vm["bind"].as<std::string>();
-  if (vm.count("master")) {
-    const std::string master = vm["master"].as<std::string>();
-    const auto colon = master.rfind(':');
-    char* end = nullptr;
-    const long port = colon == std::string::npos ? 0 : std::strtol(master.c_str() + colon + 1, &end, 10);
-    if (colon == std::string::npos || colon == 0 || end == nullptr || *end != '\0' || port < 1 || port > 65535) {
-      std::cerr << "omnilearn emulate: --master " << master << ": expected ADDR:PORT\n";
-      return 2;
-    }
-    options.nodes.master_addr = master.substr(0, colon);
-    options.nodes.master_port = static_cast<int>(port);
+  // --nnodes, --node-rank, --master; what they leave out comes from torchrun's or SLURM's variables.
+  if (Status placed = place_node_from_command_line(vm, options.nodes); !placed) {
+    std::cerr << "omnilearn emulate: " << placed.message() << "\n";
+    return 2;
   }
   if (options.nodes.nnodes > 1) {
     if (vm.count("secret-file")) {
