@@ -26,7 +26,8 @@ inline Status place_node_from_command_line(const boost::program_options::variabl
   if (given("master")) flags.master = vm["master"].as<std::string>();
   auto placed = emulator::resolve_node_environment(flags, process_environment());
   if (!placed) return placed.status();
-  if (placed->from_environment()) std::cerr << "omnilearn emulate: from the environment: " << placed->describe() << "\n";
+  if (placed->from_environment())
+    std::cerr << "omnilearn emulate: from the environment: " << placed->describe() << "\n";
   placed->apply_to(nodes);
   return Status::ok();
 }

@@ -55,9 +55,8 @@ class ProgressBar {
     const int width = 30;
     const int filled = percent * width / 100;
     const std::string timing = elapsed_and_eta(done, seconds_since(start_));
-    std::fprintf(stderr, "\r%s [%.*s%*s] %3d%% %s%s%s\033[K", label_.c_str(), filled,
-                 "##############################", width - filled, "", percent, note.c_str(), note.empty() ? "" : ", ",
-                 timing.c_str());
+    std::fprintf(stderr, "\r%s [%.*s%*s] %3d%% %s%s%s\033[K", label_.c_str(), filled, "##############################",
+                 width - filled, "", percent, note.c_str(), note.empty() ? "" : ", ", timing.c_str());
     std::fflush(stderr);
     drawn_ = true;
   }

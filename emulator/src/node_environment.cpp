@@ -83,15 +83,16 @@ Status resolve_counts(const NodeFlags& flags, const Env& env, NodeEnvironment& o
   for (const Group& g : groups) {
     const auto* var = first_set(env, g.rank);
     if (var == nullptr) continue;
-    const Result<int> rank = parse_variable(*var, 0, out.nnodes - 1, "a node rank in [0, " + std::to_string(out.nnodes) +
-                                                                         ") (" + out.nnodes_from + ")");
+    const Result<int> rank = parse_variable(
+        *var, 0, out.nnodes - 1, "a node rank in [0, " + std::to_string(out.nnodes) + ") (" + out.nnodes_from + ")");
     if (!rank) return rank.status();
     out.node_rank = *rank;
     out.node_rank_from = var->first;
     if (out.source == NodeSource::kFlag || out.source == NodeSource::kDefault) out.source = g.source;
     return Status::ok();
   }
-  return Status::invalid_argument(std::to_string(out.nnodes) + " nodes (" + out.nnodes_from + ") but no node rank: "
+  return Status::invalid_argument(std::to_string(out.nnodes) + " nodes (" + out.nnodes_from +
+                                  ") but no node rank: "
                                   "pass --node-rank, or set NODE_RANK (torchrun) or SLURM_PROCID");
 }
 
@@ -107,7 +108,8 @@ Status resolve_master(const NodeFlags& flags, const Env& env, NodeEnvironment& o
   if (flags.master) {
     const std::string& m = *flags.master;
     const auto colon = m.rfind(':');
-    if (colon == std::string::npos || colon == 0) return Status::invalid_argument("--master " + m + ": expected ADDR:PORT");
+    if (colon == std::string::npos || colon == 0)
+      return Status::invalid_argument("--master " + m + ": expected ADDR:PORT");
     const Result<int> port = parse_int(std::string_view(m).substr(colon + 1), 1, 65535, "--master " + m, "ADDR:PORT");
     if (!port) return port.status();
     out.master_port = *port;
@@ -122,7 +124,8 @@ Status resolve_master(const NodeFlags& flags, const Env& env, NodeEnvironment& o
     if (!host) return host.status().with_context(list->first + "=" + list->second);
     out.master_addr = *host, out.master_from = list->first;
   } else {
-    return Status::invalid_argument(std::to_string(out.nnodes) + " nodes (" + out.nnodes_from + ") but no master: pass "
+    return Status::invalid_argument(std::to_string(out.nnodes) + " nodes (" + out.nnodes_from +
+                                    ") but no master: pass "
                                     "--master ADDR:PORT, or set MASTER_ADDR (and MASTER_PORT)");
   }
   const Result<int> port = master_port(env, out.master_from);

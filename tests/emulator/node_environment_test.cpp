@@ -34,8 +34,11 @@ TEST(NodeEnvironment, NothingSetIsOneHost) {
 }
 
 TEST(NodeEnvironment, TorchrunVariables) {
-  const NodeEnvironment n = resolved(
-      {}, {{"WORLD_SIZE", "2"}, {"RANK", "1"}, {"MASTER_ADDR", "10.0.0.1"}, {"MASTER_PORT", "29400"}, {"LOCAL_WORLD_SIZE", "1"}});
+  const NodeEnvironment n = resolved({}, {{"WORLD_SIZE", "2"},
+                                          {"RANK", "1"},
+                                          {"MASTER_ADDR", "10.0.0.1"},
+                                          {"MASTER_PORT", "29400"},
+                                          {"LOCAL_WORLD_SIZE", "1"}});
   EXPECT_EQ(n.nnodes, 2);
   EXPECT_EQ(n.node_rank, 1);
   EXPECT_EQ(n.master_addr, "10.0.0.1");
@@ -52,24 +55,27 @@ TEST(NodeEnvironment, TorchrunVariables) {
 }
 
 TEST(NodeEnvironment, SlurmVariables) {
-  const NodeEnvironment n = resolved({}, {{"SLURM_NTASKS", "4"}, {"SLURM_NNODES", "4"}, {"SLURM_PROCID", "3"},
-                                          {"SLURM_NODEID", "3"}, {"SLURM_JOB_NODELIST", "gpu[07-10]"}});
+  const NodeEnvironment n = resolved({}, {{"SLURM_NTASKS", "4"},
+                                          {"SLURM_NNODES", "4"},
+                                          {"SLURM_PROCID", "3"},
+                                          {"SLURM_NODEID", "3"},
+                                          {"SLURM_JOB_NODELIST", "gpu[07-10]"}});
   EXPECT_EQ(n.nnodes, 4);
   EXPECT_EQ(n.node_rank, 3);
   EXPECT_EQ(n.master_addr, "gpu07");
   EXPECT_EQ(n.master_port, kDefaultMasterPort);
   EXPECT_EQ(n.source, NodeSource::kSlurm);
   // SLURM_NNODES and SLURM_NODEID alone, SLURM_NODELIST, MASTER_PORT for the port.
-  const NodeEnvironment m = resolved({}, {{"SLURM_NNODES", "2"}, {"SLURM_NODEID", "0"}, {"SLURM_NODELIST", "a1,b2"},
-                                          {"MASTER_PORT", "31000"}});
+  const NodeEnvironment m = resolved(
+      {}, {{"SLURM_NNODES", "2"}, {"SLURM_NODEID", "0"}, {"SLURM_NODELIST", "a1,b2"}, {"MASTER_PORT", "31000"}});
   EXPECT_EQ(m.nnodes, 2);
   EXPECT_EQ(m.master_addr, "a1");
   EXPECT_EQ(m.master_port, 31000);
 }
 
 TEST(NodeEnvironment, FlagsBeatTorchrunBeatsSlurmPerValue) {
-  const Env both = {{"WORLD_SIZE", "2"}, {"RANK", "1"}, {"MASTER_ADDR", "t0"}, {"SLURM_NTASKS", "3"},
-                    {"SLURM_PROCID", "2"}, {"SLURM_JOB_NODELIST", "s[0-2]"}};
+  const Env both = {{"WORLD_SIZE", "2"},   {"RANK", "1"},         {"MASTER_ADDR", "t0"},
+                    {"SLURM_NTASKS", "3"}, {"SLURM_PROCID", "2"}, {"SLURM_JOB_NODELIST", "s[0-2]"}};
   const NodeEnvironment t = resolved({}, both);
   EXPECT_EQ(t.nnodes, 2);
   EXPECT_EQ(t.node_rank, 1);
@@ -81,7 +87,8 @@ TEST(NodeEnvironment, FlagsBeatTorchrunBeatsSlurmPerValue) {
   EXPECT_EQ(f.master_port, 1234);
   EXPECT_EQ(f.source, NodeSource::kFlag);
   // A flag for one value, the environment for the others (an sbatch script that sets MASTER_ADDR itself).
-  const NodeEnvironment mixed = resolved({.nnodes = std::nullopt, .node_rank = std::nullopt, .master = "head:2000"}, {{"SLURM_NTASKS", "2"}, {"SLURM_PROCID", "1"}});
+  const NodeEnvironment mixed = resolved({.nnodes = std::nullopt, .node_rank = std::nullopt, .master = "head:2000"},
+                                         {{"SLURM_NTASKS", "2"}, {"SLURM_PROCID", "1"}});
   EXPECT_EQ(mixed.nnodes, 2);
   EXPECT_EQ(mixed.node_rank, 1);
   EXPECT_EQ(mixed.master_addr, "head");
@@ -94,8 +101,9 @@ TEST(NodeEnvironment, FlagsBeatTorchrunBeatsSlurmPerValue) {
 TEST(NodeEnvironment, ErrorsNameTheVariable) {
   EXPECT_NE(refused({}, {{"WORLD_SIZE", "two"}}).find("WORLD_SIZE=two"), std::string::npos);
   EXPECT_NE(refused({}, {{"WORLD_SIZE", "2"}, {"RANK", "2"}, {"MASTER_ADDR", "h"}}).find("RANK=2"), std::string::npos);
-  EXPECT_NE(refused({}, {{"SLURM_NTASKS", "2"}, {"SLURM_PROCID", "-1"}, {"SLURM_NODELIST", "h"}}).find("SLURM_PROCID=-1"),
-            std::string::npos);
+  EXPECT_NE(
+      refused({}, {{"SLURM_NTASKS", "2"}, {"SLURM_PROCID", "-1"}, {"SLURM_NODELIST", "h"}}).find("SLURM_PROCID=-1"),
+      std::string::npos);
   EXPECT_NE(refused({}, {{"WORLD_SIZE", "2"}, {"RANK", "0"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "70000"}})
                 .find("MASTER_PORT=70000"),
             std::string::npos);
@@ -109,8 +117,11 @@ TEST(NodeEnvironment, ErrorsNameTheVariable) {
             std::string::npos);
   EXPECT_NE(refused({}, {{"WORLD_SIZE", "2"}, {"RANK", "0"}}).find("no master"), std::string::npos);
   EXPECT_NE(refused({}, {{"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}}).find("no node rank"), std::string::npos);
-  EXPECT_NE(refused({.nnodes = std::nullopt, .node_rank = std::nullopt, .master = "nohost"}, {}).find("--master nohost: expected ADDR:PORT"), std::string::npos);
-  EXPECT_NE(refused({.nnodes = std::nullopt, .node_rank = std::nullopt, .master = "h:0"}, {}).find("--master h:0"), std::string::npos);
+  EXPECT_NE(refused({.nnodes = std::nullopt, .node_rank = std::nullopt, .master = "nohost"}, {})
+                .find("--master nohost: expected ADDR:PORT"),
+            std::string::npos);
+  EXPECT_NE(refused({.nnodes = std::nullopt, .node_rank = std::nullopt, .master = "h:0"}, {}).find("--master h:0"),
+            std::string::npos);
 }
 
 TEST(NodeEnvironment, SlurmHostLists) {
@@ -118,9 +129,9 @@ TEST(NodeEnvironment, SlurmHostLists) {
     const char* list;
     const char* first;
   };
-  for (const Case& c : {Case{"node01", "node01"}, Case{"n[01-04,07]", "n01"}, Case{"n[7,1-3],gpu2", "n7"},
-                        Case{"gpu2,n[1-2]", "gpu2"}, Case{"rack[2-3]-node[08-09]", "rack2-node08"},
-                        Case{"a[9]b", "a9b"}}) {
+  for (const Case& c :
+       {Case{"node01", "node01"}, Case{"n[01-04,07]", "n01"}, Case{"n[7,1-3],gpu2", "n7"}, Case{"gpu2,n[1-2]", "gpu2"},
+        Case{"rack[2-3]-node[08-09]", "rack2-node08"}, Case{"a[9]b", "a9b"}}) {
     auto h = first_slurm_host(c.list);
     ASSERT_TRUE(h.is_ok()) << c.list << ": " << h.status().message();
     EXPECT_EQ(*h, c.first) << c.list;
