@@ -7,7 +7,9 @@ import re
 import sys
 
 SKIP_PREFIXES = ("runs/", "build", "http:", "https:", "mailto:", "#", "../", "/", "~")
-EXTERNAL = {"SOURCE.md"}  # the raw traces' own files in ../shared/traces-raw/<source>/, outside the clone
+# Files of other repositories: the raw traces' SOURCE.md in ../shared/traces-raw/<source>/, and the upstream
+# datasets' own documents that traces/README.md names beside their URLs.
+EXTERNAL = {"SOURCE.md", "AzurePublicDatasetV1.md", "AzureVMNoiseDataset2024.md", "cluster-trace-v2017/trace_201708.md"}
 TOP = ("base/", "controller/", "traces/", "scenarios/", "sim/", "emulator/", "cli/", "fuzz/", "analysis/",
        "tests/", "bench/", "scripts/", "cmake/", "docs/", ".ci/")
 
