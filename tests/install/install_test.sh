@@ -59,6 +59,7 @@ case $mode in
     ;;
   deb)
     command -v cpack >/dev/null && command -v dpkg-deb >/dev/null || skip "cpack or dpkg-deb not installed"
+    command -v dpkg-shlibdeps >/dev/null || skip "dpkg-shlibdeps not installed (dpkg-dev: scripts/setup.sh)"
     cpack --config "$build/CPackConfig.cmake" -G DEB -B "$tmp/pkg" >cpack.log || { cat cpack.log; fail "cpack"; }
     deb=$(ls "$tmp"/pkg/omnilearn_*.deb)
     dpkg-deb -I "$deb" | grep -E "Package|Version|Depends"
