@@ -62,8 +62,9 @@ case $mode in
     command -v dpkg-shlibdeps >/dev/null || skip "dpkg-shlibdeps not installed (dpkg-dev: scripts/setup.sh)"
     cpack --config "$build/CPackConfig.cmake" -G DEB -B "$tmp/pkg" >cpack.log || { cat cpack.log; fail "cpack"; }
     deb=$(ls "$tmp"/pkg/omnilearn_*.deb)
-    dpkg-deb -I "$deb" | grep -E "Package|Version|Depends"
-    dpkg-deb -I "$deb" | grep -q "Depends:.*python3-pandas" || fail "the package does not depend on python3-pandas"
+    info=$(dpkg-deb -I "$deb")  # not piped into grep -q: an early exit would fail the pipeline (pipefail)
+    grep -E "Package|Version|Depends" <<<"$info"
+    grep -q "Depends:.*python3-pandas" <<<"$info" || fail "the package does not depend on python3-pandas"
     dpkg-deb -x "$deb" "$tmp/root"
     [ -x "$tmp/root/usr/bin/omnilearn" ] || fail "no usr/bin/omnilearn in $deb"
     [ -f "$tmp/root/usr/lib/cmake/OmniLearn/OmniLearnConfig.cmake" ] || fail "no CMake package in $deb"
