@@ -18,6 +18,7 @@
 #include "cli/sweep_runner.h"
 #include "cli/sweep_slurm.h"
 #include "cli/sweep_table.h"
+#include "omnilearn/base/install_layout.h"
 #include "omnilearn/scenarios/sweep.h"
 
 namespace omnilearn::cli {
@@ -231,8 +232,7 @@ int run_sweep_command(const std::vector<std::string>& args) {
     held = std::move(folder).value();
     return Status::ok();
   };
-  std::error_code ec;
-  const std::string exe = fs::read_symlink("/proc/self/exe", ec).string();
+  const std::string exe = current_executable().string();  // each point runs this same binary
   if (!vm.count("mpi")) {
     if (const Status claimed = claim(); !claimed) {
       std::cerr << "omnilearn sweep: " << claimed.message() << "\n";
