@@ -91,6 +91,7 @@ Status resolve_counts(const NodeFlags& flags, const Env& env, NodeEnvironment& o
     if (out.source == NodeSource::kFlag || out.source == NodeSource::kDefault) out.source = g.source;
     return Status::ok();
   }
+  if (flags.nnodes) return Status::ok();  // --nnodes alone: rank 0, as before the environment was read
   return Status::invalid_argument(std::to_string(out.nnodes) + " nodes (" + out.nnodes_from +
                                   ") but no node rank: "
                                   "pass --node-rank, or set NODE_RANK (torchrun) or SLURM_PROCID");
@@ -124,7 +125,8 @@ Status resolve_master(const NodeFlags& flags, const Env& env, NodeEnvironment& o
     if (!host) return host.status().with_context(list->first + "=" + list->second);
     out.master_addr = *host, out.master_from = list->first;
   } else {
-    return Status::invalid_argument(std::to_string(out.nnodes) + " nodes (" + out.nnodes_from +
+    if (flags.nnodes) return Status::ok();  // --nnodes alone: rank 0, as before the environment was read
+  return Status::invalid_argument(std::to_string(out.nnodes) + " nodes (" + out.nnodes_from +
                                     ") but no master: pass "
                                     "--master ADDR:PORT, or set MASTER_ADDR (and MASTER_PORT)");
   }

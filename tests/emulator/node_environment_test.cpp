@@ -117,6 +117,7 @@ TEST(NodeEnvironment, ErrorsNameTheVariable) {
             std::string::npos);
   EXPECT_NE(refused({}, {{"WORLD_SIZE", "2"}, {"RANK", "0"}}).find("no master"), std::string::npos);
   EXPECT_NE(refused({}, {{"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}}).find("no node rank"), std::string::npos);
+  EXPECT_EQ(resolved({.nnodes = 2, .node_rank = std::nullopt, .master = "h:1"}, {}).node_rank, 0);  // as before
   EXPECT_NE(refused({.nnodes = std::nullopt, .node_rank = std::nullopt, .master = "nohost"}, {})
                 .find("--master nohost: expected ADDR:PORT"),
             std::string::npos);

@@ -47,7 +47,8 @@ struct NodeEnvironment {
 // SLURM_NODEID; the first host of SLURM_JOB_NODELIST or SLURM_NODELIST, port MASTER_PORT or 29500), else one node.
 // With one node the rank and master variables are not read. An error names the flag or the variable at fault:
 // not a number, a rank outside [0, nodes), several launchers per host (LOCAL_WORLD_SIZE > 1, or SLURM_NTASKS !=
-// SLURM_NNODES), an unreadable node list, several nodes but no master.
+// SLURM_NNODES), an unreadable node list, several nodes but no master, or nodes from the environment but no rank
+// (--nnodes alone keeps its old meaning: node rank 0).
 Result<NodeEnvironment> resolve_node_environment(const NodeFlags& flags, const std::map<std::string, std::string>& env);
 
 // The first host of a SLURM host list ("n[01-04,07],gpu2" -> "n01"); an error when `list` is not one.
