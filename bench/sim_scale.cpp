@@ -59,7 +59,7 @@ int run_omnilearn(std::size_t workers, std::int64_t iterations, const std::strin
   options.output_dir = out_dir;
   options.iteration_rows = false;
   options.timeline = false;
-  options.reuse = omnilearn::scenarios::FolderReuse::kReplace;  // a scratch folder: a rerun replaces it
+  options.reuse = omnilearn::run::FolderReuse::kReplace;  // a scratch folder: a rerun replaces it
   const auto t0 = std::chrono::steady_clock::now();
   auto summary = omnilearn::sim::run_simulation(scenario, options);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

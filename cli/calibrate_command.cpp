@@ -3,12 +3,14 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "omnilearn/emulator/calibration.h"
+#include "omnilearn/run/run_folder.h"
 
 namespace omnilearn::cli {
 
@@ -29,16 +31,8 @@ bool parse_list(const std::string& text, std::vector<T>& out) {
   return !out.empty();
 }
 
-bool write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  return static_cast<bool>(out);
-}
-
-}  // namespace
-
-int run_calibrate_command(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
-  (void)argv;
+// The options of `omnilearn calibrate`, with its help text.
+po::options_description calibrate_options() {
   po::options_description opts(
       "omnilearn calibrate [options]\n\n"
       "Measures, on this host, the testbed worker's compute time (forward+backward of the BSP worker's own step, one\n"
@@ -73,34 +67,27 @@ int run_calibrate_command(const std::vector<std::string>& args, const std::vecto
       "period", po::value<double>()->default_value(0.010), "CFS quota period in seconds (the testbed's default)")(
       "cpuset", po::value<std::string>()->default_value(""), "pin the worker to these CPUs, e.g. 1")(
       "no-shares", "skip the quota sweep");
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "omnilearn calibrate: " << e.what() << " (see omnilearn calibrate --help)\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
+  return opts;
+}
+
+// The calibration's options from the command line, or the usage error printed.
+std::optional<emulator::CalibrationOptions> calibration_options(const po::variables_map& vm) {
   emulator::CalibrationOptions o;
   const std::string network = vm["network"].as<std::string>();
   if (network != "lenet" && network != "resnet") {
     std::cerr << "omnilearn calibrate: --network: lenet or resnet, got " << network << "\n";
-    return 2;
+    return std::nullopt;
   }
   o.network = network == "resnet" ? emulator::Network::kResNet : emulator::Network::kLeNet;
   std::vector<long long> batches;
   if (!parse_list(vm["batches"].as<std::string>(), batches) || batches.size() < 2) {
     std::cerr << "omnilearn calibrate: --batches: expected at least two comma-separated integers\n";
-    return 2;
+    return std::nullopt;
   }
   o.batches.assign(batches.begin(), batches.end());
   if (!parse_list(vm["shares"].as<std::string>(), o.shares)) {
     std::cerr << "omnilearn calibrate: --shares: expected comma-separated numbers in (0, 1]\n";
-    return 2;
+    return std::nullopt;
   }
   o.sample_cost_s = vm["sample-cost"].as<double>();
   o.share_batch = vm["share-batch"].as<long long>();
@@ -111,10 +98,53 @@ int run_calibrate_command(const std::vector<std::string>& args, const std::vecto
   o.cpuset = vm["cpuset"].as<std::string>();
   o.share_sweep = vm.count("no-shares") == 0;
   o.log = [](const std::string& line) { std::cerr << line << "\n"; };
+  return o;
+}
 
-  std::cerr << "omnilearn calibrate: measuring " << network << " (batch sweep" << (o.share_sweep ? " + quota sweep" : "")
+// `text` into OUT/`file`; false with the error printed.
+bool write_output(const std::string& out, const std::string& file, const std::string& text) {
+  if (Status st = run::write_file_atomically(out + "/" + file, text); !st.is_ok()) {
+    std::cerr << "omnilearn calibrate: cannot write " << out << "/" << file << " (" << st.message() << ")\n";
+    return false;
+  }
+  return true;
+}
+
+void print_law(const emulator::CalibrationReport& report, const std::string& name) {
+  std::printf("%s: %lld parameters; t = %.4g ms + %.4g ms * b (R^2 = %.4f) over %zu batch sizes\n", name.c_str(),
+              static_cast<long long>(report.parameters), 1e3 * report.fit.fixed, 1e3 * report.fit.per_unit,
+              report.fit.r2, report.batches.size());
+  std::printf("  %6s %12s %12s\n", "batch", "median_ms", "mean_ms");
+  for (const auto& b : report.batches) {
+    std::printf("  %6lld %12.3f %12.3f\n", static_cast<long long>(b.batch), 1e3 * b.median_s, 1e3 * b.mean_s);
+  }
+}
+
+void print_fidelity(const emulator::CalibrationReport& report, const emulator::CalibrationOptions& o,
+                    const std::string& out) {
+  std::printf("throttle fidelity (batch %lld, cgroup quota, %.0f ms period): %s/fidelity.csv\n",
+              static_cast<long long>(o.share_batch), 1e3 * o.period_s, out.c_str());
+  std::printf("  %12s %14s %20s %19s %9s\n", "target_share", "achieved_share", "throughput_samples_s",
+              "relative_throughput", "slowdown");
+  for (const auto& f : report.fidelity) {
+    std::printf("  %12.2f %14.3f %20.1f %19.3f %9.2f\n", f.target_share, f.achieved_share, f.throughput_samples_s,
+                f.relative_throughput, f.slowdown);
+  }
+}
+
+}  // namespace
+
+int run_calibrate_command(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
+  (void)argv;
+  const po::options_description opts = calibrate_options();
+  po::variables_map vm;
+  if (auto done = parse_command_line("calibrate", args, opts, /*positional=*/"", /*required=*/false, vm)) return *done;
+  const std::optional<emulator::CalibrationOptions> o = calibration_options(vm);
+  if (!o) return 2;
+  const std::string network = vm["network"].as<std::string>();
+  std::cerr << "omnilearn calibrate: measuring " << network << " (batch sweep" << (o->share_sweep ? " + quota sweep" : "")
             << ")\n";
-  auto report = emulator::run_calibration(o);
+  auto report = emulator::run_calibration(*o);
   if (!report) {
     std::cerr << "omnilearn calibrate: " << report.status().message() << "\n";
     return 1;
@@ -123,34 +153,15 @@ int run_calibrate_command(const std::vector<std::string>& args, const std::vecto
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   const std::string name = vm.count("name") ? vm["name"].as<std::string>() : network + "-calibrated";
-  if (!write_file(out + "/profile.yaml", emulator::profile_yaml(*report, name))) {
-    std::cerr << "omnilearn calibrate: cannot write " << out << "/profile.yaml\n";
-    return 1;
-  }
-  std::printf("%s: %lld parameters; t = %.4g ms + %.4g ms * b (R^2 = %.4f) over %zu batch sizes\n", name.c_str(),
-              static_cast<long long>(report->parameters), 1e3 * report->fit.fixed, 1e3 * report->fit.per_unit,
-              report->fit.r2, report->batches.size());
-  std::printf("  %6s %12s %12s\n", "batch", "median_ms", "mean_ms");
-  for (const auto& b : report->batches) {
-    std::printf("  %6lld %12.3f %12.3f\n", static_cast<long long>(b.batch), 1e3 * b.median_s, 1e3 * b.mean_s);
-  }
+  if (!write_output(out, "profile.yaml", emulator::profile_yaml(*report, name))) return 1;
+  print_law(*report, name);
   std::printf("profile: %s/profile.yaml\n", out.c_str());
   if (report->fidelity.empty()) {
     std::printf("throttle fidelity: not measured (%s)\n", report->share_sweep_skipped.c_str());
     return 0;
   }
-  if (!write_file(out + "/fidelity.csv", emulator::fidelity_csv(*report))) {
-    std::cerr << "omnilearn calibrate: cannot write " << out << "/fidelity.csv\n";
-    return 1;
-  }
-  std::printf("throttle fidelity (batch %lld, cgroup quota, %.0f ms period): %s/fidelity.csv\n",
-              static_cast<long long>(o.share_batch), 1e3 * o.period_s, out.c_str());
-  std::printf("  %12s %14s %20s %19s %9s\n", "target_share", "achieved_share", "throughput_samples_s",
-              "relative_throughput", "slowdown");
-  for (const auto& f : report->fidelity) {
-    std::printf("  %12.2f %14.3f %20.1f %19.3f %9.2f\n", f.target_share, f.achieved_share, f.throughput_samples_s,
-                f.relative_throughput, f.slowdown);
-  }
+  if (!write_output(out, "fidelity.csv", emulator::fidelity_csv(*report))) return 1;
+  print_fidelity(*report, *o, out);
   return 0;
 }
 

@@ -53,7 +53,7 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
   options.manifest_fields["omnilearn_version"] = version_string();
   options.iteration_rows = !vm.count("no-iterations");
   options.timeline = !vm.count("no-timeline");
-  if (vm.count("force")) options.reuse = scenarios::FolderReuse::kReplace;
+  if (vm.count("force")) options.reuse = run::FolderReuse::kReplace;
   ProgressBar bar("sim " + scenario->name, !vm.count("quiet"));
   options.progress = [&bar](double done) { bar.update(done); };
   const StopSignals signals;

@@ -169,7 +169,7 @@ int gather_sweep(const scenarios::Sweep& sweep, const std::vector<scenarios::Swe
     std::cerr << "omnilearn sweep: --gather: no folder " << out << " (pass the sweep's --out)\n";
     return 1;
   }
-  auto held = claim_sweep_folder(out, points, scenarios::FolderReuse::kKeep, /*keep_index=*/true);
+  auto held = claim_sweep_folder(out, points, run::FolderReuse::kKeep, /*keep_index=*/true);
   if (!held) {
     std::cerr << "omnilearn sweep: " << held.status().message() << "\n";
     return 1;
@@ -219,13 +219,13 @@ int run_sweep_command(const std::vector<std::string>& args) {
   }
   const std::string out = vm.count("out") ? vm["out"].as<std::string>() : "runs/" + sweep->name;
   if (vm.count("gather")) return gather_sweep(*sweep, points, out);
-  const scenarios::FolderReuse reuse = vm.count("force")    ? scenarios::FolderReuse::kReplace
-                                       : vm.count("resume") ? scenarios::FolderReuse::kKeep
-                                                            : scenarios::FolderReuse::kRefuse;
+  const run::FolderReuse reuse = vm.count("force")    ? run::FolderReuse::kReplace
+                                 : vm.count("resume") ? run::FolderReuse::kKeep
+                                                      : run::FolderReuse::kRefuse;
   // --resume: a point with a complete summary.json is done (summary.json is written last, atomically).
   std::vector<bool> skip(points.size(), false);
   for (std::size_t i = 0; i < points.size() && vm.count("resume"); ++i) skip[i] = point_finished(out, points[i].name);
-  std::unique_ptr<scenarios::RunFolder> held;  // the output folder's lock, held until the sweep ends
+  std::unique_ptr<run::RunFolder> held;  // the output folder's lock, held until the sweep ends
   auto claim = [&]() -> Status {
     auto folder = claim_sweep_folder(out, points, reuse, /*keep_index=*/false);
     if (!folder) return folder.status();

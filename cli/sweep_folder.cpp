@@ -16,16 +16,16 @@ std::vector<std::string> read_sweep_index(const std::string& out) {
   return names;
 }
 
-Result<std::unique_ptr<scenarios::RunFolder>> claim_sweep_folder(const std::string& out,
+Result<std::unique_ptr<run::RunFolder>> claim_sweep_folder(const std::string& out,
                                                                  const std::vector<scenarios::SweepPoint>& points,
-                                                                 scenarios::FolderReuse reuse, bool keep_index) {
+                                                                 run::FolderReuse reuse, bool keep_index) {
   const std::vector<std::string> index = read_sweep_index(out);
   // The new index: the points listed before (unless they are removed now) and this sweep's.
-  std::vector<std::string> names = reuse == scenarios::FolderReuse::kReplace ? std::vector<std::string>{} : index;
+  std::vector<std::string> names = reuse == run::FolderReuse::kReplace ? std::vector<std::string>{} : index;
   for (const auto& p : points) {
     if (std::find(names.begin(), names.end(), p.name) == names.end()) names.push_back(p.name);
   }
-  scenarios::RunFolderOptions options;
+  run::RunFolderOptions options;
   options.reuse = reuse;
   options.own_files = {"sweep.csv", "sweep.csv.tmp", kSweepIndex, std::string(".") + kSweepIndex + ".tmp"};
   for (const std::string& n : index) options.own_files.insert(options.own_files.end(), {n + ".log", n + ".exit"});
@@ -34,11 +34,11 @@ Result<std::unique_ptr<scenarios::RunFolder>> claim_sweep_folder(const std::stri
       "pass --resume to run only the points without a complete summary.json, --force to replace an earlier sweep's "
       "files there (only those omnilearn wrote: sweep.csv, the point folders in sweep-index.txt, their logs), or "
       "choose another --out";
-  auto folder = scenarios::RunFolder::claim(out, options);
+  auto folder = run::RunFolder::claim(out, options);
   if (!folder || keep_index) return folder;
   std::string text;
   for (const std::string& n : names) text += n + "\n";
-  OMNI_RETURN_IF_ERROR(scenarios::write_file_atomically(out + "/" + kSweepIndex, text));
+  OMNI_RETURN_IF_ERROR(run::write_file_atomically(out + "/" + kSweepIndex, text));
   return folder;
 }
 

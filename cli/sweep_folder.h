@@ -1,6 +1,6 @@
 // A sweep's output folder: <out>/sweep-index.txt names every point folder the sweep wrote there (one per line), so
 // that --force removes exactly those (and the sweep's own files) and --resume knows which points are finished.
-// The sweep holds the folder's lock (scenarios::RunFolder) while it runs. Not thread-safe.
+// The sweep holds the folder's lock (run::RunFolder) while it runs. Not thread-safe.
 #pragma once
 
 #include <memory>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "omnilearn/base/status.h"
-#include "omnilearn/scenarios/run_folder.h"
+#include "omnilearn/run/run_folder.h"
 #include "omnilearn/scenarios/sweep.h"
 
 namespace omnilearn::cli {
@@ -22,9 +22,9 @@ std::vector<std::string> read_sweep_index(const std::string& out);
 // kReplace first removes sweep.csv, the index, the points' .log and .exit files and the run files of every point
 // folder the index lists (nothing else); kKeep touches nothing. Unless `keep_index`, then writes the index: the
 // points already listed plus `points`.
-Result<std::unique_ptr<scenarios::RunFolder>> claim_sweep_folder(const std::string& out,
+Result<std::unique_ptr<run::RunFolder>> claim_sweep_folder(const std::string& out,
                                                                  const std::vector<scenarios::SweepPoint>& points,
-                                                                 scenarios::FolderReuse reuse, bool keep_index);
+                                                                 run::FolderReuse reuse, bool keep_index);
 
 // Whether <out>/<name>/summary.json holds a JSON object: the point ran to its end (summary.json is written last,
 // atomically).

@@ -5,27 +5,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
-#include <chrono>
 #include <cstdio>
-#include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "cli/validate_profile.h"
 #include "omnilearn/base/format.h"
 #include "omnilearn/base/install_layout.h"
-#include "omnilearn/base/status.h"
+#include "omnilearn/emulator/validation.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/sim/quota_wait.h"
 
@@ -34,6 +31,7 @@ extern char** environ;
 namespace omnilearn::cli {
 namespace {
 
+namespace fs = std::filesystem;
 namespace po = boost::program_options;
 
 constexpr int kProbeSteps = 80;  // the exchange probe: a short uniform run of the scenario
@@ -74,66 +72,22 @@ int spawn_and_wait(std::vector<std::string> words, const std::vector<std::string
   return exit_code(status);
 }
 
-// CPU seconds the whole host has spent busy (/proc/stat: all but idle and iowait); < 0 when unreadable.
-double host_busy_s() {
-  std::ifstream in("/proc/stat");
-  std::string cpu;
-  double v[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // user nice system idle iowait irq softirq steal
-  if (!(in >> cpu) || cpu != "cpu") return -1.0;
-  for (double& x : v) in >> x;
-  return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / static_cast<double>(::sysconf(_SC_CLK_TCK));
-}
-
-// CPU seconds used by the testbed run's cgroup (v1 cpuacct or v2 cpu.stat); < 0 when unreadable.
-double cgroup_usage_s(const std::string& folder) {
-  for (const char* mount : {"/sys/fs/cgroup/cpuacct/", "/sys/fs/cgroup/cpu,cpuacct/"}) {
-    std::ifstream in(mount + folder + "/cpuacct.usage");
-    double ns = 0.0;
-    if (in >> ns) return ns * 1e-9;
-  }
-  std::ifstream in("/sys/fs/cgroup/" + folder + "/cpu.stat");
-  std::string key;
-  double value = 0.0;
-  while (in >> key >> value) {
-    if (key == "usage_usec") return value * 1e-6;
-  }
-  return -1.0;
-}
-
 // Runs the testbed (`words`) and, while its workers train, measures the host CPU that other processes use; returns
 // the exit code and sets `available_cores` to the host's cores minus that load (0 when it could not be measured).
 int run_testbed_measuring_load(std::vector<std::string> words, const fs::path& run, double& available_cores) {
   available_cores = 0.0;
   const pid_t pid = spawn_logged(std::move(words));
   if (pid < 0) return 127;
-  std::string folder;
-  double t0 = -1.0, busy0 = 0.0, ours0 = 0.0, t1 = -1.0, busy1 = 0.0, ours1 = 0.0;
-  const auto start = std::chrono::steady_clock::now();
+  emulator::HostLoadMeter meter(run);
   int status = 0;
   while (::waitpid(pid, &status, WNOHANG) == 0) {
     ::usleep(250000);
-    if (folder.empty()) {
-      try {
-        folder = nlohmann::json::parse(read_text(run / "manifest.json")).value("cgroup_folder", "");
-      } catch (const std::exception&) {
-        continue;  // not written yet
-      }
-    }
-    const double ours = folder.empty() ? -1.0 : cgroup_usage_s(folder);
-    const double busy = host_busy_s();
-    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (ours <= 0.0 || busy < 0.0) continue;
-    if (t0 < 0.0) {
-      t0 = t, busy0 = busy, ours0 = ours;  // the workers have started
-    } else {
-      t1 = t, busy1 = busy, ours1 = ours;
-    }
+    meter.sample();
   }
-  if (t1 > t0 + 1.0) {
-    const double others = std::max(0.0, ((busy1 - busy0) - (ours1 - ours0)) / (t1 - t0));
-    available_cores = std::max(0.05, static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN)) - others);
+  if (const auto load = meter.load()) {
+    available_cores = load->available_cores;
     std::fprintf(stderr, "omnilearn validate: other load on the host during the testbed run: %.2f cores; %.2f left\n",
-                 others, available_cores);
+                 load->others_cores, available_cores);
   }
   return exit_code(status);
 }
@@ -143,10 +97,31 @@ std::string self_executable() {
   return p.empty() ? std::string("omnilearn") : p.string();
 }
 
-}  // namespace
+enum class Jitter { kShare, kCv, kNone };
 
-int run_validate_command(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
-  (void)argv;
+// What `omnilearn validate` was asked for: its command line, checked, and the scenario.
+struct ValidateRequest {
+  std::string scenario_path;
+  scenarios::Scenario scenario;
+  fs::path out;
+  std::vector<std::string> set_words;  // `--set K=V` for every stage that takes the scenario
+  std::optional<fs::path> calibration;  // --skip-calibrate
+  std::optional<fs::path> testbed;      // --testbed
+  int runs = 1;                         // --repeats
+  std::vector<fs::path> repeats;        // --testbed-repeat
+  std::optional<double> time_budget_s;
+  std::optional<double> allreduce_fixed_s;
+  Jitter jitter = Jitter::kShare;
+  std::optional<fs::path> probe;
+  long long share_batch = 32;
+  std::optional<double> host_cpu_available;
+  bool continuous_slowdown = false;
+  int window = 20;
+  std::string python;  // --python: the python of the comparison ("": OMNILEARN_PYTHON, else /usr/bin/python3)
+  std::string self;  // this binary, which runs the stages
+};
+
+po::options_description validate_options() {
   po::options_description opts(
       "omnilearn validate SCENARIO [options]\n\n"
       "Validates the simulator against the real testbed on SCENARIO (a BSP testbed scenario). Runs, in order:\n"
@@ -208,151 +183,244 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
       "window", po::value<int>()->default_value(20), "steps per window of the max error")(
       "python", po::value<std::string>(),
       "the python that runs the comparison (default: OMNILEARN_PYTHON, else /usr/bin/python3)");
-  po::variables_map vm;
-  if (auto done = parse_command_line("validate", args, opts, "scenario", /*required=*/true, vm)) return *done;
-  const std::string scenario_path = vm["scenario"].as<std::string>();
+  return opts;
+}
+
+// The optional option `name` of `vm`.
+template <typename T>
+std::optional<T> optional_value(const po::variables_map& vm, const char* name) {
+  return vm.count(name) ? std::optional<T>(vm[name].as<T>()) : std::nullopt;
+}
+
+// The repeatable option `name` of `vm` (empty when absent).
+std::vector<std::string> strings(const po::variables_map& vm, const char* name) {
+  return optional_value<std::vector<std::string>>(vm, name).value_or(std::vector<std::string>{});
+}
+
+// Fills `r` from the options (the scenario not yet loaded); false with the usage error printed.
+bool read_options(const po::variables_map& vm, ValidateRequest& r) {
+  r.scenario_path = vm["scenario"].as<std::string>();
   const std::string jitter = vm["jitter"].as<std::string>();
   if (jitter != "share" && jitter != "cv" && jitter != "none") {
     std::cerr << "omnilearn validate: --jitter: expected share, cv or none, got " << jitter << "\n";
-    return 2;
+    return false;
   }
-  const int runs = vm["repeats"].as<int>();
-  if (runs < 1) {
-    std::cerr << "omnilearn validate: --repeats: expected at least 1 (testbed runs), got " << runs << "\n";
-    return 2;
+  r.jitter = jitter == "share" ? Jitter::kShare : jitter == "cv" ? Jitter::kCv : Jitter::kNone;
+  r.runs = vm["repeats"].as<int>();
+  if (r.runs < 1) {
+    std::cerr << "omnilearn validate: --repeats: expected at least 1 (testbed runs), got " << r.runs << "\n";
+    return false;
   }
-  const auto sets = vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
-  auto scenario = scenarios::load_scenario(scenario_path, sets);
+  auto absolute = [&](const char* name) -> std::optional<fs::path> {
+    if (auto v = optional_value<std::string>(vm, name)) return fs::absolute(*v);
+    return std::nullopt;
+  };
+  r.calibration = absolute("skip-calibrate");
+  r.testbed = absolute("testbed");
+  r.probe = absolute("probe");
+  for (const std::string& p : strings(vm, "testbed-repeat")) {
+    r.repeats.push_back(fs::absolute(p));
+  }
+  r.time_budget_s = optional_value<double>(vm, "time-budget");
+  r.allreduce_fixed_s = optional_value<double>(vm, "allreduce-fixed");
+  r.host_cpu_available = optional_value<double>(vm, "host-cpu-available");
+  r.share_batch = vm["share-batch"].as<long long>();
+  r.continuous_slowdown = vm.count("continuous-slowdown") > 0;
+  r.window = vm["window"].as<int>();
+  r.python = optional_value<std::string>(vm, "python").value_or("");
+  return true;
+}
+
+// The request, or the exit code to return at once (0 after --help, 1 for a bad scenario, 2 for a usage error).
+std::variant<ValidateRequest, int> parse_request(const std::vector<std::string>& args) {
+  const po::options_description opts = validate_options();
+  po::variables_map vm;
+  if (auto done = parse_command_line("validate", args, opts, "scenario", /*required=*/true, vm)) return *done;
+  ValidateRequest r;
+  if (!read_options(vm, r)) return 2;
+  const std::vector<std::string> sets = strings(vm, "set");
+  auto scenario = scenarios::load_scenario(r.scenario_path, sets);
   if (!scenario) {
     std::cerr << "omnilearn validate: " << scenario.status().message() << "\n";
     return 1;
   }
   if (scenario->mode != controller::TrainingMode::kBsp) {
-    std::cerr << "omnilearn validate: " << scenario_path << ": mode: validation covers BSP scenarios\n";
+    std::cerr << "omnilearn validate: " << r.scenario_path << ": mode: validation covers BSP scenarios\n";
     return 2;
   }
-  const fs::path out = fs::absolute(vm.count("out") ? vm["out"].as<std::string>() : "runs/validate-" + scenario->name);
-  std::error_code ec;
-  fs::create_directories(out, ec);
-  const std::string self = self_executable();
-  std::vector<std::string> set_words;
-  for (const std::string& s : sets) set_words.insert(set_words.end(), {"--set", s});
+  r.scenario = std::move(scenario).value();
+  r.out = fs::absolute(vm.count("out") ? vm["out"].as<std::string>() : "runs/validate-" + r.scenario.name);
+  for (const std::string& s : sets) r.set_words.insert(r.set_words.end(), {"--set", s});
+  r.self = self_executable();
+  return r;
+}
 
-  fs::path calibration = out / "calibration";
-  if (vm.count("skip-calibrate")) {
-    calibration = fs::absolute(vm["skip-calibrate"].as<std::string>());
-  } else {
-    char period[32];
-    std::snprintf(period, sizeof period, "%g", scenario->emulator.cpu_period_s);
-    const std::string batch = std::to_string(vm["share-batch"].as<long long>());
-    // The calibration measures the compute the workers run: the scenario's emulated cost per sample, if it has one.
-    const std::string sample_cost = format_g(scenario->emulator.sample_cost_s);
-    if (int rc = spawn_and_wait({self, "calibrate", "--out", calibration.string(), "--period", period, "--share-batch",
-                                 batch, "--sample-cost", sample_cost});
-        rc != 0) {
-      std::cerr << "omnilearn validate: calibration failed (exit " << rc << ")\n";
-      return 1;
-    }
+// `self <command> SCENARIO --out OUT --force --set ...` for the emulate and sim stages.
+std::vector<std::string> stage_words(const ValidateRequest& r, const char* command, const fs::path& out) {
+  std::vector<std::string> words{r.self, command, r.scenario_path};
+  if (std::string(command) == "sim") words.push_back("--quiet");
+  words.insert(words.end(), {"--out", out.string(), "--force"});
+  words.insert(words.end(), r.set_words.begin(), r.set_words.end());
+  return words;
+}
+
+// Stage 1: the calibration folder (--skip-calibrate's, or OUT/calibration, measured now); nothing after a failure.
+std::optional<fs::path> calibrate(const ValidateRequest& r) {
+  if (r.calibration) return *r.calibration;
+  const fs::path calibration = r.out / "calibration";
+  char period[32];
+  std::snprintf(period, sizeof period, "%g", r.scenario.emulator.cpu_period_s);
+  // The calibration measures the compute the workers run: the scenario's emulated cost per sample, if it has one.
+  const std::string sample_cost = format_g(r.scenario.emulator.sample_cost_s);
+  if (int rc = spawn_and_wait({r.self, "calibrate", "--out", calibration.string(), "--period", period, "--share-batch",
+                               std::to_string(r.share_batch), "--sample-cost", sample_cost});
+      rc != 0) {
+    std::cerr << "omnilearn validate: calibration failed (exit " << rc << ")\n";
+    return std::nullopt;
   }
+  return calibration;
+}
 
-  // The testbed run the simulator is compared with, then its repeats (the same scenario and seed again: how far
-  // the testbed lands from itself). Other load is measured during the first run, the one the simulator models.
-  fs::path testbed = out / "testbed";
+// The testbed runs: the one the simulator is compared with, then its repeats.
+struct TestbedRuns {
+  fs::path first;
   std::vector<fs::path> repeats;
-  if (vm.count("testbed-repeat")) {
-    for (const std::string& r : vm["testbed-repeat"].as<std::vector<std::string>>()) repeats.push_back(fs::absolute(r));
-  }
-  double available_cores = vm.count("host-cpu-available") ? vm["host-cpu-available"].as<double>() : 0.0;
-  for (int run = vm.count("testbed") ? 2 : 1; run <= runs; ++run) {
-    const fs::path folder = run == 1 ? testbed : out / ("testbed-" + std::to_string(run));
-    std::vector<std::string> words{self, "emulate", scenario_path, "--out", folder.string(), "--force"};
-    words.insert(words.end(), set_words.begin(), set_words.end());
-    if (vm.count("time-budget")) words.insert(words.end(), {"--time-budget", std::to_string(vm["time-budget"].as<double>())});
+  double available_cores = 0.0;  // host cores left by other load during the first run (0: not measured)
+};
+
+// Stage 2: the testbed run the simulator is compared with, then its repeats (the same scenario and seed again: how
+// far the testbed lands from itself). Other load is measured during the first run, the one the simulator models.
+std::optional<TestbedRuns> run_testbeds(const ValidateRequest& r) {
+  TestbedRuns runs{r.testbed.value_or(r.out / "testbed"), r.repeats, r.host_cpu_available.value_or(0.0)};
+  for (int run = r.testbed ? 2 : 1; run <= r.runs; ++run) {
+    const fs::path folder = run == 1 ? runs.first : r.out / ("testbed-" + std::to_string(run));
+    std::vector<std::string> words = stage_words(r, "emulate", folder);
+    if (r.time_budget_s) words.insert(words.end(), {"--time-budget", std::to_string(*r.time_budget_s)});
     double measured = 0.0;
     const int rc = run_testbed_measuring_load(words, folder, measured);
-    if (run == 1 && !vm.count("host-cpu-available")) available_cores = measured;
+    if (run == 1 && !r.host_cpu_available) runs.available_cores = measured;
     if (rc != 0) {
       std::cerr << "omnilearn validate: testbed run " << run << " failed (exit " << rc << ")\n";
-      return 1;
-    }
-    if (run > 1) repeats.push_back(folder);
-  }
-  if (vm.count("testbed")) testbed = fs::absolute(vm["testbed"].as<std::string>());
-  // A run folder's facts, or the error printed.
-  auto read_facts = [](const fs::path& run) -> std::optional<TestbedFacts> {
-    auto f = read_testbed(run);
-    if (!f) {
-      std::cerr << "omnilearn validate: " << f.status().message() << "\n";
       return std::nullopt;
     }
-    return std::move(f).value();
-  };
-  const std::optional<TestbedFacts> facts = read_facts(testbed);
-  if (!facts) return 1;
+    if (run > 1) runs.repeats.push_back(folder);
+  }
+  return runs;
+}
 
-  // The exchange probe, a separate short uniform run of the scenario: the all-reduce's fixed cost (its mean
-  // exchange less the quota wait the simulator adds itself; --allreduce-fixed overrides) and the compute jitter.
-  fs::path probe = out / "probe";
-  if (vm.count("probe")) {
-    probe = fs::absolute(vm["probe"].as<std::string>());
-  } else {
-    std::vector<std::string> words{self, "emulate", scenario_path, "--out", probe.string(), "--force"};
-    words.insert(words.end(), set_words.begin(), set_words.end());
+// A run folder's facts, or the error printed.
+std::optional<emulator::TestbedFacts> read_facts(const fs::path& run) {
+  auto f = emulator::read_testbed(run);
+  if (!f) {
+    std::cerr << "omnilearn validate: " << f.status().message() << "\n";
+    return std::nullopt;
+  }
+  return std::move(f).value();
+}
+
+fs::path probe_folder(const ValidateRequest& r) { return r.probe.value_or(r.out / "probe"); }
+
+// The exchange probe, a separate short uniform run of the scenario (--probe's, or OUT/probe, run now): its facts.
+std::optional<emulator::TestbedFacts> run_probe(const ValidateRequest& r) {
+  const fs::path probe = probe_folder(r);
+  if (!r.probe) {
+    std::vector<std::string> words = stage_words(r, "emulate", probe);
     words.insert(words.end(), {"--set", "policy.name=uniform", "--set", "max_iterations=" + std::to_string(kProbeSteps),
                                "--target-accuracy", "0"});
     if (int rc = spawn_and_wait(words); rc != 0) {
       std::cerr << "omnilearn validate: the exchange probe failed (exit " << rc << ")\n";
-      return 1;
+      return std::nullopt;
     }
   }
-  const std::optional<TestbedFacts> probed = read_facts(probe);
-  if (!probed) return 1;
+  return read_facts(probe);
+}
+
+// The simulator's terms from the probe: the all-reduce's fixed cost (its mean exchange less the quota wait the
+// simulator adds itself; --allreduce-fixed overrides) and the compute jitter.
+emulator::SimProfileTerms probe_terms(const ValidateRequest& r, const emulator::TestbedFacts& probed,
+                                      double available_cores) {
   const double wait_s = sim::quota_ring_wait_s(
-      probed->cpu_shares, probed->quota_period_s,
-      sim::quota_waits_per_allreduce(probed->cpu_shares.size(), probed->quota_holds_comm));
+      probed.cpu_shares, probed.quota_period_s,
+      sim::quota_waits_per_allreduce(probed.cpu_shares.size(), probed.quota_holds_comm));
   std::fprintf(stderr,
                "omnilearn validate: exchange probe (%s): %.2f ms per all-reduce, %.2f ms of it quota wait; compute "
                "jitter CV %.3f, %.0f%% of its variance shared by the workers\n",
-               probe.string().c_str(), probed->exchange_s * 1e3, wait_s * 1e3, probed->compute_cv, 100.0 * probed->compute_shared);
-  const double allreduce_fixed_s =
-      vm.count("allreduce-fixed") ? vm["allreduce-fixed"].as<double>() : std::max(0.0, probed->exchange_s - wait_s);
-  std::fprintf(stderr, "omnilearn validate: all-reduce fixed cost %.2f ms\n", allreduce_fixed_s * 1e3);
-  const fs::path profile = out / "sim-profile.yaml";
-  SimProfileTerms terms;
-  terms.allreduce_fixed_s = allreduce_fixed_s;
-  if (jitter == "share") set_compute_noise(*probed, terms);
-  if (jitter == "cv") terms.compute_jitter_cv = probed->compute_cv;
-  terms.compute_jitter_shared = probed->compute_shared;
-  terms.share_batch = static_cast<double>(vm["share-batch"].as<long long>());
-  terms.continuous_slowdown = vm.count("continuous-slowdown") > 0;
+               probe_folder(r).string().c_str(), probed.exchange_s * 1e3, wait_s * 1e3, probed.compute_cv,
+               100.0 * probed.compute_shared);
+  emulator::SimProfileTerms terms;
+  terms.allreduce_fixed_s = r.allreduce_fixed_s.value_or(std::max(0.0, probed.exchange_s - wait_s));
+  std::fprintf(stderr, "omnilearn validate: all-reduce fixed cost %.2f ms\n", terms.allreduce_fixed_s * 1e3);
+  if (r.jitter == Jitter::kShare) emulator::set_compute_noise(probed, terms);
+  if (r.jitter == Jitter::kCv) terms.compute_jitter_cv = probed.compute_cv;
+  terms.compute_jitter_shared = probed.compute_shared;
+  terms.share_batch = static_cast<double>(r.share_batch);
+  terms.continuous_slowdown = r.continuous_slowdown;
   terms.available_cores = available_cores;
-  if (Status st = write_sim_profile(calibration, *facts, terms, profile); !st.is_ok()) {
-    std::cerr << "omnilearn validate: " << st.message() << "\n";
-    return 1;
+  return terms;
+}
+
+// Stage 3: the simulator profile (OUT/sim-profile.yaml), then the simulator on the scenario with it for the testbed
+// run's number of steps; false with the error printed.
+bool run_sim(const ValidateRequest& r, const fs::path& calibration, const emulator::TestbedFacts& facts,
+             const emulator::SimProfileTerms& terms) {
+  const fs::path profile = r.out / "sim-profile.yaml";
+  auto written = emulator::write_sim_profile(calibration, facts, terms, profile);
+  if (!written) {
+    std::cerr << "omnilearn validate: " << written.status().message() << "\n";
+    return false;
   }
-  std::vector<std::string> sim{self, "sim", scenario_path, "--quiet", "--out", (out / "sim").string(), "--force"};
-  sim.insert(sim.end(), set_words.begin(), set_words.end());
+  if (written->slowdown_shares.empty()) {
+    std::cerr << "omnilearn validate: no fidelity.csv next to " << emulator::calibrated_profile_path(calibration).string()
+              << ": the simulator assumes a linear quota\n";
+  }
+  std::vector<std::string> sim = stage_words(r, "sim", r.out / "sim");
   sim.insert(sim.end(), {"--set", "workload.model=" + profile.string(), "--set",
-                         "max_iterations=" + std::to_string(facts->iterations)});
+                         "max_iterations=" + std::to_string(facts.iterations)});
   if (int rc = spawn_and_wait(sim); rc != 0) {
     std::cerr << "omnilearn validate: the simulation failed (exit " << rc << ")\n";
-    return 1;
+    return false;
   }
+  return true;
+}
 
+// Stage 4: python3 -m omnilearn_analysis validate, which writes OUT/validation.csv and prints the table.
+bool compare(const ValidateRequest& r, const TestbedRuns& runs) {
   const std::map<std::string, std::string> env = process_environment();
-  const std::string python = python_interpreter(vm.count("python") ? vm["python"].as<std::string>() : "", env);
+  const std::string python = python_interpreter(r.python, env);
   const std::optional<std::string> analysis = analysis_dir(current_install_layout(), env);
-  std::vector<std::string> compare{python, "-m", "omnilearn_analysis", "validate", testbed.string(),
-                                   (out / "sim").string(), "--out", out.string(), "--level", scenario->name,
-                                   "--window", std::to_string(vm["window"].as<int>())};
-  for (const fs::path& r : repeats) compare.insert(compare.end(), {"--repeat", r.string()});
+  std::vector<std::string> compare{python, "-m", "omnilearn_analysis", "validate", runs.first.string(),
+                                   (r.out / "sim").string(), "--out", r.out.string(), "--level", r.scenario.name,
+                                   "--window", std::to_string(r.window)};
+  for (const fs::path& repeat : runs.repeats) compare.insert(compare.end(), {"--repeat", repeat.string()});
   const int rc = spawn_and_wait(compare, analysis ? std::vector<std::string>{"PYTHONPATH=" + *analysis}
                                                   : std::vector<std::string>{});
   if (rc != 0) {
     std::cerr << "omnilearn validate: the comparison failed (exit " << rc << ")\n";
-    return 1;
+    return false;
   }
-  return 0;
+  return true;
+}
+
+}  // namespace
+
+int run_validate_command(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
+  (void)argv;
+  auto parsed = parse_request(args);
+  if (const int* done = std::get_if<int>(&parsed)) return *done;
+  const ValidateRequest& r = std::get<ValidateRequest>(parsed);
+  std::error_code ec;
+  fs::create_directories(r.out, ec);
+  const std::optional<fs::path> calibration = calibrate(r);
+  if (!calibration) return 1;
+  const std::optional<TestbedRuns> runs = run_testbeds(r);
+  if (!runs) return 1;
+  const std::optional<emulator::TestbedFacts> facts = read_facts(runs->first);
+  if (!facts) return 1;
+  const std::optional<emulator::TestbedFacts> probed = run_probe(r);
+  if (!probed) return 1;
+  const emulator::SimProfileTerms terms = probe_terms(r, *probed, runs->available_cores);
+  if (!run_sim(r, *calibration, *facts, terms)) return 1;
+  return compare(r, *runs) ? 0 : 1;
 }
 
 }  // namespace omnilearn::cli

@@ -3,52 +3,32 @@
 #include <algorithm>
 #include <string>
 
-#include "omnilearn/scenarios/timed_availability.h"
 
 namespace omnilearn::emulator {
 
-using scenarios::AvailabilitySpec;
-using traces::AvailabilityTrace;
-
-Result<AvailabilityReplayer> AvailabilityReplayer::create(const scenarios::Scenario& scenario) {
-  const AvailabilitySpec& spec = scenario.availability;
-  const std::size_t n = scenario.worker_count();
+Result<AvailabilityReplayer> AvailabilityReplayer::create(const run::AvailabilityPlan& plan) {
+  const std::size_t n = plan.worker_count();
   AvailabilityReplayer r;
-  r.initial_.assign(n, 1.0);
-
-  if (spec.kind == AvailabilitySpec::Kind::kSchedule && spec.unit == scenarios::ScheduleUnit::kEpochs) {
-    if (spec.noise) return Status::invalid_argument("availability.noise: the testbed cannot combine noise with an epoch schedule");
-    for (std::size_t i = 0; i < spec.phases.size(); ++i) {
-      const auto& phase = spec.phases[i];
-      if (phase.fractions.size() != n) {
-        return Status::invalid_argument(std::string("availability.phases[").append(std::to_string(i)).append(
-            "]: one value per worker expected"));
-      }
+  r.initial_.resize(n);
+  for (std::size_t k = 0; k < n; ++k) r.initial_[k] = plan.initial(static_cast<WorkerId>(k));
+  if (!plan.epoch_phases().empty()) {
+    if (plan.timed()) {
+      return Status::invalid_argument("availability.noise: the testbed cannot combine noise with an epoch schedule");
+    }
+    for (const scenarios::AvailabilityPhase& phase : plan.epoch_phases()) {
+      if (phase.at <= 0.0) continue;  // in initial_
       for (std::size_t k = 0; k < n; ++k) {
-        if (phase.at <= 0.0) {
-          r.initial_[k] = phase.fractions[k];
-        } else {
-          r.events_.push_back({0.0, static_cast<std::int64_t>(phase.at), static_cast<WorkerId>(k), phase.fractions[k]});
-        }
+        r.events_.push_back({0.0, static_cast<std::int64_t>(phase.at), static_cast<WorkerId>(k), phase.fractions[k]});
       }
     }
-    r.current_ = r.initial_;
-    return r;
-  }
-
-  auto timed = scenarios::timed_availability(scenario);
-  if (!timed) return timed.status();
-  const std::optional<AvailabilityTrace>& trace = *timed;
-  if (trace) {
+  } else if (const auto& trace = plan.timed()) {
     // Unroll loops up to a generous horizon: runs on the testbed last minutes, not days.
     constexpr Seconds kHorizon = 7.0 * 24 * 3600;
     const Seconds end = trace->loop_after_s() ? kHorizon : trace->duration() + 1.0;
     for (std::size_t k = 0; k < n; ++k) {
       const auto w = static_cast<WorkerId>(k);
-      r.initial_[k] = trace->fraction_at(w, 0.0);
       for (const Seconds t : trace->change_times_in(w, 0.0, end)) {
-        if (t <= 0.0) continue;
-        r.events_.push_back({t, -1, w, trace->fraction_at(w, t)});
+        if (t > 0.0) r.events_.push_back({t, -1, w, trace->fraction_at(w, t)});
       }
     }
     std::stable_sort(r.events_.begin(), r.events_.end(),

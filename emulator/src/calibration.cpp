@@ -7,7 +7,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
+#include <functional>
+#include <memory>
 #include <numeric>
 #include <nlohmann/json.hpp>
 
@@ -16,6 +19,7 @@
 #include "omnilearn/emulator/launcher.h"
 #include "omnilearn/emulator/names.h"
 #include "omnilearn/emulator/resource_throttler.h"
+#include "omnilearn/scenarios/model_profile_file.h"
 #include "worker_process.h"
 
 extern char** environ;
@@ -25,6 +29,7 @@ namespace {
 
 // Six significant digits: profile and fidelity values, log lines.
 std::string fmt(double v) { return format_g(v, 6); }
+double six_digits(double v) { return std::strtod(fmt(v).c_str(), nullptr); }
 
 using Clock = std::chrono::steady_clock;
 
@@ -101,8 +106,11 @@ Result<LinearFit> fit_linear_relative(std::span<const double> x, std::span<const
   return fit_linear(x, y, weights);
 }
 
-Result<CalibrationReport> run_calibration(const CalibrationOptions& o) {
-  auto log = o.log ? o.log : [](const std::string&) {};
+namespace {
+
+using Log = std::function<void(const std::string&)>;
+
+Status check_options(const CalibrationOptions& o) {
   if (o.batches.size() < 2) return Status::invalid_argument("--batches: at least two batch sizes are needed for the fit");
   if (o.reps < 1) return Status::invalid_argument("--reps: must be >= 1");
   if (o.rounds < 1) return Status::invalid_argument("--rounds: must be >= 1");
@@ -112,31 +120,31 @@ Result<CalibrationReport> run_calibration(const CalibrationOptions& o) {
   for (double s : o.shares) {
     if (!(s > 0.0 && s <= 1.0)) return Status::invalid_argument("--shares: each share must be in (0, 1]");
   }
-  const std::string exe = o.worker_executable.empty() ? default_worker_executable() : o.worker_executable;
-  if (::access(exe.c_str(), X_OK) != 0) return Status::not_found("worker program " + exe + " not found or not executable");
-  auto data_dir = prepare_fashion_mnist(o.data_source, o.cache_dir.empty() ? default_dataset_cache_dir() : o.cache_dir);
-  if (!data_dir) return data_dir.status();
+  return Status::ok();
+}
 
-  CalibrationReport report;
-  // One core, one thread: a share of 1.0 is a full core (the testbed gives each worker ceil(share) threads).
-  std::unique_ptr<ResourceThrottler> throttler;
-  if (o.share_sweep || !o.cpuset.empty()) {
-    CgroupThrottlerOptions c;
-    c.run_id = make_run_id("calibrate", -1, this_launcher());  // stale-group clean-up knows it
-    c.nominal_cores = {1.0};
-    c.period_s = o.period_s;
-    c.cpuset = o.cpuset;
-    auto t = make_cgroup_throttler(c);
-    if (t) {
-      throttler = std::move(t).value();
-    } else {
-      report.share_sweep_skipped = t.status().message();
-      log("omnilearn calibrate: no CPU quota sweep: " + t.status().message());
-    }
-  } else {
+// The worker's cgroup (one core, the share sweep's quota), or none, with the reason in report.share_sweep_skipped.
+std::unique_ptr<ResourceThrottler> make_throttler(const CalibrationOptions& o, const Log& log,
+                                                  CalibrationReport& report) {
+  if (!o.share_sweep && o.cpuset.empty()) {
     report.share_sweep_skipped = "not asked for (--no-shares)";
+    return nullptr;
   }
+  // One core, one thread: a share of 1.0 is a full core (the testbed gives each worker ceil(share) threads).
+  CgroupThrottlerOptions c;
+  c.run_id = make_run_id("calibrate", -1, this_launcher());  // stale-group clean-up knows it
+  c.nominal_cores = {1.0};
+  c.period_s = o.period_s;
+  c.cpuset = o.cpuset;
+  auto t = make_cgroup_throttler(c);
+  if (t) return std::move(t).value();
+  report.share_sweep_skipped = t.status().message();
+  log("omnilearn calibrate: no CPU quota sweep: " + t.status().message());
+  return nullptr;
+}
 
+// This process's environment with one single-threaded, passive OpenMP/MKL: the worker computes on one core.
+std::vector<std::string> worker_environment() {
   std::vector<std::string> env;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     const std::string_view kv(*e);
@@ -144,106 +152,180 @@ Result<CalibrationReport> run_calibration(const CalibrationOptions& o) {
     env.emplace_back(kv);
   }
   env.insert(env.end(), {"OMP_WAIT_POLICY=PASSIVE", "OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1"});
-  const std::vector<std::string> argv = {exe, "--calibrate", "--network", o.network == Network::kResNet ? "resnet" : "lenet",
-                                         "--threads", "1", "--data-dir", *data_dir, "--out-fd", "{out_fd}", "--in-fd", "{in_fd}",
-                                         "--sample-cost", format_g(o.sample_cost_s)};
-  detail::WorkerProcess worker;
-  OMNI_RETURN_IF_ERROR(worker.start(argv, env, [&](pid_t pid) {
-    return throttler ? throttler->attach(0, pid) : Status::ok();
-  }));
-  std::string buffer;
-  auto ready = read_reply(worker, buffer, 120.0);
-  if (!ready) return ready.status();
-  report.network = (*ready)["network"].get<std::string>();
-  report.parameters = (*ready)["parameters"].get<std::int64_t>();
-  report.forward_macs = (*ready)["forward_macs"].get<double>();
-  report.threads = (*ready)["threads"].get<int>();
-  report.sample_cost_s = o.sample_cost_s;
+  return env;
+}
 
-  struct Point {
-    std::vector<double> times;
-    double worker_wall_s = 0.0;
-    double wall_s = 0.0;    // around the whole command, seen from here
-    double cpu_s = -1.0;    // CPU the cgroup used in that window (-1: unknown)
-  };
-  auto measure = [&](BatchSize batch, int reps) -> Result<Point> {
+// One measured point: the worker's step times, and the CPU its cgroup used.
+struct Point {
+  std::vector<double> times;
+  double worker_wall_s = 0.0;
+  double wall_s = 0.0;    // around the whole command, seen from here
+  double cpu_s = -1.0;    // CPU the cgroup used in that window (-1: unknown)
+};
+
+// The worker program in --calibrate mode, started inside the throttler's group (when there is one): it answers
+// `run BATCH REPS WARMUP` with its step times. Killed by the destructor unless quit() ran.
+class CalibrationWorker {
+ public:
+  CalibrationWorker(const CalibrationOptions& o, ResourceThrottler* throttler) : o_(o), throttler_(throttler) {}
+
+  // Starts it and reads its greeting (the network's size) into `report`.
+  Status start(const std::string& exe, const std::string& data_dir, CalibrationReport& report) {
+    const std::vector<std::string> argv = {exe, "--calibrate", "--network", o_.network == Network::kResNet ? "resnet" : "lenet",
+                                           "--threads", "1", "--data-dir", data_dir, "--out-fd", "{out_fd}", "--in-fd", "{in_fd}",
+                                           "--sample-cost", format_g(o_.sample_cost_s)};
+    OMNI_RETURN_IF_ERROR(process_.start(argv, worker_environment(), [&](pid_t pid) {
+      return throttler_ ? throttler_->attach(0, pid) : Status::ok();
+    }));
+    auto ready = read_reply(process_, buffer_, 120.0);
+    if (!ready) return ready.status();
+    report.network = (*ready)["network"].get<std::string>();
+    report.parameters = (*ready)["parameters"].get<std::int64_t>();
+    report.forward_macs = (*ready)["forward_macs"].get<double>();
+    report.threads = (*ready)["threads"].get<int>();
+    report.sample_cost_s = o_.sample_cost_s;
+    return Status::ok();
+  }
+
+  Result<Point> measure(BatchSize batch) {
     Point p;
-    const auto cpu0 = throttler ? cgroup_cpu_usage_s(*throttler, 0) : Result<double>(Status::not_found("no cgroup"));
+    const auto cpu0 = cpu_used_s();
     const auto w0 = Clock::now();
-    if (!worker.send("run " + std::to_string(batch) + " " + std::to_string(reps) + " " + std::to_string(o.warmup) + "\n")) {
+    if (!process_.send("run " + std::to_string(batch) + " " + std::to_string(o_.reps) + " " + std::to_string(o_.warmup) +
+                       "\n")) {
       return Status::io_error("calibration worker is gone");
     }
-    auto reply = read_reply(worker, buffer, 600.0);
+    auto reply = read_reply(process_, buffer_, 600.0);
     if (!reply) return reply.status();
     p.wall_s = std::chrono::duration<double>(Clock::now() - w0).count();
-    const auto cpu1 = throttler ? cgroup_cpu_usage_s(*throttler, 0) : Result<double>(Status::not_found("no cgroup"));
+    const auto cpu1 = cpu_used_s();
     if (cpu0 && cpu1) p.cpu_s = *cpu1 - *cpu0;
     p.times = (*reply)["times_s"].get<std::vector<double>>();
     p.worker_wall_s = (*reply)["wall_s"].get<double>();
     return p;
-  };
+  }
 
-  Status failed;
-  // `rounds` passes over the batches, pooled per batch: a slower minute of the host falls on every batch alike
-  // instead of bending the line.
+  void quit() {
+    (void)process_.send("quit\n");
+    process_.wait();
+  }
+
+ private:
+  Result<double> cpu_used_s() const {
+    return throttler_ ? cgroup_cpu_usage_s(*throttler_, 0) : Result<double>(Status::not_found("no cgroup"));
+  }
+
+  const CalibrationOptions& o_;
+  ResourceThrottler* throttler_;
+  detail::WorkerProcess process_;
+  std::string buffer_;
+};
+
+BatchTiming batch_timing(BatchSize batch, const std::vector<double>& times) {
+  BatchTiming t;
+  t.batch = batch;
+  t.reps = static_cast<int>(times.size());
+  t.mean_s = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(t.reps);
+  t.median_s = median(times);
+  t.min_s = *std::min_element(times.begin(), times.end());
+  return t;
+}
+
+// `rounds` passes over the batches, pooled per batch: a slower minute of the host falls on every batch alike
+// instead of bending the line. Fills report.batches and report.fit.
+Status batch_sweep(CalibrationWorker& worker, const CalibrationOptions& o, const Log& log, CalibrationReport& report) {
   std::vector<std::vector<double>> pooled(o.batches.size());
-  for (int round = 0; round < o.rounds && failed.is_ok(); ++round) {
+  for (int round = 0; round < o.rounds; ++round) {
     for (std::size_t i = 0; i < o.batches.size(); ++i) {
-      auto p = measure(o.batches[i], o.reps);
-      if (!p) { failed = p.status(); break; }
+      auto p = worker.measure(o.batches[i]);
+      if (!p) return p.status();
       pooled[i].insert(pooled[i].end(), p->times.begin(), p->times.end());
     }
-    if (failed.is_ok()) {
-      log("  batch sweep: round " + std::to_string(round + 1) + " of " + std::to_string(o.rounds) + " done");
-    }
+    log("  batch sweep: round " + std::to_string(round + 1) + " of " + std::to_string(o.rounds) + " done");
   }
   std::vector<double> xs, ys;
-  for (std::size_t i = 0; i < o.batches.size() && failed.is_ok(); ++i) {
-    BatchTiming t;
-    t.batch = o.batches[i];
-    t.reps = static_cast<int>(pooled[i].size());
-    if (t.reps == 0) { failed = Status::io_error("calibration worker returned no step times"); break; }
-    t.mean_s = std::accumulate(pooled[i].begin(), pooled[i].end(), 0.0) / static_cast<double>(t.reps);
-    t.median_s = median(pooled[i]);
-    t.min_s = *std::min_element(pooled[i].begin(), pooled[i].end());
+  for (std::size_t i = 0; i < o.batches.size(); ++i) {
+    if (pooled[i].empty()) return Status::io_error("calibration worker returned no step times");
+    const BatchTiming t = batch_timing(o.batches[i], pooled[i]);
     report.batches.push_back(t);
     xs.push_back(static_cast<double>(t.batch));
     ys.push_back(t.median_s);
     log("  batch " + std::to_string(t.batch) + ": median " + fmt(t.median_s * 1e3) + " ms, mean " +
         fmt(t.mean_s * 1e3) + " ms");
   }
-  if (failed.is_ok()) {
-    auto fit = fit_linear_relative(xs, ys);
-    if (!fit) failed = fit.status(); else report.fit = *fit;
-  }
+  auto fit = fit_linear_relative(xs, ys);
+  if (!fit) return fit.status();
+  report.fit = *fit;
+  return Status::ok();
+}
 
-  if (failed.is_ok() && throttler) {
-    std::vector<double> shares = o.shares;
-    std::sort(shares.begin(), shares.end(), std::greater<>());
-    if (shares.empty() || shares.front() != 1.0) shares.insert(shares.begin(), 1.0);  // the reference
-    double full = 0.0;
-    for (double s : shares) {
-      if (Status st = throttler->apply(0, s); !st.is_ok()) { failed = st; break; }
-      auto p = measure(o.share_batch, o.reps);
-      if (!p) { failed = p.status(); break; }
-      FidelityRow r;
-      r.target_share = s;
-      r.achieved_share = p->cpu_s >= 0.0 && p->wall_s > 0.0 ? p->cpu_s / p->wall_s : 0.0;
-      r.throughput_samples_s = static_cast<double>(o.share_batch) * static_cast<double>(p->times.size()) / p->worker_wall_s;
-      if (s == 1.0) full = r.throughput_samples_s;
-      r.relative_throughput = full > 0.0 ? r.throughput_samples_s / full : 0.0;
-      r.slowdown = r.relative_throughput > 0.0 ? 1.0 / r.relative_throughput : 0.0;
-      report.fidelity.push_back(r);
-      log("  share " + fmt(s) + ": achieved " + fmt(r.achieved_share) + ", " + fmt(r.throughput_samples_s) + " samples/s");
-    }
-    std::sort(report.fidelity.begin(), report.fidelity.end(),
-              [](const FidelityRow& a, const FidelityRow& b) { return a.target_share < b.target_share; });
+// The quota sweep, from the full core (the reference) down; fills report.fidelity in ascending share.
+Status share_sweep(CalibrationWorker& worker, ResourceThrottler& throttler, const CalibrationOptions& o, const Log& log,
+                   CalibrationReport& report) {
+  std::vector<double> shares = o.shares;
+  std::sort(shares.begin(), shares.end(), std::greater<>());
+  if (shares.empty() || shares.front() != 1.0) shares.insert(shares.begin(), 1.0);  // the reference
+  double full = 0.0;
+  for (double s : shares) {
+    OMNI_RETURN_IF_ERROR(throttler.apply(0, s));
+    auto p = worker.measure(o.share_batch);
+    if (!p) return p.status();
+    FidelityRow r;
+    r.target_share = s;
+    r.achieved_share = p->cpu_s >= 0.0 && p->wall_s > 0.0 ? p->cpu_s / p->wall_s : 0.0;
+    r.throughput_samples_s = static_cast<double>(o.share_batch) * static_cast<double>(p->times.size()) / p->worker_wall_s;
+    if (s == 1.0) full = r.throughput_samples_s;
+    r.relative_throughput = full > 0.0 ? r.throughput_samples_s / full : 0.0;
+    r.slowdown = r.relative_throughput > 0.0 ? 1.0 / r.relative_throughput : 0.0;
+    report.fidelity.push_back(r);
+    log("  share " + fmt(s) + ": achieved " + fmt(r.achieved_share) + ", " + fmt(r.throughput_samples_s) + " samples/s");
   }
-  (void)worker.send("quit\n");
-  worker.wait();
+  std::sort(report.fidelity.begin(), report.fidelity.end(),
+            [](const FidelityRow& a, const FidelityRow& b) { return a.target_share < b.target_share; });
+  return Status::ok();
+}
+
+// Starts the worker, runs both sweeps and stops it.
+Status measure(const CalibrationOptions& o, const std::string& exe, const std::string& data_dir,
+               ResourceThrottler* throttler, const Log& log, CalibrationReport& report) {
+  CalibrationWorker worker(o, throttler);
+  OMNI_RETURN_IF_ERROR(worker.start(exe, data_dir, report));
+  Status st = batch_sweep(worker, o, log, report);
+  if (st.is_ok() && throttler) st = share_sweep(worker, *throttler, o, log, report);
+  worker.quit();
+  return st;
+}
+
+}  // namespace
+
+Result<CalibrationReport> run_calibration(const CalibrationOptions& o) {
+  const Log log = o.log ? o.log : [](const std::string&) {};
+  OMNI_RETURN_IF_ERROR(check_options(o));
+  const std::string exe = o.worker_executable.empty() ? default_worker_executable() : o.worker_executable;
+  if (::access(exe.c_str(), X_OK) != 0) return Status::not_found("worker program " + exe + " not found or not executable");
+  auto data_dir = prepare_fashion_mnist(o.data_source, o.cache_dir.empty() ? default_dataset_cache_dir() : o.cache_dir);
+  if (!data_dir) return data_dir.status();
+  CalibrationReport report;
+  const std::unique_ptr<ResourceThrottler> throttler = make_throttler(o, log, report);
+  const Status measured = measure(o, exe, *data_dir, throttler.get(), log, report);
   if (throttler) (void)throttler->remove();
-  if (!failed.is_ok()) return failed;
+  if (!measured.is_ok()) return measured;
   return report;
+}
+
+scenarios::ModelProfile calibrated_profile(const CalibrationReport& r, const std::string& name) {
+  const double fixed = std::max(0.0, r.fit.fixed);
+  const double per_sample = std::max(1e-12, r.fit.per_unit);
+  const double flops_per_sample = 3.0 * 2.0 * r.forward_macs;  // forward + backward ~ 3 forward passes
+  scenarios::ModelProfile p;
+  p.name = name;
+  p.parameters = static_cast<double>(r.parameters);
+  p.gradient_bytes = 4.0 * p.parameters;
+  p.flops_per_sample = six_digits(flops_per_sample);
+  p.flops_per_iteration = six_digits(fixed / per_sample * flops_per_sample);
+  p.measured_fixed_s = six_digits(fixed);
+  p.measured_per_sample_s = six_digits(per_sample);
+  return p;
 }
 
 std::string profile_yaml(const CalibrationReport& r, const std::string& name) {
@@ -252,24 +334,19 @@ std::string profile_yaml(const CalibrationReport& r, const std::string& name) {
   const std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-  const double flops_per_sample = 3.0 * 2.0 * r.forward_macs;  // forward + backward ~ 3 forward passes
-  const double fixed = std::max(0.0, r.fit.fixed);
-  const double per_sample = std::max(1e-12, r.fit.per_unit);
-  std::string out = "# Measured by `omnilearn calibrate` on " + std::string(host) + " (" + date + "): forward+backward of the\n"
-                    "# testbed's " + r.network + " network (the BSP worker's compute step), " + std::to_string(r.threads) +
-                    " thread, full core" + (r.sample_cost_s > 0.0 ? ", emulated cost " + fmt(r.sample_cost_s) +
-                    " CPU s per sample (emulator.sample_cost_s)" : std::string()) + "; t = measured_fixed_s + measured_per_sample_s * b fitted (relative\n"
-                    "# residuals) to the median step time over batches ";
-  for (std::size_t i = 0; i < r.batches.size(); ++i) out += (i ? "," : "") + std::to_string(r.batches[i].batch);
-  out += " (R^2 = " + fmt(r.fit.r2) + "). flops_per_sample = 3 x forward MACs x 2; flops_per_iteration is the\n"
-         "# fixed cost at the measured speed (measured_fixed_s / measured_per_sample_s * flops_per_sample).\n";
-  out += "name: " + name + "\n";
-  out += "parameters: " + std::to_string(r.parameters) + "\n";
-  out += "flops_per_sample: " + fmt(flops_per_sample) + "\n";
-  out += "flops_per_iteration: " + fmt(fixed / per_sample * flops_per_sample) + "\n";
-  out += "measured_fixed_s: " + fmt(fixed) + "\n";
-  out += "measured_per_sample_s: " + fmt(per_sample) + "\n";
-  return out;
+  std::string batches;
+  for (std::size_t i = 0; i < r.batches.size(); ++i) batches += (i ? "," : "") + std::to_string(r.batches[i].batch);
+  const std::string comment =
+      "Measured by `omnilearn calibrate` on " + std::string(host) + " (" + date + "): forward+backward of the\n"
+      "testbed's " + r.network + " network (the BSP worker's compute step), " + std::to_string(r.threads) +
+      " thread, full core" +
+      (r.sample_cost_s > 0.0 ? ", emulated cost " + fmt(r.sample_cost_s) + " CPU s per sample (emulator.sample_cost_s)"
+                             : std::string()) +
+      "; t = measured_fixed_s + measured_per_sample_s * b fitted (relative\n"
+      "residuals) to the median step time over batches " + batches + " (R^2 = " + fmt(r.fit.r2) +
+      "). flops_per_sample = 3 x forward MACs x 2; flops_per_iteration is the\n"
+      "fixed cost at the measured speed (measured_fixed_s / measured_per_sample_s * flops_per_sample).";
+  return scenarios::model_profile_yaml(calibrated_profile(r, name), comment);
 }
 
 std::string fidelity_csv(const CalibrationReport& r) {

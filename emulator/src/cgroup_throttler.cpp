@@ -1,5 +1,5 @@
 // The cgroup throttler (libcgroup). Layout: <mount of each controller>/omnilearn-<run id>/w<k>, plus w<k>-comm
-// (no quota) for the worker's communication threads when split_comm is set on cgroup v1.
+// (no quota) for the worker's communication threads when the quota holds compute only (emulator.throttle: compute) on cgroup v1.
 #include <libcgroup.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -91,7 +91,7 @@ class CgroupThrottler final : public ResourceThrottler {
     OMNI_RETURN_IF_ERROR(init_libcgroup());
     auto t = std::unique_ptr<CgroupThrottler>(new CgroupThrottler(options));
     t->v2_ = is_cgroup_v2();
-    t->split_comm_ = options.split_comm && !t->v2_;  // v2 would need a threaded subtree (see the header)
+    t->split_comm_ = options.throttle == scenarios::QuotaScope::kCompute && !t->v2_;  // v2 would need a threaded subtree (see the header)
     t->controllers_ = t->v2_ ? std::vector<std::string>{"cpu"} : std::vector<std::string>{"cpu", "cpuacct", "freezer"};
     if (!options.cpuset.empty()) t->controllers_.push_back("cpuset");
     for (const std::string& c : t->controllers_) {
@@ -180,7 +180,7 @@ class CgroupThrottler final : public ResourceThrottler {
  private:
   explicit CgroupThrottler(const CgroupThrottlerOptions& o)
       : folder_(cgroup_run_folder(o.run_id)), nominal_(o.nominal_cores), period_s_(o.period_s), cpuset_(o.cpuset),
-        split_comm_(o.split_comm) {}
+        split_comm_(o.throttle == scenarios::QuotaScope::kCompute) {}
 
   std::string group(WorkerId worker) const { return folder_ + "/w" + num(worker); }
   std::string comm_group(WorkerId worker) const { return group(worker) + "-comm"; }

@@ -56,10 +56,10 @@ std::vector<int> mps_percentages(const std::vector<double>& shares) {
 }
 
 Result<std::unique_ptr<ResourceThrottler>> make_gpu_throttler(const std::string& run_id, std::size_t workers,
-                                                              int host_cpus, const EmulatorConfig& config) {
+                                                              int host_cpus, const scenarios::EmulatorSpec& config) {
   const double each = std::max(0.1, static_cast<double>(host_cpus) / static_cast<double>(std::max<std::size_t>(workers, 1)));
   auto inner = make_cgroup_throttler({run_id, std::vector<double>(workers, each), config.cpu_period_s, config.cpuset,
-                                      config.throttle_compute_only});
+                                      config.throttle});
   if (!inner) return inner.status();
   auto cycle = DutyCycleThrottler::wrap(std::move(inner).value(), kGpuDutyPeriodS);
   if (!cycle) return cycle.status();

@@ -12,10 +12,8 @@
 #include <fstream>
 #include <ctime>
 #include <numeric>
-#include <nlohmann/json.hpp>
 
 #include "omnilearn/emulator/names.h"
-#include "omnilearn/scenarios/scenario_json.h"
 
 namespace omnilearn::emulator::detail {
 namespace {
@@ -30,13 +28,6 @@ extern "C" void on_stop_signal(int signo) {
     const char byte = static_cast<char>(signo);
     (void)!::write(fd, &byte, 1);
   }
-}
-
-std::string now_iso8601() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
 }
 
 }  // namespace
@@ -92,40 +83,26 @@ std::string describe_exit(int status) {
   return "stopped";
 }
 
-Result<std::string> manifest_json(const scenarios::Scenario& scenario, const EmulatorConfig& config,
-                                  const LaunchOptions& options, const std::string& run_id,
-                                  const std::vector<double>& shares, const std::string& worker_exe,
-                                  bool comm_unthrottled) try {
-  nlohmann::json m;
-  m["argv"] = options.argv;
-  m["seed"] = scenario.seed;
-  m["run_id"] = run_id;
-  m["cgroup_folder"] = cgroup_run_folder(run_id);
-  m["worker_executable"] = worker_exe;
-  m["host_cpus"] = host_cpu_count();
-  m["cpu_shares"] = shares;
-  m["comm_unthrottled"] = comm_unthrottled;
-  m["emulator"] = to_settings(config);
+run::Manifest testbed_manifest(const scenarios::Scenario& scenario, const LaunchOptions& options, const std::string& run_id,
+                               const std::vector<double>& shares, const std::string& worker_exe, bool comm_unthrottled) {
+  run::Manifest m("emulate", scenario, options.argv);
+  m.set("run_id", run_id);
+  m.set("cgroup_folder", cgroup_run_folder(run_id));
+  m.set("worker_executable", worker_exe);
+  m.set("host_cpus", host_cpu_count());
+  m.set("cpu_shares", shares);
+  m.set("throttle", comm_unthrottled ? "compute" : "process");
   if (const NodeOptions& nodes = options.nodes; nodes.nnodes > 1) {
     const WorkerRange range = node_worker_range(scenario.worker_count(), nodes.nnodes, nodes.node_rank);
-    m["nodes"] = {{"nnodes", nodes.nnodes},
-                  {"node_rank", nodes.node_rank},
-                  {"master", nodes.master_addr + ":" + std::to_string(nodes.master_port)},
-                  {"bind", nodes.bind_addr},
-                  {"workers", {range.begin, range.end}}};
+    m.set("nodes", {{"nnodes", nodes.nnodes},
+                    {"node_rank", nodes.node_rank},
+                    {"master", nodes.master_addr + ":" + std::to_string(nodes.master_port)},
+                    {"bind", nodes.bind_addr},
+                    {"workers", {range.begin, range.end}}});
   }
-  m["overrides"] = options.overrides;
-  for (const auto& [k, v] : options.manifest_fields) m[k] = v;
-  m["wall_clock"] = {{"started", now_iso8601()}};
-  // Text that is not UTF-8 (an argument, a path) becomes U+FFFD instead of failing the run.
-  std::string rest = m.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-  // Splice the resolved scenario (already JSON) in after "backend".
-  return std::string("{\n  \"backend\": \"emulate\",\n  \"scenario\": ")
-      .append(scenarios::scenario_to_json(scenario))
-      .append(",\n")
-      .append(rest.substr(2));
-} catch (const nlohmann::json::exception& e) {
-  return Status::invalid_argument(std::string("cannot write manifest.json: ").append(e.what()));
+  m.set("overrides", options.overrides);
+  m.set_all(options.manifest_fields);
+  return m;
 }
 
 char process_state(pid_t pid) {

@@ -11,6 +11,7 @@
 #include "omnilearn/base/status.h"
 #include "omnilearn/emulator/emulator_config.h"
 #include "omnilearn/emulator/launcher.h"
+#include "omnilearn/run/manifest.h"
 #include "omnilearn/scenarios/scenario.h"
 
 namespace omnilearn::emulator::detail {
@@ -34,13 +35,11 @@ class SignalGuard {
 Result<int> free_loopback_port();
 // "exited with code 3", "was killed by signal 9 (Killed)".
 std::string describe_exit(int status);
-// manifest.json of a testbed run: backend, the resolved scenario, argv, seed, run id and cgroup folder, shares,
-// whether communication threads run outside the quota (`comm_unthrottled`), settings, nodes, overrides, extra
-// fields and the start time.
-// Fails (naming the field when nlohmann says which) on text that JSON cannot hold, such as invalid UTF-8.
-Result<std::string> manifest_json(const scenarios::Scenario& scenario, const EmulatorConfig& config, const LaunchOptions& options,
-                          const std::string& run_id, const std::vector<double>& shares, const std::string& worker_exe,
-                          bool comm_unthrottled);
+// manifest.json of a testbed run: the resolved scenario, argv, seed, run id and cgroup folder, shares, the worker
+// program, what the quota holds as applied (`throttle`: compute when the communication threads run outside it),
+// nodes and overrides, extra fields, and the wall clock.
+run::Manifest testbed_manifest(const scenarios::Scenario& scenario, const LaunchOptions& options, const std::string& run_id,
+                               const std::vector<double>& shares, const std::string& worker_exe, bool comm_unthrottled);
 // The state letter of process `pid` in /proc/<pid>/stat ('R', 'S', 'D', 'T', 't', 'Z', ...), or '?' if unknown.
 char process_state(pid_t pid);
 // Why a process in `state` makes no progress, for the stall message ("" when the state says nothing).

@@ -63,17 +63,17 @@ struct Fields {
 
 std::string encode(const WorkerMessage& message) {
   std::string out;
-  if (const auto* r = std::get_if<scenarios::IterationRecord>(&message)) {
+  if (const auto* r = std::get_if<run::IterationRecord>(&message)) {
     out = std::string("I\t").append(std::to_string(r->worker)).append("\t").append(std::to_string(r->step)).append("\t")
               .append(std::to_string(r->epoch)).append("\t").append(format_g(r->start_s)).append("\t").append(format_g(r->compute_s))
               .append("\t").append(format_g(r->comm_s)).append("\t").append(format_g(r->wait_s)).append("\t")
               .append(std::to_string(r->batch)).append("\t").append(opt(r->loss)).append("\t").append(opt(r->accuracy))
               .append("\t").append(r->staleness ? std::to_string(*r->staleness) : std::string("-"));
-  } else if (const auto* p = std::get_if<scenarios::PlanRecord>(&message)) {
+  } else if (const auto* p = std::get_if<run::PlanRecord>(&message)) {
     out = std::string("P\t").append(std::to_string(p->step)).append("\t").append(std::to_string(p->epoch)).append("\t")
               .append(format_g(p->time_s)).append("\t").append(p->reason).append("\t").append(p->changed ? "1" : "0")
               .append("\t").append(format_g(p->imbalance)).append("\t").append(join(p->batch)).append("\t").append(join(p->weight));
-  } else if (const auto* e = std::get_if<scenarios::EvaluationRecord>(&message)) {
+  } else if (const auto* e = std::get_if<run::EvaluationRecord>(&message)) {
     out = std::string("E\t").append(format_g(e->time_s)).append("\t").append(std::to_string(e->step)).append("\t")
               .append(std::to_string(e->epoch)).append("\t").append(format_g(e->loss)).append("\t").append(format_g(e->accuracy));
   } else if (const auto* x = std::get_if<ExtraRecord>(&message)) {
@@ -94,7 +94,7 @@ Result<WorkerMessage> decode(std::string_view line) {
   auto bad = [&]() { return Status::parse_error(std::string("worker message '").append(tag).append("': malformed line \"")
                                                     .append(line.substr(0, 200)).append("\"")); };
   if (tag == "I") {
-    scenarios::IterationRecord r;
+    run::IterationRecord r;
     r.worker = static_cast<WorkerId>(in.n());
     r.step = in.n(); r.epoch = in.n();
     r.start_s = in.d(); r.compute_s = in.d(); r.comm_s = in.d(); r.wait_s = in.d();
@@ -105,7 +105,7 @@ Result<WorkerMessage> decode(std::string_view line) {
     return WorkerMessage(r);
   }
   if (tag == "P") {
-    scenarios::PlanRecord p;
+    run::PlanRecord p;
     p.step = in.n(); p.epoch = in.n(); p.time_s = in.d();
     p.reason = std::string(in.s());
     p.changed = in.n() != 0;
@@ -118,7 +118,7 @@ Result<WorkerMessage> decode(std::string_view line) {
     return WorkerMessage(p);
   }
   if (tag == "E") {
-    scenarios::EvaluationRecord e;
+    run::EvaluationRecord e;
     e.time_s = in.d(); e.step = in.n(); e.epoch = in.n(); e.loss = in.d(); e.accuracy = in.d();
     if (!in.ok || in.i != in.f.size()) return bad();
     return WorkerMessage(e);

@@ -21,10 +21,10 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
 #include "omnilearn/controller/controller.h"
-#include "omnilearn/controller/policy_registry.h"
 #include "omnilearn/emulator/global_sampler.h"
 #include "omnilearn/emulator/thread_groups.h"
-#include "omnilearn/scenarios/scenario_parser.h"
+#include "omnilearn/run/controller_factory.h"
+#include "omnilearn/run/records.h"
 #include "rendezvous.h"
 #include "torch_parts.h"
 #include "worker_io.h"
@@ -47,10 +47,10 @@ int fail(const std::string& who, const std::string& msg) {
 
 c10::intrusive_ptr<c10d::ProcessGroupGloo> connect(const WorkerOptions& o) {
   const std::vector<pid_t> before = own_thread_ids();
-  auto store = open_store(o, o.rank, o.world + 1, /*serves=*/o.server);
+  auto store = open_store(o, o.rank, o.config.world + 1, /*serves=*/o.server);
   auto opts = c10d::ProcessGroupGloo::Options::create(gloo_timeout(o));
   opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
-  auto pg = c10::make_intrusive<c10d::ProcessGroupGloo>(store, o.rank, o.world + 1, opts);
+  auto pg = c10::make_intrusive<c10d::ProcessGroupGloo>(store, o.rank, o.config.world + 1, opts);
   // Gloo's and the store's threads run outside the CPU quota (emulator.throttle: compute).
   const Status moved = move_new_threads(before, o.comm_thread_files);
   if (!moved.is_ok()) throw std::runtime_error(moved.message());
@@ -90,45 +90,53 @@ void unflatten_from(std::vector<torch::Tensor>& ts, const torch::Tensor& buffer,
   }
 }
 
-int run_worker(const WorkerOptions& o) {
-  const std::string who = "asp worker " + std::to_string(o.rank);
-  bool warned_cost = false;  // the emulated cost was below this host's own cost (said once)
-  auto scenario = scenarios::load_scenario(o.scenario_path, o.overrides);
-  if (!scenario) return fail(who, scenario.status().message());
-  at::set_num_threads(o.threads);
-  const Clock::time_point t0{std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(o.t0_ns))};
-  auto since_t0 = [&]() { return std::chrono::duration<double>(Clock::now() - t0).count(); };
-  auto train = read_split(o.data_dir, "train", std::min<std::int64_t>(scenario->workload.dataset_samples, 60000));
-  if (!train) return fail(who, train.status().message());
-  torch::manual_seed(scenario->seed);
-  auto device = torch_device(o.config.device);
-  if (!device) return fail(who, device.status().message());
-  Net net = make_net(o.config.network, *device);
-  std::vector<torch::Tensor> params = net.module->parameters();
-  const std::int64_t n_params = count_params(params);
-  Reporter reporter(o.out_fd);
+Clock::time_point start_of(const TestbedConfig& c) {
+  return Clock::time_point{std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(c.t0_ns))};
+}
 
-  c10::intrusive_ptr<c10d::ProcessGroupGloo> pg;
-  try {
-    pg = connect(o);
-  } catch (const std::exception& e) {
-    return fail(who, std::string("rendezvous through ").append(o.store_file).append(" failed: ").append(e.what()));
+// One ASP worker: pulls weights and its batch, computes, pushes the gradient; reports its rows.
+class AspWorker {
+ public:
+  explicit AspWorker(const WorkerOptions& o)
+      : o_(o), c_(o.config), who_("asp worker " + std::to_string(o.rank)), t0_(start_of(o.config)), reporter_(o.out_fd) {}
+
+  int run() {
+    at::set_num_threads(o_.threads);
+    auto train = read_split(c_.data_dir, "train", std::min<std::int64_t>(c_.dataset_samples, 60000));
+    if (!train) return fail(who_, train.status().message());
+    train_ = std::move(train).value();
+    torch::manual_seed(c_.seed);
+    auto device = torch_device(c_.settings.device);
+    if (!device) return fail(who_, device.status().message());
+    net_ = make_net(c_.settings.network, *device);
+    params_ = net_.module->parameters();
+    n_params_ = count_params(params_);
+    try {
+      pg_ = connect(o_);
+    } catch (const std::exception& e) {
+      return fail(who_, std::string("rendezvous through ").append(c_.store_file).append(" failed: ").append(e.what()));
+    }
+    // Each worker walks its own seeded permutation of the training set; the server counts epochs by samples applied.
+    GlobalSampler sampler(train_.images.size(0), c_.seed + 7919u * static_cast<std::uint64_t>(o_.rank + 1));
+    std::vector<torch::Tensor> reply{torch::zeros({n_params_ + kReplyFields}, torch::kFloat32)};
+    std::vector<torch::Tensor> push{torch::zeros({n_params_ + kPushFields}, torch::kFloat32)};
+    pg_->recv(reply, c_.world, kReplyTag)->wait();  // the initial pull
+    while (reply[0].accessor<float, 1>()[n_params_ + kStop] <= 0.0f) step(sampler, reply, push);
+    reporter_.send(DoneRecord{"epochs"});
+    return 0;
   }
-  // Each worker walks its own seeded permutation of the training set; the server counts epochs by samples applied.
-  GlobalSampler sampler(train->images.size(0), scenario->seed + 7919u * static_cast<std::uint64_t>(o.rank + 1));
-  std::vector<torch::Tensor> reply{torch::zeros({n_params + kReplyFields}, torch::kFloat32)};
-  std::vector<torch::Tensor> push{torch::zeros({n_params + kPushFields}, torch::kFloat32)};
-  pg->recv(reply, o.world, kReplyTag)->wait();  // the initial pull
-  std::string reason = "epochs";
-  for (;;) {
-    auto r = reply[0].accessor<float, 1>();
-    if (r[n_params + kStop] > 0.0f) break;
-    unflatten_from(params, reply[0], /*grads=*/false);
-    const auto batch = static_cast<BatchSize>(r[n_params + kReplyBatch]);
+
+ private:
+  double since_t0() const { return std::chrono::duration<double>(Clock::now() - t0_).count(); }
+
+  // One pull-compute-push round on the weights of `reply`; a worker with batch 0 (down) asks again in 50 ms.
+  void step(GlobalSampler& sampler, std::vector<torch::Tensor>& reply, std::vector<torch::Tensor>& push) {
+    unflatten_from(params_, reply[0], /*grads=*/false);
+    const auto batch = static_cast<BatchSize>(reply[0].accessor<float, 1>()[n_params_ + kReplyBatch]);
     const double start_s = since_t0();
     auto p = push[0].accessor<float, 1>();
     double compute_s = 0.0;
-    StepResult step;
+    StepResult result;
     if (batch > 0) {
       const std::vector<BatchSize> mine{batch};
       const StepAssignment a = sampler.next(mine);
@@ -136,206 +144,236 @@ int run_worker(const WorkerOptions& o) {
       const auto idx_span = sampler.indices(a, 0);
       const auto c0 = Clock::now();
       auto idx = torch::from_blob(const_cast<std::int64_t*>(idx_span.data()), {got}, torch::kInt64);
-      const double cpu_target_s = o.config.sample_cost_s * static_cast<double>(got);
-      step = forward_backward(net, train->images.index_select(0, idx), train->labels.index_select(0, idx), cpu_target_s);
-      note_cost_overrun(step, cpu_target_s, who, warned_cost);
+      const double cpu_target_s = c_.settings.sample_cost_s * static_cast<double>(got);
+      result = forward_backward(net_, train_.images.index_select(0, idx), train_.labels.index_select(0, idx), cpu_target_s);
+      note_cost_overrun(result, cpu_target_s, who_, warned_cost_);
       compute_s = std::chrono::duration<double>(Clock::now() - c0).count();
-      flatten_into(params, push[0], /*grads=*/true);
-      p[n_params + kBatch] = static_cast<float>(got);
+      flatten_into(params_, push[0], /*grads=*/true);
+      p[n_params_ + kBatch] = static_cast<float>(got);
     } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // down: ask again soon
-      p[n_params + kBatch] = 0.0f;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      p[n_params_ + kBatch] = 0.0f;
     }
-    p[n_params + kComputeS] = static_cast<float>(compute_s);
-    p[n_params + kStartS] = static_cast<float>(start_s);
-    p[n_params + kLoss] = static_cast<float>(step.loss);
-    p[n_params + kAccuracy] = static_cast<float>(step.accuracy);
+    p[n_params_ + kComputeS] = static_cast<float>(compute_s);
+    p[n_params_ + kStartS] = static_cast<float>(start_s);
+    p[n_params_ + kLoss] = static_cast<float>(result.loss);
+    p[n_params_ + kAccuracy] = static_cast<float>(result.accuracy);
     const auto m0 = Clock::now();
-    pg->send(push, o.world, kPushTag)->wait();
-    pg->recv(reply, o.world, kReplyTag)->wait();
+    pg_->send(push, c_.world, kPushTag)->wait();
+    pg_->recv(reply, c_.world, kReplyTag)->wait();
     const double comm_s = std::chrono::duration<double>(Clock::now() - m0).count();
-    if (batch > 0) {
-      auto q = reply[0].accessor<float, 1>();
-      scenarios::IterationRecord rec;
-      rec.worker = static_cast<WorkerId>(o.rank);
-      rec.step = static_cast<std::int64_t>(q[n_params + kUpdate]);
-      rec.epoch = static_cast<std::int64_t>(q[n_params + kEpoch]);
-      rec.start_s = start_s, rec.compute_s = compute_s, rec.comm_s = comm_s, rec.wait_s = 0.0;
-      rec.batch = static_cast<BatchSize>(p[n_params + kBatch]);
-      rec.loss = step.loss, rec.accuracy = step.accuracy;
-      rec.staleness = static_cast<std::int64_t>(q[n_params + kStaleness]);
-      reporter.send(rec);
-    }
+    if (batch == 0) return;
+    auto q = reply[0].accessor<float, 1>();
+    run::IterationRecord rec;
+    rec.worker = static_cast<WorkerId>(o_.rank);
+    rec.step = static_cast<std::int64_t>(q[n_params_ + kUpdate]);
+    rec.epoch = static_cast<std::int64_t>(q[n_params_ + kEpoch]);
+    rec.start_s = start_s, rec.compute_s = compute_s, rec.comm_s = comm_s, rec.wait_s = 0.0;
+    rec.batch = static_cast<BatchSize>(p[n_params_ + kBatch]);
+    rec.loss = result.loss, rec.accuracy = result.accuracy;
+    rec.staleness = static_cast<std::int64_t>(q[n_params_ + kStaleness]);
+    reporter_.send(rec);
   }
-  reporter.send(DoneRecord{reason});
-  return 0;
-}
 
-int run_server(const WorkerOptions& o) {
-  const std::string who = "parameter server";
-  auto scenario_or = scenarios::load_scenario(o.scenario_path, o.overrides);
-  if (!scenario_or) return fail(who, scenario_or.status().message());
-  const scenarios::Scenario& scenario = *scenario_or;
-  const auto world = static_cast<std::size_t>(o.world);
-  if (scenario.worker_count() != world) return fail(who, "the scenario's worker count differs from --world");
-  const EmulatorConfig& cfg = o.config;
-  at::set_num_threads(o.threads);
-  const Clock::time_point t0{std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(o.t0_ns))};
-  auto since_t0 = [&]() { return std::chrono::duration<double>(Clock::now() - t0).count(); };
-  auto test = read_split(o.data_dir, "t10k", cfg.eval_samples);
-  if (!test) return fail(who, test.status().message());
-  torch::manual_seed(scenario.seed);
-  Net net = make_net(cfg.network);
-  std::vector<torch::Tensor> params = net.module->parameters();
-  const std::int64_t n_params = count_params(params);
-  Reporter reporter(o.out_fd);
-  NoticeReader notices(o.in_fd);
+  const WorkerOptions& o_;
+  const TestbedConfig& c_;
+  const std::string who_;
+  const Clock::time_point t0_;
+  Reporter reporter_;
+  Split train_;
+  Net net_;
+  std::vector<torch::Tensor> params_;
+  std::int64_t n_params_ = 0;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> pg_;
+  bool warned_cost_ = false;  // the emulated cost was below this host's own cost (said once)
+};
 
-  c10::intrusive_ptr<c10d::ProcessGroupGloo> pg;
-  try {
-    pg = connect(o);
-  } catch (const std::exception& e) {
-    return fail(who, std::string("rendezvous through ").append(o.store_file).append(" failed: ").append(e.what()));
-  }
-  auto registry = controller::make_default_registry();
-  auto policy = registry.make(scenario.policy.name, scenario.policy.options);
-  if (!policy) return fail(who, policy.status().message());
-  auto ctl_or = controller::Controller::create(scenario.controller_options(), std::move(policy).value());
-  if (!ctl_or) return fail(who, ctl_or.status().message());
-  controller::Controller ctl = std::move(ctl_or).value();
-  torch::optim::SGD sgd(params, torch::optim::SGDOptions(cfg.learning_rate).momentum(cfg.momentum));
-  const double b_ref = std::max(1.0, static_cast<double>(scenario.workload.global_batch) / static_cast<double>(world));
+// The parameter server: applies each push at once, counts staleness, runs the controller, evaluates, and decides
+// when to stop.
+class ParameterServer {
+ public:
+  explicit ParameterServer(const WorkerOptions& o)
+      : o_(o), c_(o.config), s_(o.config.settings), world_(static_cast<std::size_t>(o.config.world)),
+        t0_(start_of(o.config)), reporter_(o.out_fd), notices_(o.in_fd), pulled_(world_, 0), stopped_(world_, false) {}
 
-  const double train_start_s = since_t0();
-  reporter.send(ExtraRecord{"training_start_s", train_start_s});
-  auto plan_record = [](const controller::Plan& p, std::int64_t epoch) {
-    scenarios::PlanRecord r;
-    r.step = p.step, r.epoch = epoch, r.time_s = p.time_s, r.reason = controller::to_string(p.reason);
-    r.changed = p.changed, r.imbalance = p.imbalance, r.batch = p.batch, r.weight = p.weight;
-    return r;
-  };
-  reporter.send(plan_record(ctl.current_plan(), 0));
-
-  std::int64_t updates = 0, samples = 0, epoch = 0, last_eval_update = -1;
-  std::vector<std::int64_t> pulled(world, 0);
-  std::vector<bool> stopped(world, false);
-  double eval_s = 0.0, apply_s = 0.0, decision_s = 0.0;
-  std::optional<double> time_to_target;
-  std::int64_t updates_to_target = -1;
-  bool stop = false;
-  std::string reason = "epochs";
-  const std::int64_t sample_budget = scenario.workload.sample_budget > 0
-                                         ? scenario.workload.sample_budget
-                                         : scenario.workload.epochs * scenario.workload.dataset_samples;
-  auto training_s = [&]() { return since_t0() - train_start_s - eval_s; };  // evaluations do not count
-  auto run_evaluation = [&]() {
-    const auto e0 = Clock::now();
-    const Evaluation ev = evaluate(net, *test);
-    const double at_s = since_t0();
-    eval_s += std::chrono::duration<double>(Clock::now() - e0).count();
-    reporter.send(scenarios::EvaluationRecord{at_s, updates, epoch, ev.loss, ev.accuracy});
-    last_eval_update = updates;
-    if (cfg.target_accuracy > 0 && ev.accuracy >= cfg.target_accuracy && !time_to_target) {
-      time_to_target = training_s();
-      updates_to_target = updates;
-      reason = "target";
-      stop = true;
-    }
-  };
-
-  std::vector<torch::Tensor> reply{torch::zeros({n_params + kReplyFields}, torch::kFloat32)};
-  std::vector<torch::Tensor> push{torch::zeros({n_params + kPushFields}, torch::kFloat32)};
-  auto send_reply = [&](std::size_t k, std::int64_t staleness) {
-    flatten_into(params, reply[0], /*grads=*/false);
-    auto r = reply[0].accessor<float, 1>();
-    r[n_params + kReplyBatch] = static_cast<float>(ctl.current_plan().batch[k]);
-    r[n_params + kStaleness] = static_cast<float>(staleness);
-    r[n_params + kStop] = stop ? 1.0f : 0.0f;
-    r[n_params + kUpdate] = static_cast<float>(updates);
-    r[n_params + kEpoch] = static_cast<float>(epoch);
-    pg->send(reply, static_cast<int>(k), kReplyTag)->wait();
-    pulled[k] = updates;
-    if (stop) stopped[k] = true;
-  };
-
-  try {
-    for (std::size_t k = 0; k < world; ++k) send_reply(k, 0);
-    while (std::count(stopped.begin(), stopped.end(), true) < static_cast<std::ptrdiff_t>(world)) {
-      auto work = pg->recvAnysource(push, kPushTag);
-      work->wait();
-      const auto k = static_cast<std::size_t>(work->sourceRank());
-      auto p = push[0].accessor<float, 1>();
-      const auto batch = static_cast<BatchSize>(p[n_params + kBatch]);
-      std::int64_t staleness = 0;
-      const double now_s = since_t0();
-      if (batch > 0 && !stop) {
-        const auto a0 = Clock::now();
-        staleness = updates - pulled[k];
-        unflatten_from(params, push[0], /*grads=*/true);
-        double lr = cfg.learning_rate;
-        if (cfg.lr_scaling) lr *= static_cast<double>(batch) / b_ref;
-        if (cfg.warmup_updates > 0) {
-          lr *= std::min(1.0, static_cast<double>(updates + 1) / static_cast<double>(cfg.warmup_updates));
-        }
-        static_cast<torch::optim::SGDOptions&>(sgd.param_groups()[0].options()).lr(lr);
-        sgd.step();
-        ++updates;
-        samples += batch;
-        apply_s += std::chrono::duration<double>(Clock::now() - a0).count();
-
-        const auto d0 = Clock::now();
-        (void)ctl.report(controller::IterationDone{static_cast<WorkerId>(k), updates, now_s,
-                                                   static_cast<double>(p[n_params + kComputeS]), batch});
-        for (const AvailabilityNotice& n : notices.poll()) {
-          if (n.worker < world) (void)ctl.report(controller::AvailabilityChange{n.worker, now_s, n.fraction});
-        }
-        const std::int64_t new_epoch = samples / scenario.workload.dataset_samples;
-        const bool epoch_ended = new_epoch > epoch;
-        epoch = new_epoch;
-        auto plan = ctl.plan_next(controller::DecisionPoint{updates, epoch, now_s});
-        if (!plan) return fail(who, plan.status().message());
-        decision_s += std::chrono::duration<double>(Clock::now() - d0).count();
-        if (plan->decided) reporter.send(plan_record(*plan, epoch));
-
-        if (samples >= sample_budget) { stop = true; reason = scenario.workload.sample_budget > 0 ? "budget" : "epochs"; }
-        if (scenario.max_iterations > 0 && updates >= scenario.max_iterations) { stop = true; reason = "iterations"; }
-        if (cfg.time_budget_s > 0 && training_s() >= cfg.time_budget_s) { stop = true; reason = "time"; }
-        const bool due = cfg.eval_every > 0 ? updates % cfg.eval_every == 0 : epoch_ended;
-        if (!stop && due) run_evaluation();
-      } else if (batch == 0) {
-        for (const AvailabilityNotice& n : notices.poll()) {
-          if (n.worker < world) (void)ctl.report(controller::AvailabilityChange{n.worker, now_s, n.fraction});
-        }
-        auto plan = ctl.plan_next(controller::DecisionPoint{updates, epoch, now_s});
-        if (plan && plan->decided) reporter.send(plan_record(*plan, epoch));
-        if (cfg.time_budget_s > 0 && training_s() >= cfg.time_budget_s) { stop = true; reason = "time"; }
+  int run() {
+    if (Status st = start(); !st.is_ok()) return fail(who_, st.message());
+    try {
+      for (std::size_t k = 0; k < world_; ++k) send_reply(k, 0);
+      while (std::count(stopped_.begin(), stopped_.end(), true) < static_cast<std::ptrdiff_t>(world_)) {
+        if (Status st = serve_one(); !st.is_ok()) return fail(who_, st.message());
       }
-      send_reply(k, staleness);
+    } catch (const std::exception& e) {
+      return fail(who_, std::string("failed after update ").append(std::to_string(updates_)).append(": ").append(e.what()));
     }
-  } catch (const std::exception& e) {
-    return fail(who, std::string("failed after update ").append(std::to_string(updates)).append(": ").append(e.what()));
+    report_end();
+    return 0;
   }
-  if (last_eval_update != updates) run_evaluation();
-  const double train_s = training_s();
-  reporter.send(ExtraRecord{"controller_decision_s", decision_s});
-  reporter.send(ExtraRecord{"controller_overhead", train_s > 0 ? decision_s / train_s : 0.0});
-  reporter.send(ExtraRecord{"server_apply_s", apply_s});
-  reporter.send(ExtraRecord{"training_time_s", train_s});
-  reporter.send(ExtraRecord{"evaluation_time_s", eval_s});
-  reporter.send(ExtraRecord{"parameters", static_cast<double>(n_params)});
-  reporter.send(ExtraRecord{"updates", static_cast<double>(updates)});
-  reporter.send(ExtraRecord{"time_to_target_s", time_to_target.value_or(-1.0)});
-  // Steps to target (here: applied updates), so that "faster steps" and "fewer steps" can be told apart.
-  if (updates_to_target >= 0) reporter.send(ExtraRecord{"steps_to_target", static_cast<double>(updates_to_target)});
-  reporter.send(DoneRecord{reason});
-  return 0;
-}
+
+ private:
+  double since_t0() const { return std::chrono::duration<double>(Clock::now() - t0_).count(); }
+  double training_s() const { return since_t0() - train_start_s_ - eval_s_; }  // evaluations do not count
+
+  // The test split, the network, the rendezvous, the controller and the optimiser; training starts here.
+  Status start() {
+    at::set_num_threads(o_.threads);
+    auto test = read_split(c_.data_dir, "t10k", s_.eval_samples);
+    if (!test) return test.status();
+    test_ = std::move(test).value();
+    torch::manual_seed(c_.seed);
+    net_ = make_net(s_.network);
+    params_ = net_.module->parameters();
+    n_params_ = count_params(params_);
+    try {
+      pg_ = connect(o_);
+    } catch (const std::exception& e) {
+      return Status::internal(std::string("rendezvous through ").append(c_.store_file).append(" failed: ").append(e.what()));
+    }
+    auto ctl = run::make_controller(c_.controller);
+    if (!ctl) return ctl.status();
+    ctl_.emplace(std::move(ctl).value());
+    sgd_.emplace(params_, torch::optim::SGDOptions(s_.learning_rate).momentum(s_.momentum));
+    b_ref_ = std::max(1.0, static_cast<double>(c_.global_batch) / static_cast<double>(world_));
+    sample_budget_ = c_.sample_budget > 0 ? c_.sample_budget : c_.epochs * c_.dataset_samples;
+    reply_ = {torch::zeros({n_params_ + kReplyFields}, torch::kFloat32)};
+    push_ = {torch::zeros({n_params_ + kPushFields}, torch::kFloat32)};
+    train_start_s_ = since_t0();
+    reporter_.send(ExtraRecord{"training_start_s", train_start_s_});
+    reporter_.send(run::plan_record(ctl_->current_plan(), 0));
+    return Status::ok();
+  }
+
+  // Takes the next push (in arrival order) and answers it.
+  Status serve_one() {
+    auto work = pg_->recvAnysource(push_, kPushTag);
+    work->wait();
+    const auto k = static_cast<std::size_t>(work->sourceRank());
+    auto p = push_[0].accessor<float, 1>();
+    const auto batch = static_cast<BatchSize>(p[n_params_ + kBatch]);
+    std::int64_t staleness = 0;
+    const double now_s = since_t0();
+    if (batch > 0 && !stop_) {
+      staleness = updates_ - pulled_[k];
+      apply(batch);
+      OMNI_RETURN_IF_ERROR(decide_after_update(k, batch, static_cast<double>(p[n_params_ + kComputeS]), now_s));
+    } else if (batch == 0) {
+      hear_availability(now_s);
+      auto plan = ctl_->plan_next(controller::DecisionPoint{updates_, epoch_, now_s});
+      if (plan && plan->decided) reporter_.send(run::plan_record(*plan, epoch_));
+      if (s_.time_budget_s > 0 && training_s() >= s_.time_budget_s) stop_ = true, reason_ = "time";
+    }
+    send_reply(k, staleness);
+    return Status::ok();
+  }
+
+  // w -= η_k g_k (η_k = η b_k / b_ref with lr_scaling, times the warm-up ramp).
+  void apply(BatchSize batch) {
+    const auto a0 = Clock::now();
+    unflatten_from(params_, push_[0], /*grads=*/true);
+    double lr = s_.learning_rate;
+    if (s_.lr_scaling) lr *= static_cast<double>(batch) / b_ref_;
+    if (s_.warmup_updates > 0) lr *= std::min(1.0, static_cast<double>(updates_ + 1) / static_cast<double>(s_.warmup_updates));
+    static_cast<torch::optim::SGDOptions&>(sgd_->param_groups()[0].options()).lr(lr);
+    sgd_->step();
+    ++updates_;
+    samples_ += batch;
+    apply_s_ += std::chrono::duration<double>(Clock::now() - a0).count();
+  }
+
+  void hear_availability(double now_s) {
+    for (const AvailabilityNotice& n : notices_.poll()) {
+      if (n.worker < world_) (void)ctl_->report(controller::AvailabilityChange{n.worker, now_s, n.fraction});
+    }
+  }
+
+  // The controller hears of the update; then the stopping rules and the evaluation schedule.
+  Status decide_after_update(std::size_t k, BatchSize batch, double compute_s, double now_s) {
+    const auto d0 = Clock::now();
+    (void)ctl_->report(controller::IterationDone{static_cast<WorkerId>(k), updates_, now_s, compute_s, batch});
+    hear_availability(now_s);
+    const std::int64_t new_epoch = samples_ / c_.dataset_samples;
+    const bool epoch_ended = new_epoch > epoch_;
+    epoch_ = new_epoch;
+    auto plan = ctl_->plan_next(controller::DecisionPoint{updates_, epoch_, now_s});
+    if (!plan) return plan.status();
+    decision_s_ += std::chrono::duration<double>(Clock::now() - d0).count();
+    if (plan->decided) reporter_.send(run::plan_record(*plan, epoch_));
+    if (samples_ >= sample_budget_) stop_ = true, reason_ = c_.sample_budget > 0 ? "budget" : "epochs";
+    if (c_.max_iterations > 0 && updates_ >= c_.max_iterations) stop_ = true, reason_ = "iterations";
+    if (s_.time_budget_s > 0 && training_s() >= s_.time_budget_s) stop_ = true, reason_ = "time";
+    const bool due = s_.eval_every > 0 ? updates_ % s_.eval_every == 0 : epoch_ended;
+    if (!stop_ && due) run_evaluation();
+    return Status::ok();
+  }
+
+  void send_reply(std::size_t k, std::int64_t staleness) {
+    flatten_into(params_, reply_[0], /*grads=*/false);
+    auto r = reply_[0].accessor<float, 1>();
+    r[n_params_ + kReplyBatch] = static_cast<float>(ctl_->current_plan().batch[k]);
+    r[n_params_ + kStaleness] = static_cast<float>(staleness);
+    r[n_params_ + kStop] = stop_ ? 1.0f : 0.0f;
+    r[n_params_ + kUpdate] = static_cast<float>(updates_);
+    r[n_params_ + kEpoch] = static_cast<float>(epoch_);
+    pg_->send(reply_, static_cast<int>(k), kReplyTag)->wait();
+    pulled_[k] = updates_;
+    if (stop_) stopped_[k] = true;
+  }
+
+  void run_evaluation() {
+    const auto e0 = Clock::now();
+    const Evaluation ev = evaluate(net_, test_);
+    const double at_s = since_t0();
+    eval_s_ += std::chrono::duration<double>(Clock::now() - e0).count();
+    reporter_.send(run::EvaluationRecord{at_s, updates_, epoch_, ev.loss, ev.accuracy});
+    last_eval_update_ = updates_;
+    if (s_.target_accuracy > 0 && ev.accuracy >= s_.target_accuracy && !time_to_target_) {
+      time_to_target_ = training_s();
+      updates_to_target_ = updates_;
+      reason_ = "target";
+      stop_ = true;
+    }
+  }
+
+  void report_end() {
+    if (last_eval_update_ != updates_) run_evaluation();
+    const double train_s = training_s();
+    report_totals(reporter_, {decision_s_, train_s, eval_s_, n_params_, time_to_target_, updates_to_target_, apply_s_, updates_});
+    reporter_.send(DoneRecord{reason_});
+  }
+
+  const WorkerOptions& o_;
+  const TestbedConfig& c_;
+  const scenarios::EmulatorSpec& s_;
+  const std::string who_ = "parameter server";
+  const std::size_t world_;
+  const Clock::time_point t0_;
+  Reporter reporter_;
+  NoticeReader notices_;
+  Split test_;
+  Net net_;
+  std::vector<torch::Tensor> params_;
+  std::int64_t n_params_ = 0;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> pg_;
+  std::optional<controller::Controller> ctl_;
+  std::optional<torch::optim::SGD> sgd_;
+  std::vector<torch::Tensor> reply_, push_;
+  double b_ref_ = 1.0;
+  std::int64_t sample_budget_ = 0;
+  std::int64_t updates_ = 0, samples_ = 0, epoch_ = 0, last_eval_update_ = -1;
+  std::vector<std::int64_t> pulled_;
+  std::vector<bool> stopped_;
+  double train_start_s_ = 0.0, eval_s_ = 0.0, apply_s_ = 0.0, decision_s_ = 0.0;
+  std::optional<double> time_to_target_;
+  std::int64_t updates_to_target_ = -1;
+  bool stop_ = false;
+  std::string reason_ = "epochs";
+};
 
 }  // namespace
 
 int run_asp_worker(const WorkerOptions& options) {
   try {
-    return run_worker(options);
+    return AspWorker(options).run();
   } catch (const std::exception& e) {
     return fail("asp worker " + std::to_string(options.rank), e.what());
   }
@@ -343,7 +381,7 @@ int run_asp_worker(const WorkerOptions& options) {
 
 int run_parameter_server(const WorkerOptions& options) {
   try {
-    return run_server(options);
+    return ParameterServer(options).run();
   } catch (const std::exception& e) {
     return fail("parameter server", e.what());
   }

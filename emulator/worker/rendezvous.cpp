@@ -62,23 +62,23 @@ void check_secret(c10d::Store& store, int rank, int world_size, const std::strin
 }  // namespace
 
 std::chrono::milliseconds gloo_timeout(const WorkerOptions& o) {
-  return std::chrono::milliseconds(static_cast<long long>(gloo_timeout_s(o.config) * 1000.0));
+  return std::chrono::milliseconds(static_cast<long long>(gloo_timeout_s(o.config.settings) * 1000.0));
 }
 
 c10::intrusive_ptr<c10d::Store> open_store(const WorkerOptions& o, int rank, int world_size, bool serves) {
-  if (!o.store_file.empty()) {
-    auto store = c10::make_intrusive<c10d::FileStore>(o.store_file, world_size);
+  if (!o.config.store_file.empty()) {
+    auto store = c10::make_intrusive<c10d::FileStore>(o.config.store_file, world_size);
     store->setTimeout(gloo_timeout(o));
     return store;
   }
   c10d::TCPStoreOptions so;
-  so.port = static_cast<std::uint16_t>(o.port);
+  so.port = static_cast<std::uint16_t>(o.config.port);
   so.isServer = serves;
   so.numWorkers = world_size;
   so.waitWorkers = true;
   so.timeout = std::max<std::chrono::milliseconds>(kSeveralHostsRendezvous, gloo_timeout(o));
-  auto store = c10::make_intrusive<c10d::TCPStore>(o.store_host, so);
-  check_secret(*store, rank, world_size, o.store_host + ":" + std::to_string(o.port));
+  auto store = c10::make_intrusive<c10d::TCPStore>(o.config.store_host, so);
+  check_secret(*store, rank, world_size, o.config.store_host + ":" + std::to_string(o.config.port));
   return store;
 }
 

@@ -7,6 +7,19 @@
 
 namespace omnilearn::emulator::worker {
 
+void report_totals(Reporter& reporter, const RunTotals& t) {
+  reporter.send(ExtraRecord{"controller_decision_s", t.decision_s});
+  reporter.send(ExtraRecord{"controller_overhead", t.training_s > 0 ? t.decision_s / t.training_s : 0.0});
+  if (t.server_apply_s) reporter.send(ExtraRecord{"server_apply_s", *t.server_apply_s});
+  reporter.send(ExtraRecord{"training_time_s", t.training_s});
+  reporter.send(ExtraRecord{"evaluation_time_s", t.evaluation_s});
+  reporter.send(ExtraRecord{"parameters", static_cast<double>(t.parameters)});
+  if (t.updates) reporter.send(ExtraRecord{"updates", static_cast<double>(*t.updates)});
+  reporter.send(ExtraRecord{"time_to_target_s", t.time_to_target_s.value_or(-1.0)});
+  // Steps to target, so that "faster steps" and "fewer steps" can be told apart.
+  if (t.steps_to_target >= 0) reporter.send(ExtraRecord{"steps_to_target", static_cast<double>(t.steps_to_target)});
+}
+
 void Reporter::send_line(std::string_view line) {
   std::size_t done = 0;
   while (fd_ >= 0 && done < line.size()) {

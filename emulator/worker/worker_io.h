@@ -2,6 +2,8 @@
 // Not thread-safe: one per pipe end.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +22,20 @@ class Reporter {
  private:
   int fd_;
 };
+
+// The closing numbers of the process that ran the controller (BSP rank 0, the ASP parameter server), reported as
+// ExtraRecords for summary.json's extra block.
+struct RunTotals {
+  double decision_s = 0.0;       // time in the controller
+  double training_s = 0.0;       // training time (evaluations excluded)
+  double evaluation_s = 0.0;
+  std::int64_t parameters = 0;
+  std::optional<double> time_to_target_s;
+  std::int64_t steps_to_target = -1;  // BSP steps, ASP applied updates; -1: not reached
+  std::optional<double> server_apply_s;  // ASP: time applying pushes
+  std::optional<std::int64_t> updates;   // ASP: pushes applied
+};
+void report_totals(Reporter& reporter, const RunTotals& totals);
 
 // Non-blocking reader of the launcher's availability notices (the process that runs the controller).
 class NoticeReader {

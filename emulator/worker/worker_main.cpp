@@ -1,5 +1,7 @@
 // omnilearn-emulate-worker: the worker process that `omnilearn emulate` starts (one per scenario worker). Not
 // meant to be run by hand: its arguments come from the launcher (launcher.cpp).
+#include <boost/program_options.hpp>
+
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -8,87 +10,65 @@
 #include "worker_options.h"
 
 namespace omnilearn::emulator::worker {
+namespace {
+
+namespace po = boost::program_options;
+
+// Parses `args` against `opts` (no positional arguments); errors name the argument.
+Result<po::variables_map> parse(const std::vector<std::string>& args, const po::options_description& opts) {
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(opts).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    return Status::invalid_argument(e.what());
+  }
+  return vm;
+}
+
+template <typename T>
+std::vector<T> all(const po::variables_map& vm, const char* key) {
+  return vm.count(key) ? vm[key].as<std::vector<T>>() : std::vector<T>{};
+}
+
+}  // namespace
 
 Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args) {
   WorkerOptions o;
-  auto need = [&](std::size_t& i) -> Result<std::string> {
-    if (i + 1 >= args.size()) return Status::invalid_argument(args[i] + ": missing value");
-    return args[++i];
-  };
-  auto to_int = [](const std::string& s, long long& out) {
-    char* end = nullptr;
-    out = std::strtoll(s.c_str(), &end, 10);
-    return !s.empty() && *end == '\0';
-  };
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto v = need(i);
-    if (!v) return v.status();
-    long long n = 0;
-    if (a == "--scenario") o.scenario_path = *v;
-    else if (a == "--set") o.overrides.push_back(*v);
-    else if (a == "--data-dir") o.data_dir = *v;
-    else if (a == "--store-host") o.store_host = *v;
-    else if (a == "--bind") o.bind = *v;
-    else if (a == "--store-file") o.store_file = *v;
-    else if (a == "--comm-thread-file") o.comm_thread_files.push_back(*v);
-    else if (a == "--compute-thread-file") o.compute_thread_files.push_back(*v);
-    else if (a == "--cfg") OMNI_RETURN_IF_ERROR(apply_setting(o.config, *v));
-    else if (!to_int(*v, n)) return Status::invalid_argument(a + ": expected an integer, got " + *v);
-    else if (a == "--rank") o.rank = static_cast<int>(n);
-    else if (a == "--world") o.world = static_cast<int>(n);
-    else if (a == "--port") o.port = static_cast<int>(n);
-    else if (a == "--t0-ns") o.t0_ns = n;
-    else if (a == "--out-fd") o.out_fd = static_cast<int>(n);
-    else if (a == "--in-fd") o.in_fd = static_cast<int>(n);
-    else if (a == "--threads") o.threads = static_cast<int>(n);
-    else if (a == "--server") o.server = n != 0;
-    else if (a == "--asp") o.asp = n != 0;
-    else if (a == "--lead") o.lead = n != 0;
-    else if (a == "--report-from") o.report_from = static_cast<int>(n);
-    else return Status::invalid_argument("unknown argument " + a);
-  }
-  if (o.server) {
-    if (o.rank != o.world) return Status::invalid_argument("--server: the parameter server's --rank is --world");
-    if (o.scenario_path.empty() || o.out_fd < 0) return Status::invalid_argument("--server needs --scenario and --out-fd");
-    return o;
-  }
-  if (o.scenario_path.empty() || o.out_fd < 0 || o.world < 1 || o.rank < 0 || o.rank >= o.world) {
-    return Status::invalid_argument("needs --scenario, --rank < --world and --out-fd (started by omnilearn emulate)");
+  std::string config;
+  po::options_description opts;
+  opts.add_options()("config", po::value(&config)->required())("rank", po::value(&o.rank)->required())(
+      "out-fd", po::value(&o.out_fd)->required())("in-fd", po::value(&o.in_fd))("threads", po::value(&o.threads))(
+      "server", po::bool_switch(&o.server))("lead", po::bool_switch(&o.lead))("report-from", po::value(&o.report_from))(
+      "comm-thread-file", po::value<std::vector<std::string>>())("compute-thread-file", po::value<std::vector<std::string>>());
+  auto vm = parse(args, opts);
+  if (!vm) return vm.status().with_context("started by omnilearn emulate");
+  o.comm_thread_files = all<std::string>(*vm, "comm-thread-file");
+  o.compute_thread_files = all<std::string>(*vm, "compute-thread-file");
+  auto loaded = read_testbed_config(config);
+  if (!loaded) return loaded.status();
+  o.config = std::move(loaded).value();
+  const bool asp = o.config.mode == controller::TrainingMode::kAsp;
+  if (o.server ? !asp || o.rank != o.config.world : o.rank < 0 || o.rank >= o.config.world || o.threads < 1) {
+    return Status::invalid_argument("--rank " + std::to_string(o.rank) + " does not fit the run's " +
+                                    std::to_string(o.config.world) + " workers" + (o.server ? " (the ASP server's is the worker count)" : ""));
   }
   return o;
 }
 
 Result<CalibrateOptions> parse_calibrate_args(const std::vector<std::string>& args) {
   CalibrateOptions o;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (i + 1 >= args.size()) return Status::invalid_argument(a + ": missing value");
-    const std::string& v = args[++i];
-    char* end = nullptr;
-    const long long n = std::strtoll(v.c_str(), &end, 10);
-    const bool is_int = !v.empty() && *end == '\0';
-    if (a == "--data-dir") o.data_dir = v;
-    else if (a == "--network") {
-      if (v != "lenet" && v != "resnet") return Status::invalid_argument("--network: lenet or resnet, got " + v);
-      o.network = v == "resnet" ? Network::kResNet : Network::kLeNet;
-    } else if (a == "--sample-cost") {
-      char* dend = nullptr;
-      o.sample_cost_s = std::strtod(v.c_str(), &dend);
-      if (v.empty() || *dend != '\0' || !(o.sample_cost_s >= 0.0)) {
-        return Status::invalid_argument("--sample-cost: expected CPU seconds >= 0, got " + v);
-      }
-    } else if (!is_int) return Status::invalid_argument(a + ": expected an integer, got " + v);
-    else if (a == "--threads") o.threads = static_cast<int>(n);
-    else if (a == "--samples") o.samples = n;
-    else if (a == "--seed") o.seed = static_cast<std::uint64_t>(n);
-    else if (a == "--out-fd") o.out_fd = static_cast<int>(n);
-    else if (a == "--in-fd") o.in_fd = static_cast<int>(n);
-    else return Status::invalid_argument("unknown argument " + a);
-  }
-  if (o.data_dir.empty() || o.out_fd < 0 || o.in_fd < 0 || o.threads < 1) {
-    return Status::invalid_argument("--calibrate needs --data-dir, --out-fd and --in-fd (started by omnilearn calibrate)");
-  }
+  std::string network = "lenet";
+  po::options_description opts;
+  opts.add_options()("data-dir", po::value(&o.data_dir)->required())("network", po::value(&network))(
+      "sample-cost", po::value(&o.sample_cost_s))("threads", po::value(&o.threads))("samples", po::value(&o.samples))(
+      "seed", po::value(&o.seed))("out-fd", po::value(&o.out_fd)->required())("in-fd", po::value(&o.in_fd)->required());
+  auto vm = parse(args, opts);
+  if (!vm) return vm.status().with_context("--calibrate (started by omnilearn calibrate)");
+  if (network != "lenet" && network != "resnet") return Status::invalid_argument("--network: lenet or resnet, got " + network);
+  o.network = network == "resnet" ? Network::kResNet : Network::kLeNet;
+  if (!(o.sample_cost_s >= 0.0)) return Status::invalid_argument("--sample-cost: expected CPU seconds >= 0");
+  if (o.threads < 1) return Status::invalid_argument("--threads: expected at least 1");
   return o;
 }
 
@@ -106,11 +86,12 @@ int main(int argc, char** argv) {
     }
     return w::run_calibration_worker(*calibrate);
   }
-  auto options = omnilearn::emulator::worker::parse_worker_args(args);
+  auto options = w::parse_worker_args(args);
   if (!options) {
     std::cerr << "omnilearn-emulate-worker: " << options.status().message() << "\n";
     return 2;
   }
   if (options->server) return w::run_parameter_server(*options);
-  return options->asp ? w::run_asp_worker(*options) : w::run_bsp_worker(*options);
+  return options->config.mode == omnilearn::controller::TrainingMode::kAsp ? w::run_asp_worker(*options)
+                                                                            : w::run_bsp_worker(*options);
 }

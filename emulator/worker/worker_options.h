@@ -1,4 +1,5 @@
-// What the launcher tells one worker process (command-line arguments of omnilearn-emulate-worker). Torch-free.
+// What the launcher tells one worker process: the run's typed configuration file, and on its command line only what
+// differs per process. Torch-free.
 #pragma once
 
 #include <cstdint>
@@ -7,34 +8,25 @@
 
 #include "omnilearn/base/status.h"
 #include "omnilearn/emulator/emulator_config.h"
+#include "omnilearn/emulator/testbed_config.h"
 
 namespace omnilearn::emulator::worker {
 
 struct WorkerOptions {
-  std::string scenario_path;
-  std::vector<std::string> overrides;  // --set, as the launcher got them
-  int rank = 0;
-  int world = 1;
-  int port = 0;                        // TCPStore port on store_host (rank 0 serves it)
-  std::string store_host = "127.0.0.1";  // where rank 0's TCPStore is reached (--store-host; several hosts: the master)
-  std::string bind = "127.0.0.1";      // the local address Gloo binds (--bind)
-  std::string store_file;              // one host: the FileStore's file (--store-file); "": TCPStore (several hosts)
+  TestbedConfig config;                // --config: the run folder's config.json (testbed_config.h)
+  int rank = 0;                        // Gloo rank: a worker id, or config.world for the ASP parameter server
+  bool server = false;                 // ASP: this process is the parameter server (--server)
   bool lead = false;                   // reports training_start_s although not rank 0 (first worker of node > 0)
   int report_from = -1;                // rank 0 also reports derived rows of ranks >= this (other nodes); -1: none
-  long long t0_ns = 0;                 // the run's start on the steady clock (CLOCK_MONOTONIC, shared by processes)
   int out_fd = -1;                     // records to the launcher (worker_protocol.h)
-  int in_fd = -1;                      // notices from the launcher (rank 0 reads availability changes)
+  int in_fd = -1;                      // notices from the launcher (the process that runs the controller reads them)
   int threads = 1;
-  std::string data_dir;                // decompressed Fashion-MNIST
-  bool asp = false;                    // ASP worker (pushes to the parameter server) instead of BSP
-  bool server = false;                 // ASP: this process is the parameter server (Gloo rank `world`)
   // Where the worker writes the ids of the threads that its rendezvous starts (Gloo, the TCPStore), to run them
   // outside its CPU quota (--comm-thread-file, repeatable; the throttler's comm_thread_files). Empty: they stay.
   std::vector<std::string> comm_thread_files;
   // Where a thread goes back under the quota (--compute-thread-file): rank 0 evaluates outside it, since the
   // evaluation pause is not training time and the other workers wait idle meanwhile.
   std::vector<std::string> compute_thread_files;
-  EmulatorConfig config;
 };
 
 Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args);

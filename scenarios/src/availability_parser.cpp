@@ -126,10 +126,10 @@ Status parse_generator(const ParseContext& ctx, const YAML::Node& node, std::siz
   if (!reader) return reader.status();
   const MapReader& r = *reader;
   if (!r.has("kind")) return r.error("kind", "missing (expected markov | random-walk | diurnal)");
-  OMNI_RETURN_IF_ERROR(r.read("kind", out.kind));
-  if (out.kind != "markov" && out.kind != "random-walk" && out.kind != "diurnal") {
-    return r.error_got("kind", "one of markov | random-walk | diurnal");
-  }
+  OMNI_RETURN_IF_ERROR(r.read_choice("kind", out.kind,
+                                     {{"markov", GeneratorKind::kMarkov},
+                                      {"random-walk", GeneratorKind::kRandomWalk},
+                                      {"diurnal", GeneratorKind::kDiurnal}}));
   const std::pair<const char*, double*> durations[] = {{"mtbf", &out.mtbf_s},     {"mttr", &out.mttr_s},
                                                        {"step", &out.step_s},     {"period", &out.period_s},
                                                        {"duration", &out.duration_s}};
@@ -143,7 +143,7 @@ Status parse_generator(const ParseContext& ctx, const YAML::Node& node, std::siz
   if (out.low > out.high) return r.error("low", "expected low <= high, got low " + fmt_number(out.low) +
                                                     " > high " + fmt_number(out.high));
   // The trace is generated when the run starts: bound its points here (markov: two changes per mtbf + mttr).
-  const bool markov = out.kind == "markov";
+  const bool markov = out.kind == GeneratorKind::kMarkov;
   const double step_s = markov ? (out.mtbf_s + out.mttr_s) / 2.0 : out.step_s;
   const double points = static_cast<double>(workers) * std::ceil(out.duration_s / step_s);
   if (points > static_cast<double>(limits::kMaxTracePoints)) {

@@ -21,7 +21,7 @@ controller::ControllerOptions Scenario::controller_options() const {
   o.imbalance_threshold = policy.imbalance_threshold;
   o.memory_guard = policy.memory_guard;
   o.memory_guard_tolerance = policy.memory_guard_tolerance;
-  o.history_length = policy.options.fit_window;
+  o.history_length = policy.fit_window;
   return o;
 }
 

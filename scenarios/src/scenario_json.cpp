@@ -25,6 +25,15 @@ const char* to_text(controller::DecisionTrigger t) {
   return "?";
 }
 
+const char* to_text(GeneratorKind k) {
+  switch (k) {
+    case GeneratorKind::kMarkov: return "markov";
+    case GeneratorKind::kRandomWalk: return "random-walk";
+    case GeneratorKind::kDiurnal: return "diurnal";
+  }
+  return "?";
+}
+
 const char* to_text(AvailabilitySpec::Kind k) {
   switch (k) {
     case AvailabilitySpec::Kind::kNone: return "none";
@@ -95,8 +104,8 @@ std::string scenario_to_json(const Scenario& s) {
               {"decide", to_text(p.trigger)},
               {"every_n", p.every_n},
               {"imbalance_threshold", p.imbalance_threshold},
-              {"gain", p.options.gain},
-              {"fit_window", p.options.fit_window},
+              {"gain", p.gain},
+              {"fit_window", p.fit_window},
               {"memory_guard", p.memory_guard},
               {"memory_guard_tolerance", p.memory_guard_tolerance}};
 
@@ -111,7 +120,7 @@ std::string scenario_to_json(const Scenario& s) {
     availability["trace"] = trace_json(a.trace);
   } else if (a.kind == AvailabilitySpec::Kind::kGenerator) {
     const GeneratorSpec& g = a.generator;
-    availability["generator"] = Json{{"kind", g.kind},         {"mtbf_s", g.mtbf_s},   {"mttr_s", g.mttr_s},
+    availability["generator"] = Json{{"kind", to_text(g.kind)},         {"mtbf_s", g.mtbf_s},   {"mttr_s", g.mttr_s},
                                      {"step_s", g.step_s},     {"low", g.low},         {"high", g.high},
                                      {"period_s", g.period_s}, {"amplitude", g.amplitude},
                                      {"duration_s", g.duration_s}};
@@ -127,6 +136,7 @@ std::string scenario_to_json(const Scenario& s) {
             {"policy", policy},
             {"availability", availability},
             {"outputs", Json{{"dir", s.outputs.dir}, {"timeline", s.outputs.timeline}}},
+            {"emulator", Json::parse(nlohmann::json(s.emulator).dump())},
             {"max_iterations", s.max_iterations}};
   // Strings are checked as UTF-8 when read; `replace` keeps the dump from throwing on any that were not (a
   // model name from a file name, a scenario built in code).

@@ -51,11 +51,11 @@ Status parse_policy(const detail::YamlSource& source, const YAML::Node& node, co
                                       {"imbalance", controller::DecisionTrigger::kImbalance}}));
   OMNI_RETURN_IF_ERROR(r.read("every_n", out.every_n, Range::kPositive));
   OMNI_RETURN_IF_ERROR(r.read("imbalance_threshold", out.imbalance_threshold, Range::kPositive));
-  OMNI_RETURN_IF_ERROR(r.read("gain", out.options.gain, Range::kPositive));
-  std::int64_t fit_window = static_cast<std::int64_t>(out.options.fit_window);
+  OMNI_RETURN_IF_ERROR(r.read("gain", out.gain, Range::kPositive));
+  std::int64_t fit_window = static_cast<std::int64_t>(out.fit_window);
   OMNI_RETURN_IF_ERROR(r.read("fit_window", fit_window, Range::kPositive));
   if (fit_window < 2) return r.error_got("fit_window", "an integer >= 2 (points for a line fit)");
-  out.options.fit_window = static_cast<std::size_t>(fit_window);
+  out.fit_window = static_cast<std::size_t>(fit_window);
   OMNI_RETURN_IF_ERROR(r.read("memory_guard", out.memory_guard));
   OMNI_RETURN_IF_ERROR(r.read("memory_guard_tolerance", out.memory_guard_tolerance, Range::kUnit));
   return Status::ok();
@@ -70,31 +70,36 @@ Status parse_outputs(const detail::YamlSource& source, const YAML::Node& node, O
 
 Status parse_emulator(const detail::YamlSource& source, const YAML::Node& node, EmulatorSpec& out) {
   auto reader = MapReader::open(source, node, "emulator",
-                                {"network", "cpu_budget", "cpu_per_core", "cpu_period_s", "throttle", "target_accuracy",
-                                 "eval_every", "eval_samples", "time_budget_s", "learning_rate", "momentum", "warmup_updates",
-                                 "sample_cost_s", "stall_timeout_s"});
+                                {"network", "device", "cpu_budget", "cpu_per_core", "cpu_period_s", "throttle", "cpuset",
+                                 "sample_cost_s", "target_accuracy", "eval_every", "eval_samples", "time_budget_s",
+                                 "learning_rate", "momentum", "lr_scaling", "warmup_updates", "stall_timeout_s",
+                                 "stop_grace_s", "data_source", "cache_dir"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
-  OMNI_RETURN_IF_ERROR(r.read("network", out.network));
-  if (!out.network.empty() && out.network != "lenet" && out.network != "resnet") {
-    return r.error_got("network", "lenet or resnet");
-  }
+  OMNI_RETURN_IF_ERROR(r.read_choice("network", out.network,
+                                     {{"", Network::kFromModel}, {"lenet", Network::kLeNet}, {"resnet", Network::kResNet}}));
+  OMNI_RETURN_IF_ERROR(r.read_choice("device", out.device, {{"cpu", Device::kCpu}, {"cuda", Device::kCuda}}));
   OMNI_RETURN_IF_ERROR(r.read("cpu_budget", out.cpu_budget, Range::kPositive));
   OMNI_RETURN_IF_ERROR(r.read("cpu_per_core", out.cpu_per_core, Range::kNonNegative));
   OMNI_RETURN_IF_ERROR(r.read("cpu_period_s", out.cpu_period_s, Range::kPositive));
   if (out.cpu_period_s < 0.001 || out.cpu_period_s > 1.0) return r.error_got("cpu_period_s", "a period in [1 ms, 1 s]");
-  OMNI_RETURN_IF_ERROR(r.read("throttle", out.throttle));
-  if (out.throttle != "compute" && out.throttle != "process") return r.error_got("throttle", "compute or process");
+  OMNI_RETURN_IF_ERROR(
+      r.read_choice("throttle", out.throttle, {{"compute", QuotaScope::kCompute}, {"process", QuotaScope::kProcess}}));
+  OMNI_RETURN_IF_ERROR(r.read("cpuset", out.cpuset));
+  OMNI_RETURN_IF_ERROR(r.read("sample_cost_s", out.sample_cost_s, Range::kNonNegative));
+  if (out.sample_cost_s > 1.0) return r.error_got("sample_cost_s", "CPU seconds per sample in [0, 1]");
   OMNI_RETURN_IF_ERROR(r.read("target_accuracy", out.target_accuracy, Range::kUnit));
   OMNI_RETURN_IF_ERROR(r.read("eval_every", out.eval_every, Range::kNonNegative));
   OMNI_RETURN_IF_ERROR(r.read("eval_samples", out.eval_samples, Range::kPositive));
   OMNI_RETURN_IF_ERROR(r.read("time_budget_s", out.time_budget_s, Range::kNonNegative));
-  OMNI_RETURN_IF_ERROR(r.read("sample_cost_s", out.sample_cost_s, Range::kNonNegative));
-  if (out.sample_cost_s > 1.0) return r.error_got("sample_cost_s", "CPU seconds per sample in [0, 1]");
   OMNI_RETURN_IF_ERROR(r.read("learning_rate", out.learning_rate, Range::kPositive));
   OMNI_RETURN_IF_ERROR(r.read("momentum", out.momentum, Range::kUnit));
+  OMNI_RETURN_IF_ERROR(r.read("lr_scaling", out.lr_scaling));
+  OMNI_RETURN_IF_ERROR(r.read("warmup_updates", out.warmup_updates, Range::kNonNegative));
   OMNI_RETURN_IF_ERROR(r.read("stall_timeout_s", out.stall_timeout_s, Range::kNonNegative));
-  return r.read("warmup_updates", out.warmup_updates, Range::kNonNegative);
+  OMNI_RETURN_IF_ERROR(r.read("stop_grace_s", out.stop_grace_s, Range::kNonNegative));
+  OMNI_RETURN_IF_ERROR(r.read("data_source", out.data_source));
+  return r.read("cache_dir", out.cache_dir);
 }
 
 // Checks that the per-worker bounds can hold the global batch.

@@ -5,6 +5,7 @@
 #include "omnilearn/base/format.h"
 #include "omnilearn/base/input_limits.h"
 #include "omnilearn/scenarios/model_catalog.h"
+#include "omnilearn/scenarios/model_profile_file.h"
 #include "section_parsers.h"
 
 namespace omnilearn::scenarios::detail {
@@ -18,17 +19,6 @@ std::string join(const std::vector<std::string>& items) {
 
 bool looks_like_path(const std::string& s) {
   return s.find('/') != std::string::npos || s.ends_with(".yaml") || s.ends_with(".yml") || s.ends_with(".json");
-}
-
-// Loads a profile file (YAML or JSON); errors name that file.
-Status load_profile_file(const std::string& path, ModelProfile& out) {
-  auto text = read_text_file(path);
-  if (!text) return text.status();
-  YamlSource source(path);
-  auto root = source.load(*text);
-  if (!root) return root.status();
-  out.name = std::filesystem::path(path).stem().string();
-  return parse_model_profile(source, *root, "", out);
 }
 
 // A table `key: {share: [...], <value.name>: [...]}` of as many values as strictly ascending shares (at least one),
@@ -159,8 +149,9 @@ Status parse_workload(const ParseContext& ctx, const YAML::Node& node, WorkloadS
       if (!std::filesystem::is_regular_file(path, ec)) {
         return r.error("model", "model profile file '" + path + "' not found");
       }
-      out.model = ModelProfile{};
-      OMNI_RETURN_IF_ERROR(load_profile_file(path, out.model).with_context(r.field("model")));
+      auto profile = load_model_profile(path);
+      if (!profile) return profile.status().with_context(r.field("model"));
+      out.model = std::move(profile).value();
     } else {
       return r.error("model", "unknown model '" + name + "' (expected one of: " + join(model_names()) +
                                   "; or a path to a profile .yaml/.json file)");

@@ -80,7 +80,7 @@ void AspDriver::worker(WorkerId k) {
     server_mailbox()->put(&slot.push, static_cast<std::uint64_t>(ctx_.cost.gradient_bytes()));
     const Reply* reply = inbox->get<Reply>();
     const Seconds t2 = now();
-    scenarios::IterationRecord r;
+    run::IterationRecord r;
     r.worker = k;
     r.step = reply->update;
     r.epoch = epoch;
@@ -130,8 +130,8 @@ void AspDriver::server() {
   }
 }
 
-scenarios::RunSummary AspDriver::summary() const {
-  scenarios::RunSummary s;
+run::RunSummary AspDriver::summary() const {
+  run::RunSummary s;
   s.mode = "asp";
   s.workers = static_cast<std::int64_t>(slots_.size());
   s.iterations = progress_.iterations();

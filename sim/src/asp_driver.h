@@ -12,7 +12,7 @@
 #include <simgrid/s4u/Mutex.hpp>
 
 #include "omnilearn/base/status.h"
-#include "omnilearn/scenarios/run_writer.h"
+#include "omnilearn/run/run_writer.h"
 #include "run_context.h"
 #include "training_progress.h"
 
@@ -28,7 +28,7 @@ class AspDriver {
   // iteration it is computing and idles until it returns.
   void on_availability(WorkerId worker, double fraction);
   const Status& status() const { return status_; }
-  scenarios::RunSummary summary() const;
+  run::RunSummary summary() const;
 
  private:
   struct Push {  // a gradient on its way to the server

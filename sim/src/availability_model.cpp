@@ -12,47 +12,28 @@
 #include <simgrid/s4u/Host.hpp>
 
 #include "omnilearn/base/format.h"
-#include "omnilearn/scenarios/timed_availability.h"
 
 namespace omnilearn::sim {
-namespace {
 
-}  // namespace
-
-Result<std::unique_ptr<AvailabilityModel>> AvailabilityModel::create(const scenarios::Scenario& scenario) {
-  const std::size_t n = scenario.worker_count();
+Result<std::unique_ptr<AvailabilityModel>> AvailabilityModel::create(const run::AvailabilityPlan& plan) {
+  const std::size_t n = plan.worker_count();
   std::unique_ptr<AvailabilityModel> m(new AvailabilityModel());
   m->epoch_level_.assign(n, 1.0);
   m->time_level_.assign(n, 1.0);
   m->pstate_fractions_.assign(n, {});
   m->timed_.assign(n, {});
-  const scenarios::AvailabilitySpec& spec = scenario.availability;
-  if (spec.kind == scenarios::AvailabilitySpec::Kind::kSchedule && spec.unit == scenarios::ScheduleUnit::kEpochs) {
-    for (std::size_t i = 0; i < spec.phases.size(); ++i) {
-      const auto& phase = spec.phases[i];
-      const std::string field = "availability.phases[" + std::to_string(i) + "]";
-      if (phase.fractions.size() != n) {
-        return Status::invalid_argument(field + ".fractions: " + std::to_string(phase.fractions.size()) +
-                                        " values for " + std::to_string(n) + " workers");
-      }
-      if (i > 0 && !(phase.at > spec.phases[i - 1].at)) {
-        return Status::invalid_argument(field + ".at: epochs must increase");
-      }
-      for (std::size_t k = 0; k < n; ++k) {
-        const double f = phase.fractions[k];
-        if (!(f >= 0.0 && f <= 1.0)) return Status::invalid_argument(field + ".fractions: values must be in [0, 1]");
-        auto& ps = m->pstate_fractions_[k];
-        if (f > 0.0 && f < 1.0 && std::find(ps.begin(), ps.end(), f) == ps.end()) ps.push_back(f);
-      }
+  // Each distinct partial level of an epoch schedule is a power state of its worker's host.
+  for (const scenarios::AvailabilityPhase& phase : plan.epoch_phases()) {
+    for (std::size_t k = 0; k < n; ++k) {
+      const double f = phase.fractions[k];
+      auto& ps = m->pstate_fractions_[k];
+      if (f > 0.0 && f < 1.0 && std::find(ps.begin(), ps.end(), f) == ps.end()) ps.push_back(f);
     }
-    m->epoch_phases_ = spec.phases;
   }
-  auto timed = scenarios::timed_availability(scenario);
-  if (!timed) return timed.status();
-  if (timed->has_value()) {
-    const traces::AvailabilityTrace& trace = **timed;
-    for (std::size_t k = 0; k < n; ++k) m->timed_[k] = trace.changes(static_cast<WorkerId>(k));
-    m->period_s_ = trace.loop_after_s().value_or(0.0);
+  m->plan_ = plan;
+  if (const auto& trace = plan.timed()) {
+    for (std::size_t k = 0; k < n; ++k) m->timed_[k] = trace->changes(static_cast<WorkerId>(k));
+    m->period_s_ = trace->loop_after_s().value_or(0.0);
   }
   return m;
 }
@@ -92,9 +73,8 @@ void AvailabilityModel::apply_initial(Listener listener) {
   listener_ = std::move(listener);
   for (WorkerId k = 0; k < worker_count(); ++k) {
     const double time_level = timed_[k].empty() ? 1.0 : timed_[k].front().fraction;
-    const double epoch_level = epoch_phases_.empty() || epoch_phases_.front().at > 0.0
-                                   ? 1.0
-                                   : epoch_phases_.front().fractions[k];
+    const std::vector<double>* epoch_levels = plan_.epoch_levels(0);
+    const double epoch_level = epoch_levels != nullptr ? (*epoch_levels)[k] : 1.0;
     if (time_level != 1.0 && !hosts_.empty() && timed_[k].size() < 2 && period_s_ <= 0.0 && time_level > 0.0) {
       // A constant level without a profile: express it as a one-point profile.
       hosts_[k]->set_speed_profile(simgrid::kernel::profile::ProfileBuilder::from_string(
@@ -138,13 +118,9 @@ void AvailabilityModel::run_actor() {
 }
 
 void AvailabilityModel::enter_epoch(std::int64_t epoch, Seconds now_s) {
-  if (epoch_phases_.empty()) return;
-  const scenarios::AvailabilityPhase* in_force = nullptr;
-  for (const auto& phase : epoch_phases_) {
-    if (phase.at <= static_cast<double>(epoch)) in_force = &phase;
-  }
-  if (in_force == nullptr) return;
-  for (WorkerId k = 0; k < worker_count(); ++k) set_level(k, in_force->fractions[k], time_level_[k], now_s);
+  const std::vector<double>* levels = plan_.epoch_levels(epoch);
+  if (levels == nullptr) return;
+  for (WorkerId k = 0; k < worker_count(); ++k) set_level(k, (*levels)[k], time_level_[k], now_s);
 }
 
 }  // namespace omnilearn::sim

@@ -1,4 +1,4 @@
-// AvailabilityModel: a scenario's availability (static schedule, trace, generator, noise) turned into what
+// AvailabilityModel: a run's availability plan (run/availability_plan.h) turned into what
 // SimGrid and the drivers need: power states for epoch schedules, one speed profile per worker for timed
 // changes, and a daemon actor that announces every change at its simulated time. Not thread-safe: it lives in
 // the simulation thread; once start() ran it must not move (its actor holds `this`).
@@ -15,6 +15,7 @@
 
 #include "omnilearn/base/status.h"
 #include "omnilearn/base/units.h"
+#include "omnilearn/run/availability_plan.h"
 #include "omnilearn/scenarios/scenario.h"
 #include "omnilearn/traces/availability_trace.h"
 
@@ -25,9 +26,8 @@ class AvailabilityModel {
   // Called for every applied change: worker, its new fraction of nominal speed (0 = down), simulated time.
   using Listener = std::function<void(WorkerId, double, Seconds)>;
 
-  // Resolves the scenario's availability for its workers: reads trace files, runs generators, applies the
-  // window, node mapping, time scale and noise. Errors name the availability field or trace file at fault.
-  static Result<std::unique_ptr<AvailabilityModel>> create(const scenarios::Scenario& scenario);
+  // The run's availability plan (resolved once: epoch phases, timed changes) in SimGrid's terms.
+  static Result<std::unique_ptr<AvailabilityModel>> create(const run::AvailabilityPlan& plan);
 
   // Extra power-state fractions per worker (epoch schedules switch between them with Host::set_pstate).
   const std::vector<std::vector<double>>& pstate_fractions() const { return pstate_fractions_; }
@@ -54,7 +54,7 @@ class AvailabilityModel {
   void set_level(WorkerId k, double epoch_level, double time_level, Seconds now_s);
 
   std::vector<simgrid::s4u::Host*> hosts_;
-  std::vector<scenarios::AvailabilityPhase> epoch_phases_;  // empty unless the schedule is in epochs
+  run::AvailabilityPlan plan_;
   std::vector<std::vector<double>> pstate_fractions_;
   std::vector<std::vector<traces::TracePoint>> timed_;     // per worker, simulated seconds, first at 0
   Seconds period_s_ = 0.0;                                  // > 0: timed_ repeats with this period

@@ -181,7 +181,7 @@ void BspDriver::close_step(Seconds step_start_s) {
       const Status st = ctx_.controller.report(controller::IterationDone{k, step_, t, s.compute_s, s.batch});
       if (!st.is_ok()) fail(st);
     }
-    scenarios::IterationRecord r;
+    run::IterationRecord r;
     r.worker = k;
     r.step = step_;
     r.epoch = progress_.epoch();
@@ -240,8 +240,8 @@ void BspDriver::coordinator() {
   start_->wait();  // releases the workers, which see done_ and return
 }
 
-scenarios::RunSummary BspDriver::summary() const {
-  scenarios::RunSummary s;
+run::RunSummary BspDriver::summary() const {
+  run::RunSummary s;
   s.mode = "bsp";
   s.workers = static_cast<std::int64_t>(slots_.size());
   s.iterations = step_;

@@ -11,7 +11,7 @@
 #include <simgrid/s4u/Exec.hpp>
 
 #include "omnilearn/base/status.h"
-#include "omnilearn/scenarios/run_writer.h"
+#include "omnilearn/run/run_writer.h"
 #include "run_context.h"
 #include "training_progress.h"
 
@@ -28,7 +28,7 @@ class BspDriver {
   void on_availability(WorkerId worker, double fraction);
   // After the engine ran: the first error met (an invalid plan, ...), and the summary fields the driver knows.
   const Status& status() const { return status_; }
-  scenarios::RunSummary summary() const;
+  run::RunSummary summary() const;
 
  private:
   struct Slot {

@@ -4,11 +4,11 @@
 
 #include "availability_model.h"
 #include "omnilearn/controller/controller.h"
+#include "omnilearn/run/run_recorder.h"
 #include "omnilearn/scenarios/scenario.h"
 #include "omnilearn/sim/iteration_cost_model.h"
 #include "omnilearn/sim/simulation.h"
 #include "platform_builder.h"
-#include "run_recorder.h"
 
 namespace omnilearn::sim {
 
@@ -19,7 +19,7 @@ struct RunContext {
   const IterationCostModel& cost;
   AvailabilityModel& availability;
   controller::Controller& controller;
-  RunRecorder& recorder;
+  run::RunRecorder& recorder;
 };
 
 }  // namespace omnilearn::sim

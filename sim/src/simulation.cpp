@@ -1,21 +1,26 @@
 #include "omnilearn/sim/simulation.h"
 
 #include <csignal>
+#include <chrono>
 #include <exception>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <simgrid/s4u/Engine.hpp>
+#include <xbt/base.h>  // simgrid/version.h uses its macros without including it
+#include <simgrid/version.h>
 
 #include "asp_driver.h"
 #include "availability_model.h"
 #include "bsp_driver.h"
-#include "omnilearn/controller/policy_registry.h"
+#include "omnilearn/run/availability_plan.h"
+#include "omnilearn/run/controller_factory.h"
+#include "omnilearn/run/manifest.h"
+#include "omnilearn/run/run_recorder.h"
 #include "omnilearn/sim/iteration_cost_model.h"
 #include "platform_builder.h"
 #include "run_context.h"
-#include "run_recorder.h"
 
 namespace omnilearn::sim {
 namespace {
@@ -35,20 +40,28 @@ controller::TrueCostProvider true_costs(const IterationCostModel& cost, const Av
   };
 }
 
-Result<controller::Controller> make_controller(const scenarios::Scenario& scenario, const IterationCostModel& cost,
-                                               const AvailabilityModel& availability) {
-  controller::PolicyOptions options = scenario.policy.options;
-  if (scenario.policy.name == "oracle") options.true_costs = true_costs(cost, availability);
-  // The scenario names the law; in ASP mode the OmniLearn law is its asynchronous variant.
-  std::string name = scenario.policy.name;
-  if (scenario.mode == controller::TrainingMode::kAsp && name == "omnilearn") name = "omnilearn-asp";
-  auto policy = controller::make_default_registry().make(name, options);
-  if (!policy) return policy.status().with_context("policy.name");
-  controller::ControllerOptions copts = scenario.controller_options();
-  copts.mode = scenario.mode;
-  auto c = controller::Controller::create(std::move(copts), std::move(policy).value());
-  if (!c) return c.status().with_context("policy");
-  return c;
+// manifest.json: everything but the wall-clock block is a function of the scenario and the options.
+run::Manifest make_manifest(const scenarios::Scenario& scenario, const SimOptions& options) {
+  run::Manifest m("sim", scenario, options.argv);
+  m.set("versions", {{"simgrid", std::to_string(SIMGRID_VERSION_MAJOR) + "." + std::to_string(SIMGRID_VERSION_MINOR) +
+                                     "." + std::to_string(SIMGRID_VERSION_PATCH)}});
+  m.set("simgrid_args", options.simgrid_args);
+  m.set("iteration_rows", options.iteration_rows);
+  m.set_all(options.manifest_fields);
+  return m;
+}
+
+// Claims the run folder (options.reuse) and writes manifest.json (its elapsed_s is null until the run is over).
+Result<std::unique_ptr<run::RunRecorder>> open_recorder(const scenarios::Scenario& scenario, const SimOptions& options,
+                                                        const run::Manifest& manifest) {
+  if (options.output_dir.empty()) return Status::invalid_argument("SimOptions.output_dir: required");
+  const bool timeline = options.timeline && scenario.outputs.timeline;
+  run::RunFolderOptions folder;
+  folder.reuse = options.reuse;
+  auto writer = run::RunWriter::open(options.output_dir, manifest.text(), timeline, folder);
+  if (!writer) return writer.status();
+  return std::make_unique<run::RunRecorder>(std::move(writer).value(),
+                                            run::RecorderOptions{options.iteration_rows, timeline});
 }
 
 std::vector<std::string> engine_argv(const SimOptions& options) {
@@ -58,7 +71,7 @@ std::vector<std::string> engine_argv(const SimOptions& options) {
 }
 
 template <typename Driver>
-Result<scenarios::RunSummary> drive(simgrid::s4u::Engine& engine, RunContext& ctx) {
+Result<run::RunSummary> drive(simgrid::s4u::Engine& engine, RunContext& ctx) {
   Driver driver(ctx);
   ctx.recorder.plan(ctx.controller.current_plan(), 0);
   Status listener_status;
@@ -82,12 +95,15 @@ Result<scenarios::RunSummary> drive(simgrid::s4u::Engine& engine, RunContext& ct
 
 }  // namespace
 
-Result<scenarios::RunSummary> run_simulation(const scenarios::Scenario& scenario, const SimOptions& options) {
+Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, const SimOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
   auto cost = IterationCostModel::create(scenario.workload.model, scenario.cluster.workers);
   if (!cost) return cost.status();
-  auto availability = AvailabilityModel::create(scenario);
+  auto plan = run::AvailabilityPlan::create(scenario);
+  if (!plan) return plan.status();
+  auto availability = AvailabilityModel::create(*plan);
   if (!availability) return availability.status();
-  auto controller = make_controller(scenario, *cost, **availability);
+  auto controller = run::make_controller(run::controller_spec(scenario), true_costs(*cost, **availability));
   if (!controller) return controller.status();
 
   std::vector<std::string> args = engine_argv(options);
@@ -105,7 +121,8 @@ Result<scenarios::RunSummary> run_simulation(const scenarios::Scenario& scenario
     auto platform = build_platform(scenario.cluster, (*availability)->pstate_fractions());
     if (!platform) return platform.status();
     (*availability)->install(platform->workers);
-    auto recorder = RunRecorder::open(scenario, options);
+    const run::Manifest manifest = make_manifest(scenario, options);
+    auto recorder = open_recorder(scenario, options, manifest);
     if (!recorder) return recorder.status();
     RunContext ctx{scenario, options, *platform, *cost, **availability, *controller, **recorder};
     auto summary = scenario.mode == controller::TrainingMode::kAsp ? drive<AspDriver>(engine, ctx)
@@ -117,7 +134,10 @@ Result<scenarios::RunSummary> run_simulation(const scenarios::Scenario& scenario
                               "summary.json");
     }
     summary->policy = scenario.policy.name;
+    (*recorder)->complete(*summary);
     OMNI_RETURN_IF_ERROR((*recorder)->finish(*summary));
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    OMNI_RETURN_IF_ERROR((*recorder)->rewrite_manifest(manifest.text(elapsed)));
     return summary;
   } catch (const std::exception& e) {
     return Status::internal(std::string("simgrid: ") + e.what());

@@ -17,8 +17,14 @@ scenarios::Scenario parse(const std::string& availability) {
   return *s;
 }
 
+Result<AvailabilityReplayer> replay(const scenarios::Scenario& scenario) {
+  auto plan = run::AvailabilityPlan::create(scenario);
+  if (!plan) return plan.status();
+  return AvailabilityReplayer::create(*plan);
+}
+
 TEST(AvailabilityReplayer, SecondsScheduleComesDueByWallTime) {
-  auto r = AvailabilityReplayer::create(parse(
+  auto r = replay(parse(
       "availability:\n  schedule:\n    unit: seconds\n    phases:\n      - {at: 0, cores: [4, 2]}\n"
       "      - {at: 1.5, cores: [1, 2]}\n      - {at: 3, cores: [4, 4]}\n"));
   ASSERT_TRUE(r.is_ok()) << r.status().message();
@@ -35,7 +41,7 @@ TEST(AvailabilityReplayer, SecondsScheduleComesDueByWallTime) {
 }
 
 TEST(AvailabilityReplayer, EpochScheduleComesDueByEpoch) {
-  auto r = AvailabilityReplayer::create(parse(
+  auto r = replay(parse(
       "availability:\n  schedule:\n    unit: epochs\n    phases:\n      - {at: 0, fractions: [1, 1]}\n"
       "      - {at: 2, fractions: [0.5, 1]}\n"));
   ASSERT_TRUE(r.is_ok()) << r.status().message();
@@ -47,7 +53,7 @@ TEST(AvailabilityReplayer, EpochScheduleComesDueByEpoch) {
 }
 
 TEST(AvailabilityReplayer, TraceFileWithTimeScale) {
-  auto r = AvailabilityReplayer::create(parse(std::string("availability:\n  trace: {path: ") + OMNILEARN_SOURCE_DIR +
+  auto r = replay(parse(std::string("availability:\n  trace: {path: ") + OMNILEARN_SOURCE_DIR +
                                               "/traces/data/azure-v1-16vms.csv, time_scale: 0.001}\n"));
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   ASSERT_TRUE(r->next_time().has_value());

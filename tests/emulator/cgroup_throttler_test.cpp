@@ -129,7 +129,7 @@ TEST(CgroupThrottler, SplitCommMovesOnlyNewThreads) {
   SKIP_WITHOUT_CGROUP_V1("these checks read cgroup v1 files");
   const std::string run_id = "split-" + std::to_string(::getpid());
   const std::string folder = cgroup_run_folder(run_id);
-  auto t = make_cgroup_throttler({run_id, {0.25}, 0.010, "", /*split_comm=*/true});
+  auto t = make_cgroup_throttler({run_id, {0.25}, 0.010, "", scenarios::QuotaScope::kCompute});
   ASSERT_TRUE(t.is_ok()) << t.status().message();
   const std::vector<std::string> files = (*t)->comm_thread_files(0);
   ASSERT_EQ(files.size(), 3u);  // cpu, cpuacct, freezer

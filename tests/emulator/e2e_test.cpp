@@ -11,6 +11,7 @@
 
 #include "omnilearn/emulator/fake_throttler.h"
 #include "omnilearn/emulator/launcher.h"
+#include "omnilearn/emulator/testbed_config.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "test_scenarios.h"
 
@@ -48,11 +49,11 @@ TEST(EmulatorEndToEnd, TwoWorkerBspRunWritesTheRunFolder) {
   const std::string dir = testing::fresh_dir("e2e");
   auto scenario = scenarios::load_scenario(testing::write_scenario(dir, "e2e", 2, "", 1024, 64, 2));
   ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
-  EmulatorConfig config;
+  scenarios::EmulatorSpec config;
   config.eval_samples = 500;
   config.target_accuracy = 0.0;
   config.cpu_budget = 1.5;
-  auto r = run_emulation(*scenario, config, real_worker_options(dir));
+  auto r = run_emulation(with_settings(*scenario, config), real_worker_options(dir));
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   ASSERT_EQ(r->exit_code, 0) << r->message;
   EXPECT_EQ(r->summary.iterations, 16 * 2);  // 1024 / 64 per epoch
@@ -69,8 +70,15 @@ TEST(EmulatorEndToEnd, TwoWorkerBspRunWritesTheRunFolder) {
   EXPECT_GT(r->summary.decisions, 0);
   // Real cgroups v1: Gloo's threads ran outside the quota (emulator.throttle: compute); a fake throttler cannot.
   const auto manifest = nlohmann::json::parse(std::ifstream(dir + "/run/manifest.json"));
-  ASSERT_TRUE(manifest.contains("comm_unthrottled"));
-  EXPECT_EQ(manifest["comm_unthrottled"].get<bool>(), check_cgroup_access().is_ok() && !is_cgroup_v2());
+  ASSERT_TRUE(manifest.contains("throttle"));
+  EXPECT_EQ(manifest["throttle"], check_cgroup_access().is_ok() && !is_cgroup_v2() ? "compute" : "process");
+  EXPECT_EQ(manifest["scenario"]["emulator"]["eval_samples"], 500);  // the settings the run used
+  EXPECT_FALSE(manifest["wall_clock"]["elapsed_s"].is_null());       // filled in at the end
+  // The workers' one configuration file: the resolved settings, network included.
+  auto written = read_testbed_config(dir + "/run/config.json");
+  ASSERT_TRUE(written.is_ok()) << written.status().message();
+  EXPECT_EQ(written->settings.network, Network::kLeNet);
+  EXPECT_EQ(written->world, 2);
 }
 
 // ASP: two workers and a parameter server for 2 epochs of 1024 samples; staleness is recorded.
@@ -89,14 +97,14 @@ TEST(EmulatorEndToEnd, TwoWorkerAspRunRecordsStaleness) {
   auto scenario = scenarios::load_scenario(path);
   ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
   EXPECT_EQ(scenario->policy.name, "omnilearn-asp");
-  EmulatorConfig config;
+  scenarios::EmulatorSpec config;
   config.eval_samples = 500;
   config.target_accuracy = 0.0;
   config.learning_rate = 0.02;
   // No momentum: with momentum 0.9 stale updates can make such a short run diverge, depending on how the host
   // interleaves the workers (seen once beside a busy process: accuracy 0.118 after 141 updates).
   config.momentum = 0.0;
-  auto r = run_emulation(*scenario, config, real_worker_options(dir));
+  auto r = run_emulation(with_settings(*scenario, config), real_worker_options(dir));
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   ASSERT_EQ(r->exit_code, 0) << r->message;
   EXPECT_EQ(r->summary.mode, "asp");

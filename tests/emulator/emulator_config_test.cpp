@@ -4,77 +4,88 @@
 
 #include <numeric>
 
+#include "omnilearn/emulator/testbed_config.h"
 #include "omnilearn/scenarios/scenario_parser.h"
+#include "test_scenarios.h"
 
 namespace omnilearn::emulator {
 namespace {
 
-scenarios::Scenario load(const std::string& rel) {
-  auto s = scenarios::load_scenario(std::string(OMNILEARN_SOURCE_DIR) + "/scenarios/" + rel);
+scenarios::Scenario load(const std::string& rel, const std::vector<std::string>& overrides = {}) {
+  auto s = scenarios::load_scenario(std::string(OMNILEARN_SOURCE_DIR) + "/scenarios/" + rel, overrides);
   EXPECT_TRUE(s.is_ok()) << s.status().message();
   return *s;
 }
 
-TEST(EmulatorConfig, SettingsRoundTrip) {
-  EmulatorConfig c;
-  ASSERT_TRUE(apply_setting(c, "network=resnet").is_ok());
-  ASSERT_TRUE(apply_setting(c, "cpu_budget=1.25").is_ok());
-  ASSERT_TRUE(apply_setting(c, "eval_every=25").is_ok());
-  ASSERT_TRUE(apply_setting(c, "cpuset=0-1").is_ok());
-  EXPECT_TRUE(c.throttle_compute_only);  // the default: communication threads outside the quota
-  ASSERT_TRUE(apply_setting(c, "throttle=process").is_ok());
-  ASSERT_TRUE(apply_setting(c, "warmup_updates=500").is_ok());
-  EmulatorConfig d;
-  for (const auto& s : to_settings(c)) ASSERT_TRUE(apply_setting(d, s).is_ok()) << s;
-  EXPECT_EQ(d.network, Network::kResNet);
-  EXPECT_EQ(d.cpu_budget, 1.25);
-  EXPECT_EQ(d.eval_every, 25);
-  EXPECT_EQ(d.cpuset, "0-1");
-  EXPECT_FALSE(d.throttle_compute_only);
-  EXPECT_EQ(d.warmup_updates, 500);
-}
-
-TEST(EmulatorConfig, BadSettingsNameTheKey) {
-  EmulatorConfig c;
-  EXPECT_NE(apply_setting(c, "nope=1").message().find("emulator.nope"), std::string::npos);
-  EXPECT_FALSE(apply_setting(c, "cpu_budget=-1").is_ok());
-  EXPECT_FALSE(apply_setting(c, "network=vgg").is_ok());
-  EXPECT_FALSE(apply_setting(c, "eval_every").is_ok());
-  EXPECT_NE(apply_setting(c, "throttle=threads").message().find("compute or process"), std::string::npos);
-}
-
 TEST(EmulatorConfig, TestbedHl8SharesFitTheBudget) {
   const auto s = load("testbed/bsp-hl8.yaml");
-  const auto shares = worker_cpu_shares(s, EmulatorConfig{});
+  const auto shares = worker_cpu_shares(s);
   ASSERT_EQ(shares.size(), 4u);
   EXPECT_NEAR(std::accumulate(shares.begin(), shares.end(), 0.0), 1.5, 1e-9);
   EXPECT_NEAR(shares[3] / shares[2], 8.0, 1e-9);  // 32 vs 4 cores
-  EXPECT_TRUE(validate_for_testbed(s, EmulatorConfig{}, 2).is_ok());
+  EXPECT_TRUE(validate_for_testbed(s, 2).is_ok());
   EXPECT_EQ(threads_for_share(shares[3]), 1);
 }
 
 TEST(EmulatorConfig, DynamicScheduleScalesByTheBusiestPhase) {
   const auto s = load("testbed/bsp-dynamic.yaml");
-  EmulatorConfig c;
   // Each phase uses 48 of the declared 68 cores: the budget covers a phase, not the declared total.
-  EXPECT_NEAR(cpu_scale(s, c), 1.5 / 48.0, 1e-9);
-  EXPECT_TRUE(validate_for_testbed(s, c, 2).is_ok());
+  EXPECT_NEAR(cpu_scale(s), 1.5 / 48.0, 1e-9);
+  EXPECT_TRUE(validate_for_testbed(s, 2).is_ok());
 }
 
 TEST(EmulatorConfig, MoreCpuThanTheHostIsAnError) {
-  const auto s = load("testbed/bsp-hl8.yaml");
-  EmulatorConfig c;
-  c.cpu_budget = 3.0;
-  const Status st = validate_for_testbed(s, c, 2);
+  const auto s = load("testbed/bsp-hl8.yaml", {"emulator.cpu_budget=3"});
+  const Status st = validate_for_testbed(s, 2);
   EXPECT_FALSE(st.is_ok());
   EXPECT_NE(st.message().find("this host has 2"), std::string::npos) << st.message();
-  EXPECT_FALSE(validate_for_testbed(load("paper/bsp-hl8.yaml"), EmulatorConfig{}, 2).is_ok());  // cifar10
+  EXPECT_FALSE(validate_for_testbed(load("paper/bsp-hl8.yaml"), 2).is_ok());  // cifar10
 }
 
-TEST(EmulatorConfig, NetworkFromModelName) {
-  EXPECT_EQ(*network_for_model("lenet"), Network::kLeNet);
-  EXPECT_EQ(*network_for_model("resnet-small"), Network::kResNet);
-  EXPECT_FALSE(network_for_model("gpt2").is_ok());
+TEST(EmulatorConfig, NetworkFromTheSettingOrTheModelName) {
+  scenarios::Scenario s = load("testbed/bsp-hl8.yaml");
+  s.workload.model.name = "lenet";
+  EXPECT_EQ(*resolve_network(s), Network::kLeNet);
+  s.workload.model.name = "resnet-small";
+  EXPECT_EQ(*resolve_network(s), Network::kResNet);
+  s.workload.model.name = "gpt2";
+  const auto unknown = resolve_network(s);
+  ASSERT_FALSE(unknown.is_ok());
+  EXPECT_NE(unknown.status().message().find("workload.model"), std::string::npos);
+  s.emulator.network = Network::kLeNet;  // the setting wins over the name
+  EXPECT_EQ(*resolve_network(s), Network::kLeNet);
+}
+
+TEST(TestbedConfig, RoundTripsThroughItsFileWithTheNetworkResolved) {
+  const std::string dir = testing::fresh_dir("testbed-config");
+  const auto s = load("testbed/asp-hl8.yaml", {"emulator.throttle=process", "emulator.lr_scaling=true",
+                                               "emulator.cpuset=0-1", "policy.every_n=7", "max_iterations=40"});
+  auto c = testbed_config(s);
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  EXPECT_NE(c->settings.network, Network::kFromModel);
+  c->world = 4, c->port = 1234, c->t0_ns = 99, c->store_file = dir + "/.rendezvous", c->data_dir = "/data";
+  const std::string path = dir + "/config.json";
+  ASSERT_TRUE(write_testbed_config(*c, path).is_ok());
+  auto back = read_testbed_config(path);
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_EQ(back->mode, controller::TrainingMode::kAsp);
+  EXPECT_EQ(back->controller.policy, "omnilearn-asp");
+  EXPECT_EQ(back->controller.options.every_n, 7);
+  EXPECT_EQ(back->controller.options.workers.size(), 4u);
+  EXPECT_EQ(back->controller.options.workers[3].nominal_capacity, c->controller.options.workers[3].nominal_capacity);
+  EXPECT_EQ(back->max_iterations, 40);
+  EXPECT_EQ(back->settings.throttle, scenarios::QuotaScope::kProcess);
+  EXPECT_TRUE(back->settings.lr_scaling);
+  EXPECT_EQ(back->settings.cpuset, "0-1");
+  EXPECT_EQ(back->settings.network, c->settings.network);
+  EXPECT_EQ(back->settings.sample_cost_s, s.emulator.sample_cost_s);
+  EXPECT_EQ(back->t0_ns, 99);
+  EXPECT_EQ(back->store_file, dir + "/.rendezvous");
+  // A file that is not one names itself.
+  std::ofstream(dir + "/bad.json") << "{\"world\": \"four\"}";
+  auto bad = read_testbed_config(dir + "/bad.json");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.status().message().find("bad.json"), std::string::npos) << bad.status().message();
 }
 
 }  // namespace

@@ -14,12 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "omnilearn/emulator/testbed_config.h"
 #include "omnilearn/emulator/worker_protocol.h"
 
 int main(int argc, char** argv) {
   using namespace omnilearn;
   int rank = 0, out_fd = -1, steps = 20, step_ms = 10, exit_rank = -1, exit_code = 0;
   int stop_rank = -1, stop_step = 0, hang_rank = -1, hang_step = 0;
+  std::string config_path;
   auto rank_colon_step = [](const std::string& s, int& r, int& step) {
     r = std::atoi(s.substr(0, s.find(':')).c_str());
     step = std::atoi(s.substr(s.find(':') + 1).c_str());
@@ -36,7 +38,7 @@ int main(int argc, char** argv) {
       exit_rank = std::atoi(s.substr(0, s.find(':')).c_str());
       exit_code = std::atoi(s.substr(s.find(':') + 1).c_str());
     } else if (a == "--fake-ignore-term") std::signal(SIGTERM, SIG_IGN);
-    else if (a == "--store-file") std::ofstream(v) << "a stand-in for the FileStore\n";
+    else if (a == "--config") config_path = v;
     else if (a == "--fake-stop") rank_colon_step(v, stop_rank, stop_step);
     else if (a == "--fake-hang") rank_colon_step(v, hang_rank, hang_step);
   }
@@ -52,13 +54,18 @@ int main(int argc, char** argv) {
     }
   }
   if (rank == 0) send(emulator::ExtraRecord{"training_start_s", 0.0});
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::string(argv[i]) == "--store-file" && std::string(argv[i + 1]).ends_with("/run/.rendezvous")) {
+  // The run's settings come in the run folder's config.json, as for the real worker.
+  auto config = emulator::read_testbed_config(config_path);
+  if (!config) return 4;
+  if (!config->store_file.empty()) {
+    std::ofstream(config->store_file) << "a stand-in for the FileStore\n";
+    if (config->store_file.ends_with("/run/.rendezvous")) {
       send(emulator::ExtraRecord{"store_file_in_run_folder_" + std::to_string(rank), 1});
     }
-    if (std::string(argv[i]) == "--store-host") send(emulator::ExtraRecord{"store_host_given", 1});
+  } else {
+    send(emulator::ExtraRecord{"store_host_given", 1});
   }
-  if (rank == 0) send(scenarios::PlanRecord{0, 0, 0.0, "initial", true, 0.0, {32, 32}, {0.5, 0.5}});
+  if (rank == 0) send(run::PlanRecord{0, 0, 0.0, "initial", true, 0.0, {32, 32}, {0.5, 0.5}});
   for (int s = 0; s < steps; ++s) {
     if (rank == exit_rank && s == steps / 2) return exit_code;
     if (rank == stop_rank && s == stop_step) ::raise(SIGSTOP);
@@ -66,13 +73,13 @@ int main(int argc, char** argv) {
       for (;;) ::pause();
     }
     ::usleep(static_cast<useconds_t>(step_ms) * 1000);
-    scenarios::IterationRecord r;
+    run::IterationRecord r;
     r.worker = static_cast<WorkerId>(rank), r.step = s, r.epoch = s / 10, r.start_s = 0.01 * s, r.compute_s = 0.008;
     r.comm_s = 0.001, r.wait_s = 0.001, r.batch = 32, r.loss = 1.0 / (s + 1);
     send(r);
   }
   if (rank == 0) {
-    send(scenarios::EvaluationRecord{0.2, steps - 1, (steps - 1) / 10, 0.5, 0.86});
+    send(run::EvaluationRecord{0.2, steps - 1, (steps - 1) / 10, 0.5, 0.86});
     send(emulator::ExtraRecord{"time_to_target_s", 0.2});
   }
   send(emulator::DoneRecord{"epochs"});

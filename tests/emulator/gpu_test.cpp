@@ -54,7 +54,7 @@ TEST(GpuEmulation, CudaTrainingRunUnderMpsShares) {
       dir, "gpu", 2, "availability:\n  schedule:\n    unit: epochs\n    phases:\n      - {at: 0, fractions: [1, 1]}\n"
                      "      - {at: 1, fractions: [1, 0.5]}\n"));
   ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
-  EmulatorConfig config;
+  scenarios::EmulatorSpec config;
   config.device = Device::kCuda;
   config.eval_samples = 500;
   config.target_accuracy = 0.0;
@@ -62,7 +62,7 @@ TEST(GpuEmulation, CudaTrainingRunUnderMpsShares) {
   o.output_dir = dir + "/run";
   o.worker_executable = OMNILEARN_WORKER;
   o.argv = {"gpu_test"};
-  auto r = run_emulation(*scenario, config, o);
+  auto r = run_emulation(with_settings(*scenario, config), o);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   ASSERT_EQ(r->exit_code, 0) << r->message;
   EXPECT_EQ(r->summary.iterations, 32);

@@ -1,4 +1,4 @@
-// The launcher's run folder (scenarios::RunFolder): a folder another run holds, or one that is not empty, is refused
+// The launcher's run folder (run::RunFolder): a folder another run holds, or one that is not empty, is refused
 // before any cgroup or worker exists; LaunchOptions.reuse = kReplace replaces an earlier run's files.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 
 #include "omnilearn/emulator/fake_throttler.h"
 #include "omnilearn/emulator/launcher.h"
-#include "omnilearn/scenarios/run_folder.h"
+#include "omnilearn/run/run_folder.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "test_scenarios.h"
 
@@ -38,22 +38,22 @@ TEST(LauncherFolder, AFolderInUseOrNotEmptyIsRefusedBeforeAnythingStarts) {
   ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
   int throttlers = 0;
   {
-    auto held = scenarios::RunFolder::claim(dir + "/run");
+    auto held = run::RunFolder::claim(dir + "/run");
     ASSERT_TRUE(held.is_ok());
-    auto r = run_emulation(*scenario, EmulatorConfig{}, options_with_counted_throttler(dir + "/run", throttlers));
+    auto r = run_emulation(*scenario, options_with_counted_throttler(dir + "/run", throttlers));
     ASSERT_FALSE(r.is_ok());
     EXPECT_NE(r.status().message().find("in use by another omnilearn run"), std::string::npos) << r.status().message();
     EXPECT_EQ(throttlers, 0);
   }
   std::ofstream(dir + "/run/summary.json") << "{\"old\": true}";
-  auto r = run_emulation(*scenario, EmulatorConfig{}, options_with_counted_throttler(dir + "/run", throttlers));
+  auto r = run_emulation(*scenario, options_with_counted_throttler(dir + "/run", throttlers));
   ASSERT_FALSE(r.is_ok());
   EXPECT_NE(r.status().message().find("not empty"), std::string::npos) << r.status().message();
   EXPECT_EQ(throttlers, 0);
 
   LaunchOptions replace = options_with_counted_throttler(dir + "/run", throttlers);
-  replace.reuse = scenarios::FolderReuse::kReplace;
-  r = run_emulation(*scenario, EmulatorConfig{}, replace);
+  replace.reuse = run::FolderReuse::kReplace;
+  r = run_emulation(*scenario, replace);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_EQ(r->exit_code, 0) << r->message;
   std::ifstream in(dir + "/run/summary.json");

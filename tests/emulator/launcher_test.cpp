@@ -89,7 +89,7 @@ TEST(Launcher, CompletedRunWritesTheRunFolderAndReplaysAvailability) {
   o.make_throttler = [fake](const std::string&, const std::vector<double>&) -> Result<std::unique_ptr<ResourceThrottler>> {
     return std::unique_ptr<ResourceThrottler>(new SharedFake(fake));
   };
-  auto r = run_emulation(scenario, EmulatorConfig{}, o);
+  auto r = run_emulation(scenario, o);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_EQ(r->outcome, RunOutcome::kCompleted) << r->message;
   EXPECT_EQ(r->exit_code, 0);
@@ -123,7 +123,7 @@ TEST(Launcher, OneHostRendezvousIsAFileInTheRunFolder) {
   o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<std::unique_ptr<ResourceThrottler>> {
     return std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size()));
   };
-  auto r = run_emulation(scenario, EmulatorConfig{}, o);
+  auto r = run_emulation(scenario, o);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   ASSERT_EQ(r->exit_code, 0) << r->message;
   EXPECT_EQ(r->summary.extra.count("store_file_in_run_folder_0"), 1u);
@@ -136,7 +136,7 @@ TEST(Launcher, WorkersStartInsideTheirCgroup) {
   SKIP_WITHOUT_CGROUPS();
   const std::string dir = fresh_dir("incgroup");
   const auto scenario = load(write_scenario(dir, "incgroup"));
-  auto r = run_emulation(scenario, EmulatorConfig{}, fake_options(dir + "/run", {"--fake-steps", "3"}));
+  auto r = run_emulation(scenario, fake_options(dir + "/run", {"--fake-steps", "3"}));
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   ASSERT_EQ(r->exit_code, 0) << r->message;
   EXPECT_EQ(r->summary.extra.count("started_in_cgroup_0"), 1u);
@@ -160,7 +160,7 @@ TEST(Launcher, KilledWorkerStopsTheRunAndCleansUp) {
       ::kill(victim, SIGKILL);
     });
   };
-  auto r = run_emulation(scenario, EmulatorConfig{}, o);
+  auto r = run_emulation(scenario, o);
   const auto ended = std::chrono::steady_clock::now();
   killer.join();
   ASSERT_TRUE(r.is_ok()) << r.status().message();
@@ -184,7 +184,7 @@ TEST(Launcher, WorkerExitCodeIsReported) {
   o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<std::unique_ptr<ResourceThrottler>> {
     return std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size()));
   };
-  auto r = run_emulation(scenario, EmulatorConfig{}, o);
+  auto r = run_emulation(scenario, o);
   ASSERT_TRUE(r.is_ok());
   EXPECT_EQ(r->exit_code, 1);
   EXPECT_NE(r->message.find("worker 0"), std::string::npos) << r->message;
@@ -206,7 +206,7 @@ void stop_by_signal(int signo, int expected_exit, RunOutcome expected) {
       ::kill(::getpid(), signo);
     });
   };
-  auto r = run_emulation(scenario, EmulatorConfig{}, o);
+  auto r = run_emulation(scenario, o);
   sender.join();
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_EQ(r->outcome, expected);
@@ -226,10 +226,10 @@ TEST(Launcher, MissingDatasetIsAnErrorBeforeAnyWorkerStarts) {
   o.prepare_dataset = true;
   bool started = false;
   o.on_started = [&](const std::vector<pid_t>&) { started = true; };
-  EmulatorConfig c;
+  scenarios::EmulatorSpec c;
   c.data_source = dir + "/no-such-folder";
   c.cache_dir = dir + "/cache";
-  auto r = run_emulation(scenario, c, o);
+  auto r = run_emulation(with_settings(scenario, c), o);
   ASSERT_FALSE(r.is_ok());
   EXPECT_NE(r.status().message().find("dataset-fashion-mnist"), std::string::npos) << r.status().message();
   EXPECT_FALSE(started);
@@ -239,9 +239,9 @@ TEST(Launcher, MissingDatasetIsAnErrorBeforeAnyWorkerStarts) {
 TEST(Launcher, TooMuchCpuIsAnErrorBeforeAnyWorkerStarts) {
   const std::string dir = fresh_dir("toomuch");
   const auto scenario = load(write_scenario(dir, "toomuch"));
-  EmulatorConfig c;
+  scenarios::EmulatorSpec c;
   c.cpu_budget = 1000.0;
-  auto r = run_emulation(scenario, c, fake_options(dir + "/run"));
+  auto r = run_emulation(with_settings(scenario, c), fake_options(dir + "/run"));
   ASSERT_FALSE(r.is_ok());
   EXPECT_NE(r.status().message().find("CPUs"), std::string::npos) << r.status().message();
 }
@@ -253,7 +253,7 @@ TEST(Launcher, ThrottlerErrorsComeBackBeforeAnyWorkerStarts) {
   o.make_throttler = [](const std::string&, const std::vector<double>&) -> Result<std::unique_ptr<ResourceThrottler>> {
     return Status::permission_denied("no permission to create cgroups under /sys/fs/cgroup/cpu");
   };
-  auto r = run_emulation(scenario, EmulatorConfig{}, o);
+  auto r = run_emulation(scenario, o);
   ASSERT_FALSE(r.is_ok());
   EXPECT_EQ(r.status().code(), StatusCode::kPermissionDenied);
 }
@@ -273,7 +273,7 @@ TEST(Launcher, TwoConcurrentLaunchersWithALongScenarioNameDoNotShareCgroups) {
     ::close(ready[0]);
     LaunchOptions o = fake_options(dir + "/run-a", {"--fake-steps", "100000", "--fake-step-ms", "5"});
     o.on_started = [&](const std::vector<pid_t>&) { (void)!::write(ready[1], "x", 1); };
-    auto r = run_emulation(scenario, EmulatorConfig{}, o);
+    auto r = run_emulation(scenario, o);
     ::_exit(r.is_ok() ? r->exit_code : 99);
   }
   ::close(ready[1]);
@@ -281,7 +281,7 @@ TEST(Launcher, TwoConcurrentLaunchersWithALongScenarioNameDoNotShareCgroups) {
   ASSERT_EQ(::read(ready[0], &byte, 1), 1) << "launcher A did not start its workers";
   ::close(ready[0]);
 
-  auto b = run_emulation(scenario, EmulatorConfig{}, fake_options(dir + "/run-b", {"--fake-steps", "5"}));
+  auto b = run_emulation(scenario, fake_options(dir + "/run-b", {"--fake-steps", "5"}));
   EXPECT_TRUE(b.is_ok()) << b.status().message();
   if (b.is_ok()) {
     EXPECT_EQ(b->exit_code, 0) << b->message;
@@ -311,7 +311,7 @@ TEST(Launcher, TextThatIsNotUtf8NeitherAbortsNorLeaksCgroups) {
   bool started = false;
   LaunchOptions o = fake_options(dir + "/run");
   o.on_started = [&](const std::vector<pid_t>&) { started = true; };
-  auto r = run_emulation(scenario, EmulatorConfig{}, o);
+  auto r = run_emulation(scenario, o);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_EQ(r->exit_code, 0) << r->message;
   EXPECT_TRUE(started);
@@ -331,7 +331,7 @@ TEST(Launcher, AKilledLaunchersCgroupsAreRemovedByTheNextRun) {
   if (a == 0) {
     LaunchOptions o = fake_options(dir + "/run-a", {"--fake-steps", "100000", "--fake-step-ms", "5"});
     o.on_started = [](const std::vector<pid_t>&) { ::raise(SIGKILL); };
-    (void)run_emulation(scenario, EmulatorConfig{}, o);
+    (void)run_emulation(scenario, o);
     ::_exit(99);
   }
   int status = 0;
@@ -344,7 +344,7 @@ TEST(Launcher, AKilledLaunchersCgroupsAreRemovedByTheNextRun) {
   std::vector<std::string> lines;
   LaunchOptions o = fake_options(dir + "/run-b", {"--fake-steps", "3"});
   o.log = [&](const std::string& line) { lines.push_back(line); };
-  auto r = run_emulation(scenario, EmulatorConfig{}, o);
+  auto r = run_emulation(scenario, o);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_EQ(r->exit_code, 0) << r->message;
   for (const char* c : {"cpu", "cpuacct", "freezer"}) EXPECT_FALSE(fs::exists(fs::path("/sys/fs/cgroup") / c / folder)) << c;
@@ -364,10 +364,10 @@ Result<LaunchResult> run_with_a_silent_worker(const std::string& name, const std
   };
   std::vector<pid_t> pids;
   o.on_started = [&](const std::vector<pid_t>& p) { pids = p; };
-  EmulatorConfig c;
+  scenarios::EmulatorSpec c;
   c.stall_timeout_s = 1.5;
   c.stop_grace_s = 0.5;
-  auto r = run_emulation(scenario, c, o);
+  auto r = run_emulation(with_settings(scenario, c), o);
   for (pid_t p : pids) EXPECT_FALSE(alive(p)) << p;
   EXPECT_GT(fs::file_size(dir + "/run/iterations.csv"), 100u);  // rows so far are kept
   EXPECT_FALSE(fs::exists(dir + "/run/summary.json"));
@@ -398,7 +398,7 @@ TEST(Launcher, MissingWorkerProgramIsAnError) {
   const auto scenario = load(write_scenario(dir, "noexe"));
   LaunchOptions o = fake_options(dir + "/run");
   o.worker_executable = dir + "/nope";
-  auto r = run_emulation(scenario, EmulatorConfig{}, o);
+  auto r = run_emulation(scenario, o);
   ASSERT_FALSE(r.is_ok());
   EXPECT_NE(r.status().message().find("not found"), std::string::npos);
 }

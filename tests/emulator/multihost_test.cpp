@@ -239,7 +239,7 @@ class MultiHost : public ::testing::Test {
       GTEST_SKIP() << "no cgroup write access: " << access.message();
     }
     // Decompress the dataset once here, so the two launchers do not race on the cache.
-    const auto prepared = prepare_fashion_mnist(EmulatorConfig{}.data_source, default_dataset_cache_dir());
+    const auto prepared = prepare_fashion_mnist(scenarios::EmulatorSpec{}.data_source, default_dataset_cache_dir());
     ASSERT_TRUE(prepared.is_ok()) << prepared.status().message();
   }
 
@@ -256,7 +256,7 @@ class MultiHost : public ::testing::Test {
                                          int node, int port, const std::string& secret_path) const {
     return {OMNILEARN_CLI, "emulate", scenario, "--nnodes", "2", "--node-rank", std::to_string(node),
             "--master", ns.address(0) + ":" + std::to_string(port), "--bind", ns.address(node), "--out", out,
-            "--secret-file", secret_path, "--target-accuracy", "0", "--emu", "eval_samples=500"};
+            "--secret-file", secret_path, "--target-accuracy", "0", "--set", "emulator.eval_samples=500"};
   }
 
   std::optional<std::string> ip_;
@@ -318,7 +318,7 @@ TEST_F(MultiHost, TwoNamespacesPlacedByTorchrunAndSlurmVariablesAlone) {
   const std::string out = dir + "/run";
   auto argv = [&](int node) {
     return std::vector<std::string>{OMNILEARN_CLI, "emulate", scenario, "--bind", ns.address(node), "--out", out,
-                                    "--target-accuracy", "0", "--emu", "eval_samples=500"};
+                                    "--target-accuracy", "0", "--set", "emulator.eval_samples=500"};
   };
   const std::string port = std::to_string(port_);
   const std::vector<std::string> torchrun = {"MASTER_ADDR=" + ns.address(0), "MASTER_PORT=" + port, "WORLD_SIZE=2",

@@ -36,7 +36,7 @@ TEST(NodeOptions, BadOptionsAreRefusedBeforeAnythingStarts) {
     LaunchOptions o;
     o.output_dir = dir + "/run";
     o.nodes = std::move(nodes);
-    return run_emulation(s, EmulatorConfig{}, o);
+    return run_emulation(s, o);
   };
   const NodeOptions good{2, 1, "10.0.0.1", 29500, "10.0.0.2", "s3cret"};
   NodeOptions bad_rank = good;

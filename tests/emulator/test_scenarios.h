@@ -7,6 +7,8 @@
 #include <fstream>
 #include <string>
 
+#include "omnilearn/scenarios/scenario.h"
+
 namespace omnilearn::emulator::testing {
 
 inline std::string fresh_dir(const std::string& name) {
@@ -38,3 +40,13 @@ inline std::string write_scenario(const std::string& dir, const std::string& nam
 }
 
 }  // namespace omnilearn::emulator::testing
+
+namespace omnilearn::emulator {
+
+// `scenario` with the testbed settings `settings` (what `--set emulator.<key>=` would give).
+inline scenarios::Scenario with_settings(scenarios::Scenario scenario, const scenarios::EmulatorSpec& settings) {
+  scenario.emulator = settings;
+  return scenario;
+}
+
+}  // namespace omnilearn::emulator

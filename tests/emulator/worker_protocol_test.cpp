@@ -15,7 +15,7 @@ T round_trip(const T& value) {
 }
 
 TEST(WorkerProtocol, IterationRoundTrip) {
-  scenarios::IterationRecord r;
+  run::IterationRecord r;
   r.worker = 3, r.step = 17, r.epoch = 2, r.start_s = 1.0 / 3.0, r.compute_s = 0.0123, r.comm_s = 1e-5, r.wait_s = 0.5;
   r.batch = 48, r.loss = 0.75;
   const auto back = round_trip(r);
@@ -29,7 +29,7 @@ TEST(WorkerProtocol, IterationRoundTrip) {
 }
 
 TEST(WorkerProtocol, PlanEvaluationExtraDoneAvailability) {
-  scenarios::PlanRecord p;
+  run::PlanRecord p;
   p.step = 10, p.epoch = 1, p.time_s = 2.5, p.reason = "scheduled", p.changed = true, p.imbalance = 0.3;
   p.batch = {40, 24}, p.weight = {0.625, 0.375};
   const auto pb = round_trip(p);
@@ -37,7 +37,7 @@ TEST(WorkerProtocol, PlanEvaluationExtraDoneAvailability) {
   EXPECT_EQ(pb.weight, p.weight);
   EXPECT_TRUE(pb.changed);
   EXPECT_EQ(pb.reason, "scheduled");
-  const auto e = round_trip(scenarios::EvaluationRecord{3.0, 20, 1, 0.4, 0.86});
+  const auto e = round_trip(run::EvaluationRecord{3.0, 20, 1, 0.4, 0.86});
   EXPECT_EQ(e.accuracy, 0.86);
   EXPECT_EQ(round_trip(ExtraRecord{"controller_decision_s", 0.002}).value, 0.002);
   EXPECT_EQ(round_trip(DoneRecord{"target"}).reason, "target");

@@ -127,7 +127,7 @@ TEST(ScenarioParser, PresetClusterAndUnits) {
   EXPECT_EQ(r->workload.epochs, 2);
   EXPECT_EQ(r->policy.trigger, controller::DecisionTrigger::kEveryEpoch);
   EXPECT_EQ(r->availability.kind, AvailabilitySpec::Kind::kGenerator);
-  EXPECT_EQ(r->availability.generator.kind, "diurnal");
+  EXPECT_EQ(r->availability.generator.kind, GeneratorKind::kDiurnal);
   EXPECT_DOUBLE_EQ(r->availability.generator.period_s, 3600);
   EXPECT_DOUBLE_EQ(r->availability.generator.duration_s, 7200);
   EXPECT_DOUBLE_EQ(r->availability.generator.low, 0.1);
@@ -289,29 +289,32 @@ TEST(ScenarioJson, IsValidJsonWithTheResolvedValues) {
 TEST(ScenarioParser, EmulatorSectionForTheTestbed) {
   auto defaults = parse_scenario(kTwoWorkers, "two.yaml");
   ASSERT_TRUE(defaults.is_ok()) << defaults.status().message();
-  EXPECT_EQ(defaults->emulator.network, "");
+  EXPECT_EQ(defaults->emulator.network, Network::kFromModel);
   EXPECT_DOUBLE_EQ(defaults->emulator.cpu_budget, 1.5);
   EXPECT_DOUBLE_EQ(defaults->emulator.target_accuracy, 0.85);
-  EXPECT_EQ(defaults->emulator.throttle, "compute");
+  EXPECT_EQ(defaults->emulator.throttle, QuotaScope::kCompute);
+  EXPECT_EQ(defaults->emulator.device, Device::kCpu);
 
   auto r = parse_scenario(std::string(kTwoWorkers) +
                               "emulator: {network: resnet, cpu_budget: 1.0, target_accuracy: 0.8, eval_every: 50, "
                               "throttle: process, warmup_updates: 300}\n",
-                          "two.yaml", {"emulator.time_budget_s=120"});
+                          "two.yaml", {"emulator.time_budget_s=120", "emulator.device=cuda", "emulator.lr_scaling=true"});
   ASSERT_TRUE(r.is_ok()) << r.status().message();
-  EXPECT_EQ(r->emulator.network, "resnet");
+  EXPECT_EQ(r->emulator.network, Network::kResNet);
   EXPECT_DOUBLE_EQ(r->emulator.cpu_budget, 1.0);
   EXPECT_DOUBLE_EQ(r->emulator.target_accuracy, 0.8);
   EXPECT_EQ(r->emulator.eval_every, 50);
   EXPECT_DOUBLE_EQ(r->emulator.time_budget_s, 120.0);
-  EXPECT_EQ(r->emulator.throttle, "process");
+  EXPECT_EQ(r->emulator.throttle, QuotaScope::kProcess);
   EXPECT_EQ(r->emulator.warmup_updates, 300);
+  EXPECT_EQ(r->emulator.device, Device::kCuda);
+  EXPECT_TRUE(r->emulator.lr_scaling);
   EXPECT_EQ(defaults->emulator.warmup_updates, 0);
   auto bad_throttle = parse_scenario(std::string(kTwoWorkers) + "emulator: {throttle: threads}\n", "two.yaml");
   ASSERT_FALSE(bad_throttle.is_ok());
   EXPECT_NE(bad_throttle.status().message().find("emulator.throttle"), std::string::npos)
       << bad_throttle.status().message();
-  EXPECT_NE(bad_throttle.status().message().find("compute or process"), std::string::npos);
+  EXPECT_NE(bad_throttle.status().message().find("compute | process"), std::string::npos) << bad_throttle.status().message();
 
   auto bad = parse_scenario(std::string(kTwoWorkers) + "emulator: {network: vgg}\n", "two.yaml");
   ASSERT_FALSE(bad.is_ok());

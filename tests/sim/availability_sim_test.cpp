@@ -150,18 +150,10 @@ TEST(Availability, AspWorkerDownIdlesAndReturns) {
   EXPECT_TRUE(after);
 }
 
-TEST(Availability, UnknownGeneratorIsAClearError) {
-  auto s = four_worker_scenario({12, 12, 12, 12}, "uniform");
-  s.availability.kind = scenarios::AvailabilitySpec::Kind::kGenerator;
-  s.availability.generator.kind = "weather";
-  const std::string msg = run_in_child(s, test_dir("gen"));
-  EXPECT_NE(msg.find("not yet supported"), std::string::npos) << msg;
-}
-
 TEST(Availability, MarkovGeneratorRunsDeterministically) {
   auto s = four_worker_scenario({12, 12, 12, 12}, "omnilearn");
   s.availability.kind = scenarios::AvailabilitySpec::Kind::kGenerator;
-  s.availability.generator.kind = "markov";
+  s.availability.generator.kind = scenarios::GeneratorKind::kMarkov;
   s.availability.generator.mtbf_s = 5;
   s.availability.generator.mttr_s = 1;
   s.availability.generator.duration_s = 30;

@@ -303,7 +303,7 @@ TEST(Simulation, AFolderThatIsNotEmptyNeedsReplace) {
   ASSERT_EQ(run_in_child(s, dir), "");
   EXPECT_NE(run_in_child(s, dir).find("not empty"), std::string::npos);
   SimOptions options;
-  options.reuse = scenarios::FolderReuse::kReplace;
+  options.reuse = run::FolderReuse::kReplace;
   EXPECT_EQ(run_in_child(s, dir, options), "");
 }
 

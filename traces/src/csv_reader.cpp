@@ -1,11 +1,11 @@
-#include "csv_reader.h"
+#include "omnilearn/traces/csv_reader.h"
 
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <utility>
 
-namespace omnilearn::traces::detail {
+namespace omnilearn::traces {
 
 Result<LineReader> LineReader::open(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -171,4 +171,4 @@ std::optional<std::size_t> find_column(const std::vector<std::string>& header, s
   return std::nullopt;
 }
 
-}  // namespace omnilearn::traces::detail
+}  // namespace omnilearn::traces

@@ -4,8 +4,8 @@
 #include <limits>
 #include <map>
 
-#include "csv_reader.h"
 #include "importers.h"
+#include "omnilearn/traces/csv_reader.h"
 
 namespace omnilearn::traces::detail {
 namespace {

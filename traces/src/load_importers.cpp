@@ -5,8 +5,8 @@
 #include <initializer_list>
 #include <map>
 
-#include "csv_reader.h"
 #include "importers.h"
+#include "omnilearn/traces/csv_reader.h"
 
 namespace omnilearn::traces::detail {
 namespace {

@@ -1,8 +1,8 @@
 // Importers for cluster-level GPU occupancy (Philly, Helios): a sticky share of the simulated nodes is taken.
 #include <algorithm>
 
-#include "csv_reader.h"
 #include "importers.h"
+#include "omnilearn/traces/csv_reader.h"
 
 namespace omnilearn::traces::detail {
 namespace {

@@ -10,8 +10,8 @@
 #include <sstream>
 #include <vector>
 
-#include "csv_reader.h"
 #include "omnilearn/base/input_limits.h"
+#include "omnilearn/traces/csv_reader.h"
 
 namespace omnilearn::traces {
 namespace {
@@ -33,14 +33,14 @@ struct Directive {
 Status parse_directive(std::string_view comment, std::string_view key, std::size_t line, const std::string& where,
                        Directive& dir, bool& matched) {
   matched = false;
-  comment = detail::trim(comment);
+  comment = trim(comment);
   if (comment.substr(0, key.size()) != key) return Status::ok();
-  std::string_view rest = detail::trim(comment.substr(key.size()));
+  std::string_view rest = trim(comment.substr(key.size()));
   if (rest.empty() || rest.front() != '=') return Status::ok();
   matched = true;
-  const auto v = detail::parse_double(rest.substr(1));
+  const auto v = parse_double(rest.substr(1));
   if (!v || *v < 0.0) {
-    return Status::parse_error(where + ": '" + std::string(key) + "=" + std::string(detail::trim(rest.substr(1))) +
+    return Status::parse_error(where + ": '" + std::string(key) + "=" + std::string(trim(rest.substr(1))) +
                                "' has a bad value; expected a number of seconds >= 0");
   }
   if (dir.value) {
@@ -74,7 +74,7 @@ Result<AvailabilityTrace> parse_trace(std::string_view text, std::string_view so
     const std::string where = src + ":" + std::to_string(first_line);
     // A row ends at a newline outside double quotes (a quoted worker name may hold one); a comment ends at the
     // first newline.
-    const std::string_view first = detail::trim(text.substr(pos, end - pos));
+    const std::string_view first = trim(text.substr(pos, end - pos));
     if (!first.empty() && first.front() != '#' && first.find('"') != std::string_view::npos) {
       bool quoted = false;
       std::size_t i = pos;
@@ -87,7 +87,7 @@ Result<AvailabilityTrace> parse_trace(std::string_view text, std::string_view so
     std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
     line_no += 1 + static_cast<std::size_t>(std::count(line.begin(), line.end(), '\n'));
-    line = detail::trim(line);
+    line = trim(line);
     if (line.empty()) continue;
     if (line.front() == '#') {
       bool matched = false;
@@ -113,19 +113,19 @@ Result<AvailabilityTrace> parse_trace(std::string_view text, std::string_view so
       return Status::parse_error(where + ": more than " + std::to_string(limits::kMaxTracePoints) +
                                  " rows; expected at most that many trace points");
     }
-    const std::vector<std::string> f = detail::split_fields(line);
+    const std::vector<std::string> f = split_fields(line);
     if (f.size() != 3) {
       return Status::parse_error(where + ": row has " + std::to_string(f.size()) +
                                  " fields; expected 3 (time_s,worker,fraction)");
     }
-    const auto t = detail::parse_double(f[0]);
+    const auto t = parse_double(f[0]);
     if (!t || *t < 0.0) {
       return Status::parse_error(where + ": time '" + f[0] + "' is not valid; expected a number of seconds >= 0");
     }
     if (f[1].empty() || f[1].front() == '#') {
       return Status::parse_error(where + ": worker name '" + f[1] + "' is not valid; expected a non-empty name");
     }
-    const auto frac = detail::parse_double(f[2]);
+    const auto frac = parse_double(f[2]);
     if (!frac || *frac < 0.0 || *frac > 1.0) {
       return Status::parse_error(where + ": fraction '" + f[2] + "' is not valid; expected a number in [0,1]");
     }
@@ -214,7 +214,7 @@ std::string format_trace(const AvailabilityTrace& trace, std::string_view commen
   for (const Row& r : rows) {
     out += shortest(r.t);
     out += ',';
-    out += detail::quote_field(trace.workers()[r.worker].name);
+    out += quote_field(trace.workers()[r.worker].name);
     out += ',';
     out += shortest(r.fraction);
     out += '\n';

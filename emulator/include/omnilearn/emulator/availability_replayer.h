@@ -1,5 +1,5 @@
-// AvailabilityReplayer: the scenario's availability (static schedule by seconds or epochs, a trace file with its
-// time scale, a generator, optional noise) as a queue of changes that the launcher applies on its own thread
+// AvailabilityReplayer: a run's availability plan (run/availability_plan.h: a schedule by seconds or epochs, a trace
+// file, a generator, noise) as a queue of changes that the launcher applies on its own thread
 // through a ResourceThrottler. Time is wall seconds since training started (rank 0 reports it). Not thread-safe.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "omnilearn/base/status.h"
-#include "omnilearn/scenarios/scenario.h"
+#include "omnilearn/run/availability_plan.h"
 
 namespace omnilearn::emulator {
 
@@ -21,7 +21,8 @@ struct AvailabilityEvent {
 
 class AvailabilityReplayer {
  public:
-  static Result<AvailabilityReplayer> create(const scenarios::Scenario& scenario);
+  // The plan as a queue; an epoch schedule with a timed part (noise) is an error.
+  static Result<AvailabilityReplayer> create(const run::AvailabilityPlan& plan);
 
   // Fractions in force at the start (time 0, epoch 0).
   const std::vector<double>& initial() const { return initial_; }

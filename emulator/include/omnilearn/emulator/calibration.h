@@ -13,12 +13,13 @@
 #include "omnilearn/base/status.h"
 #include "omnilearn/base/units.h"
 #include "omnilearn/emulator/emulator_config.h"
+#include "omnilearn/scenarios/scenario.h"
 
 namespace omnilearn::emulator {
 
 struct CalibrationOptions {
   Network network = Network::kLeNet;
-  double sample_cost_s = 0.0;      // CPU seconds per sample of the emulated model (EmulatorConfig; 0: the network's own)
+  double sample_cost_s = 0.0;      // CPU seconds per sample of the emulated model (emulator.sample_cost_s; 0: the network's own)
   std::vector<BatchSize> batches = {8, 16, 32, 48, 64, 96, 128};  // batch sweep, at a full core
   std::vector<double> shares = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};  // of one core
   BatchSize share_batch = 32;      // batch of the share sweep
@@ -79,8 +80,12 @@ struct CalibrationReport {
 // died); without cgroup write access the share sweep is skipped and the reason is in the report.
 Result<CalibrationReport> run_calibration(const CalibrationOptions& options);
 
-// The model profile (scenarios' profile keys: name, parameters, flops_per_sample, flops_per_iteration,
-// measured_fixed_s, measured_per_sample_s), with a comment header saying how it was measured.
+// The measured model profile named `name`: parameters, flops_per_sample (3 x forward MACs x 2), the measured law
+// t = measured_fixed_s + measured_per_sample_s * b, and flops_per_iteration (the fixed cost at the measured speed),
+// each to six significant digits.
+scenarios::ModelProfile calibrated_profile(const CalibrationReport& report, const std::string& name);
+// calibrated_profile as a profile file (scenarios::model_profile_yaml), with a comment header saying how it was
+// measured (host, date, network, batches, R^2).
 std::string profile_yaml(const CalibrationReport& report, const std::string& name);
 // target_share,achieved_share,throughput_samples_s,relative_throughput,slowdown
 std::string fidelity_csv(const CalibrationReport& report);

@@ -1,6 +1,6 @@
 // The testbed launcher: turns a Scenario into worker processes on this host, each inside its own resource group
 // before it trains, replays availability through a ResourceThrottler on the launcher's thread, merges what the
-// workers report into a run folder (scenarios::RunWriter, the simulator's schema), and cleans up (processes and
+// workers report into a run folder (run::RunWriter, the simulator's schema), and cleans up (processes and
 // groups) however the run ends. One run at a time per process: it installs SIGINT/SIGTERM handlers while it runs.
 #pragma once
 
@@ -15,7 +15,7 @@
 #include "omnilearn/base/status.h"
 #include "omnilearn/emulator/emulator_config.h"
 #include "omnilearn/emulator/resource_throttler.h"
-#include "omnilearn/scenarios/run_writer.h"
+#include "omnilearn/run/run_writer.h"
 #include "omnilearn/scenarios/scenario.h"
 
 namespace omnilearn::emulator {
@@ -53,10 +53,10 @@ using ThrottlerFactory =
 struct LaunchOptions {
   std::string output_dir;                 // the run folder
   // When the run folder is not empty: refuse, or replace an earlier run's files (--force). A folder another run
-  // holds is always refused (scenarios::RunFolder), before any cgroup or process is made.
-  scenarios::FolderReuse reuse = scenarios::FolderReuse::kRefuse;
+  // holds is always refused (run::RunFolder), before any cgroup or process is made.
+  run::FolderReuse reuse = run::FolderReuse::kRefuse;
   std::vector<std::string> argv;          // recorded in manifest.json
-  std::vector<std::string> overrides;     // the scenario's --set strings: workers load the same scenario with them
+  std::vector<std::string> overrides;     // the scenario's --set strings (recorded in manifest.json)
   std::map<std::string, std::string> manifest_fields;
   // The worker program; "" = omnilearn-emulate-worker next to this executable, else the one built with it.
   std::string worker_executable;
@@ -69,7 +69,7 @@ struct LaunchOptions {
   NodeOptions nodes;                      // several hosts; the default is this host alone
 };
 
-// kStalled: a worker reported no iteration for EmulatorConfig::stall_timeout_s (liveness); exit code 1.
+// kStalled: a worker reported no iteration for emulator.stall_timeout_s (liveness); exit code 1.
 enum class RunOutcome { kCompleted, kWorkerFailed, kInterrupted, kTerminated, kStalled };
 
 struct LaunchResult {
@@ -77,14 +77,15 @@ struct LaunchResult {
   int exit_code = 0;                // 0, 1 (a worker failed or stalled), 130 (SIGINT), 143 (SIGTERM)
   std::string message;              // what went wrong, naming the worker
   std::string run_dir;              // this node's part (node_output_dir)
-  scenarios::RunSummary summary;    // complete only when outcome is kCompleted
+  run::RunSummary summary;    // complete only when outcome is kCompleted
 };
 
 // Runs `scenario` (with several nodes: this node's share of it) on this host. An error Result means nothing was
 // started (bad scenario for the testbed, dataset missing, no cgroup permission, bad node options, ...); once workers
 // run, every outcome comes back as a LaunchResult.
-Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const EmulatorConfig& config,
-                                   const LaunchOptions& options);
+// The testbed settings are the scenario's (scenario.emulator); the launcher writes them, resolved, into the run
+// folder's config.json, which every worker reads.
+Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const LaunchOptions& options);
 
 // The path of the default worker program (see LaunchOptions::worker_executable).
 std::string default_worker_executable();

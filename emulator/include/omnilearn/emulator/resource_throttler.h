@@ -12,6 +12,7 @@
 
 #include "omnilearn/base/status.h"
 #include "omnilearn/base/units.h"
+#include "omnilearn/scenarios/scenario.h"
 
 namespace omnilearn::emulator {
 
@@ -61,9 +62,10 @@ struct CgroupThrottlerOptions {
   std::vector<double> nominal_cores;  // per worker: the CPU share (cores, may be < 1) at fraction 1
   double period_s = 0.010;
   std::string cpuset;                 // "" (no pinning) or a CPU list such as "0-1", applied to every worker
-  // Also make an unlimited group w<k>-comm per worker for its communication threads (comm_thread_files). cgroup
-  // v1 only: v1 moves single threads through `tasks`; on v2 the quota holds the whole process.
-  bool split_comm = false;
+  // What the quota holds (emulator.throttle). kCompute also makes an unlimited group w<k>-comm per worker for its
+  // communication threads (comm_thread_files); cgroup v1 only: v1 moves single threads through `tasks`, while on
+  // v2 the quota holds the whole process whatever is asked.
+  scenarios::QuotaScope throttle = scenarios::QuotaScope::kProcess;
 };
 
 // The real throttler: one cgroup per worker, <controller mount>/omnilearn-<run id>/w<k> (and w<k>-comm), in the cpu (v1

@@ -9,7 +9,7 @@
 #include <variant>
 
 #include "omnilearn/base/status.h"
-#include "omnilearn/scenarios/run_writer.h"
+#include "omnilearn/run/run_writer.h"
 
 namespace omnilearn::emulator {
 
@@ -29,7 +29,7 @@ struct AvailabilityNotice {
   double fraction = 1.0;
 };
 
-using WorkerMessage = std::variant<scenarios::IterationRecord, scenarios::PlanRecord, scenarios::EvaluationRecord,
+using WorkerMessage = std::variant<run::IterationRecord, run::PlanRecord, run::EvaluationRecord,
                                    ExtraRecord, DoneRecord, AvailabilityNotice>;
 
 // One line, ending in '\n'.

@@ -97,7 +97,8 @@ struct WorkloadSpec {
 
 struct PolicySpec {
   std::string name = "uniform";     // validated against controller::make_default_registry()
-  controller::PolicyOptions options;  // gain, fit_window (true_costs is set by the simulator)
+  double gain = 1.0;                // the law's gain (controller::PolicyOptions::gain)
+  std::size_t fit_window = 8;       // affine: observations per worker in the fit
   BatchSize min_batch = 16;         // per-worker bounds
   BatchSize max_batch = 96;
   // The controller's own defaults (ControllerOptions documents each).
@@ -127,8 +128,10 @@ struct TraceReference {
   double window_end_s = 0.0;
 };
 
+enum class GeneratorKind { kMarkov, kRandomWalk, kDiurnal };  // markov | random-walk | diurnal
+
 struct GeneratorSpec {
-  std::string kind;                 // "markov", "random-walk", "diurnal"
+  GeneratorKind kind = GeneratorKind::kMarkov;
   double mtbf_s = 3600.0;
   double mttr_s = 300.0;
   double step_s = 60.0;
@@ -155,15 +158,24 @@ struct OutputSpec {
   bool timeline = true;             // write timeline.json
 };
 
-// Settings of the real testbed (`omnilearn emulate`, emulator/); the simulator ignores them.
+// The testbed's network: a LeNet-sized CNN (~22k parameters) or a small ResNet; kFromModel (the file's default):
+// from the model profile's name (lenet... or resnet...).
+enum class Network { kFromModel, kLeNet, kResNet };
+enum class Device { kCpu, kCuda };
+// What a worker's CPU quota holds: its compute threads only (its communication threads run unthrottled, as on a node
+// with fewer cores; cgroup v1), or the whole process, communication included.
+enum class QuotaScope { kCompute, kProcess };
+
+// Settings of the real testbed (`omnilearn emulate`, emulator/): the one home of each, with its default. The
+// simulator ignores them. `--set emulator.<key>=<value>` overrides any of them.
 struct EmulatorSpec {
-  std::string network;               // "lenet" or "resnet"; "" = from the model profile's name
+  Network network = Network::kFromModel;
+  Device device = Device::kCpu;      // kCuda: each worker gets an MPS share of the GPU (emulator/README.md)
   double cpu_budget = 1.5;           // host cores for the scenario's busiest moment (its cores are scaled onto them)
   double cpu_per_core = 0.0;         // > 0: host cores per scenario core, instead of cpu_budget
-  double cpu_period_s = 0.010;       // CFS period of the workers' CPU quotas
-  // What the quota holds: "compute" (the worker's compute threads; its communication threads run unthrottled,
-  // as on a node with fewer cores) or "process" (every thread, communication included).
-  std::string throttle = "compute";
+  double cpu_period_s = 0.010;       // CFS period of the workers' CPU quotas (10 ms beats 100 ms)
+  QuotaScope throttle = QuotaScope::kCompute;
+  std::string cpuset;                // pin every worker to these CPUs ("" = no pinning)
   // CPU seconds that each training sample costs the emulated model (0: the network's own cost on this host). The
   // worker computes the real forward and backward pass, then keeps computing (forward passes on the same batch)
   // until its CPU time for the step reaches batch x sample_cost_s: a step costs the same CPU time on every host,
@@ -175,11 +187,16 @@ struct EmulatorSpec {
   double time_budget_s = 0.0;        // stop after this much training time (0: none)
   double learning_rate = 0.05;
   double momentum = 0.9;
+  bool lr_scaling = false;           // ASP: the server applies worker k's push with rate η b_k / b_ref (b_ref = B / n)
   // Learning-rate warm-up: the rate rises linearly to learning_rate over the first this many updates (BSP steps,
   // ASP applied pushes). 0: none.
   std::int64_t warmup_updates = 0;
-  // Liveness: a worker that reports no iteration for this long stops the run, named (0: never).
+  // Liveness: a worker that reports no iteration for this long stops the run, named (0: never). Gloo's collective
+  // timeout follows it (emulator::gloo_timeout_s).
   double stall_timeout_s = 30.0;
+  double stop_grace_s = 2.0;         // SIGTERM, then SIGKILL after this long, when a run is stopped
+  std::string data_source = "/usr/share/datasets/fashion-mnist";  // the Debian package's files
+  std::string cache_dir;             // decompressed copy; "": $XDG_CACHE_HOME or ~/.cache, + /omnilearn/fashion-mnist
 };
 
 struct Scenario {

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "omnilearn/scenarios/scenario.h"
 
 namespace omnilearn::scenarios {
@@ -11,5 +13,15 @@ namespace omnilearn::scenarios {
 // A JSON object (keys in schema order, numbers in shortest round-trip form, SI units: flop/s, bytes/s, s).
 // Deterministic: the same Scenario gives the same bytes.
 std::string scenario_to_json(const Scenario& scenario);
+
+// The testbed settings as JSON (the scenario's `emulator` object; the testbed's config.json): every field by its
+// scenario key, enums by their scenario spelling. Reading fills absent keys with the defaults.
+NLOHMANN_JSON_SERIALIZE_ENUM(Network, {{Network::kFromModel, ""}, {Network::kLeNet, "lenet"}, {Network::kResNet, "resnet"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(Device, {{Device::kCpu, "cpu"}, {Device::kCuda, "cuda"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(QuotaScope, {{QuotaScope::kCompute, "compute"}, {QuotaScope::kProcess, "process"}})
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EmulatorSpec, network, device, cpu_budget, cpu_per_core, cpu_period_s,
+                                                throttle, cpuset, sample_cost_s, target_accuracy, eval_every,
+                                                eval_samples, time_budget_s, learning_rate, momentum, lr_scaling,
+                                                warmup_updates, stall_timeout_s, stop_grace_s, data_source, cache_dir)
 
 }  // namespace omnilearn::scenarios

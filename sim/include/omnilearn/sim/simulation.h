@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "omnilearn/base/status.h"
-#include "omnilearn/scenarios/run_writer.h"
+#include "omnilearn/run/run_writer.h"
 #include "omnilearn/scenarios/scenario.h"
 
 namespace omnilearn::sim {
@@ -39,7 +39,7 @@ struct SimOptions {
   // timeline.json is written when both this and the scenario's outputs.timeline are true.
   bool timeline = true;
   // What to do when output_dir already holds files (kReplace: --force). Another run's folder is always refused.
-  scenarios::FolderReuse reuse = scenarios::FolderReuse::kRefuse;
+  run::FolderReuse reuse = run::FolderReuse::kRefuse;
   // Polled from the simulation thread once per BSP step or ASP update; true stops the run there. The run folder
   // then holds every row so far, whole, and a valid timeline.json, but no summary.json, and run_simulation returns
   // an error saying it was stopped. It must be cheap and async-signal-safe to feed (a flag a signal handler sets).
@@ -50,6 +50,6 @@ struct SimOptions {
 // Runs `scenario` to its stop condition (epochs, sample_budget or max_iterations) and writes the run folder.
 // Returns the summary also written to summary.json, or an error naming the scenario field or the file at fault
 // (an unsupported availability kind, an unreadable trace, an invalid controller configuration, an I/O error).
-Result<scenarios::RunSummary> run_simulation(const scenarios::Scenario& scenario, const SimOptions& options);
+Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, const SimOptions& options);
 
 }  // namespace omnilearn::sim

@@ -13,7 +13,7 @@
 
 #include "omnilearn/base/status.h"
 
-namespace omnilearn::scenarios {
+namespace omnilearn::run {
 
 // The lock file's name inside a run folder.
 inline constexpr const char* kRunFolderLock = ".omnilearn.lock";
@@ -66,4 +66,4 @@ class RunFolder {
 // are checked; on error the temporary file is removed and the message names `path` and the system's reason.
 Status write_file_atomically(const std::string& path, std::string_view text);
 
-}  // namespace omnilearn::scenarios
+}  // namespace omnilearn::run

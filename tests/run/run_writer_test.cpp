@@ -1,4 +1,4 @@
-#include "omnilearn/scenarios/run_writer.h"
+#include "omnilearn/run/run_writer.h"
 
 #include <gtest/gtest.h>
 
@@ -7,11 +7,11 @@
 
 #include "temp_dir.h"
 
-namespace omnilearn::scenarios {
+namespace omnilearn::run {
 namespace {
 
-using testing::read_file;
-using testing::TempDir;
+using scenarios::testing::read_file;
+using scenarios::testing::TempDir;
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
@@ -180,4 +180,4 @@ TEST(RunWriter, OpenFailsWithAMessageNamingThePath) {
 }
 
 }  // namespace
-}  // namespace omnilearn::scenarios
+}  // namespace omnilearn::run

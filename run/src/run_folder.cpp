@@ -1,4 +1,4 @@
-#include "omnilearn/scenarios/run_folder.h"
+#include "omnilearn/run/run_folder.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
-namespace omnilearn::scenarios {
+namespace omnilearn::run {
 namespace {
 
 namespace fs = std::filesystem;
@@ -63,7 +63,8 @@ const std::vector<std::string>& run_folder_files() {
   static const std::vector<std::string> kFiles = {"manifest.json",    "iterations.csv",     "plans.csv",
                                                   "availability.csv", "evaluations.csv",    "summary.json",
                                                   "timeline.json",    ".manifest.json.tmp", ".summary.json.tmp",
-                                                  ".rendezvous"};  // the testbed's one-host FileStore (launcher.cpp)
+                                                  // the testbed's one-host FileStore, and its workers' settings
+                                                  ".rendezvous",      "config.json",        ".config.json.tmp"};
   return kFiles;
 }
 
@@ -177,4 +178,4 @@ Status write_file_atomically(const std::string& path, std::string_view text) {
   return Status::ok();
 }
 
-}  // namespace omnilearn::scenarios
+}  // namespace omnilearn::run

@@ -1,4 +1,5 @@
-// What `omnilearn validate` reads off a testbed run folder and the simulator profile it writes (cli/validate_profile).
+// The testbed's side of `omnilearn validate` (emulator/validation.h): what it reads off a testbed run folder, the
+// simulator profile it writes, and the host-load meter.
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -9,10 +10,13 @@
 #include <sstream>
 #include <string>
 
-#include "cli/validate_profile.h"
+#include "omnilearn/emulator/validation.h"
+#include "omnilearn/scenarios/model_profile_file.h"
 
-namespace omnilearn::cli {
+namespace omnilearn::emulator {
 namespace {
+
+namespace fs = std::filesystem;
 
 struct TempDir {
   TempDir() : path(fs::temp_directory_path() / ("omnilearn-validate-profile-" + std::to_string(::getpid()))) {
@@ -41,9 +45,9 @@ std::string read(const fs::path& p) {
 fs::path write_run(const fs::path& dir, bool shared = false) {
   write(dir / "manifest.json",
         std::string(R"({"backend": "emulate", "cpu_shares": [0.5, 0.25], )") +
-            (shared ? R"("comm_unthrottled": false, )" : R"("comm_unthrottled": true, )") + R"(
-            "scenario": {"cluster": {"workers": [{"speed_flops": 1e9}, {"speed_flops": 5e8}]}},
-            "emulator": ["cpu_period_s=0.02", "throttle=compute"]})");
+            (shared ? R"("throttle": "process", )" : R"("throttle": "compute", )") + R"(
+            "scenario": {"cluster": {"workers": [{"speed_flops": 1e9}, {"speed_flops": 5e8}]},
+                         "emulator": {"cpu_period_s": 0.02, "throttle": "compute"}}})");
   write(dir / "summary.json", R"({"iterations": 30})");
   std::string rows = "worker,step,epoch,start_s,compute_s,comm_s,wait_s,batch,loss,accuracy,staleness\n";
   for (int step = 0; step < 30; ++step) {
@@ -58,7 +62,7 @@ fs::path write_run(const fs::path& dir, bool shared = false) {
   return dir;
 }
 
-TEST(ValidateProfile, ReadsTheTestbedFacts) {
+TEST(Validation, ReadsTheTestbedFacts) {
   TempDir tmp;
   auto facts = read_testbed(write_run(tmp.path / "run"));
   ASSERT_TRUE(facts.is_ok()) << facts.status().message();
@@ -81,7 +85,7 @@ TEST(ValidateProfile, ReadsTheTestbedFacts) {
   EXPECT_NEAR(together->compute_cv, 0.01 * std::sqrt(18.0 / 17.0) / 0.02, 1e-6);
 }
 
-TEST(ValidateProfile, ComputeNoiseIsAveragedPerShare) {
+TEST(Validation, ComputeNoiseIsAveragedPerShare) {
   TestbedFacts facts;
   facts.cpu_shares = {0.5, 0.125, 0.5, 1.0};
   facts.compute_std_s = {0.004, 0.012, 0.006, 0.0};  // a worker that never varied adds no point
@@ -93,7 +97,7 @@ TEST(ValidateProfile, ComputeNoiseIsAveragedPerShare) {
   EXPECT_DOUBLE_EQ(terms.noise_std_s[1], 0.005);
 }
 
-TEST(ValidateProfile, AnIncompleteRunFolderIsNamed) {
+TEST(Validation, AnIncompleteRunFolderIsNamed) {
   TempDir tmp;
   const fs::path run = write_run(tmp.path / "run");
   fs::remove(run / "summary.json");
@@ -103,11 +107,13 @@ TEST(ValidateProfile, AnIncompleteRunFolderIsNamed) {
   EXPECT_NE(facts.status().message().find(run.string()), std::string::npos);
 }
 
-TEST(ValidateProfile, WritesTheTestbedTermsIntoTheProfile) {
+TEST(Validation, WritesTheTestbedTermsIntoTheProfile) {
   TempDir tmp;
   auto facts = read_testbed(write_run(tmp.path / "run"));
   ASSERT_TRUE(facts.is_ok());
-  write(tmp.path / "cal/profile.yaml", "name: lenet-calibrated\nmeasured_fixed_s: 0.002\nmeasured_per_sample_s: 0.0002\n");
+  write(tmp.path / "cal/profile.yaml",
+        "# calibrated\nname: lenet-calibrated\nparameters: 61706\nflops_per_sample: 2.5e6\nflops_per_iteration: 0\n"
+        "measured_fixed_s: 0.002\nmeasured_per_sample_s: 0.0002\n");
   write(tmp.path / "cal/fidelity.csv",
         "target_share,achieved_share,throughput_samples_s,relative_throughput,slowdown\n0.5,0.49,1000,0.5,2\n"
         "1,0.95,2000,1,1\n");
@@ -118,7 +124,8 @@ TEST(ValidateProfile, WritesTheTestbedTermsIntoTheProfile) {
   terms.compute_jitter_shared = 0.4;
   terms.available_cores = 1.8;
   set_compute_noise(*facts, terms);  // worker 0 (share 0.5) never varies: only share 0.25 has noise
-  ASSERT_TRUE(write_sim_profile(tmp.path / "cal", *facts, terms, out).is_ok());
+  auto written = write_sim_profile(tmp.path / "cal", *facts, terms, out);
+  ASSERT_TRUE(written.is_ok()) << written.status().message();
   const std::string text = read(out);
   EXPECT_NE(text.find("host_core_flops: 2e+09"), std::string::npos) << text;
   EXPECT_NE(text.find("cpu_slowdown: {share: [0.5, 1], slowdown: [2.041, 1]}"), std::string::npos) << text;
@@ -129,8 +136,69 @@ TEST(ValidateProfile, WritesTheTestbedTermsIntoTheProfile) {
   EXPECT_NE(text.find("compute_jitter_cv: 0.25"), std::string::npos) << text;
   EXPECT_NE(text.find("compute_jitter_shared: 0.4"), std::string::npos) << text;
   EXPECT_NE(text.find("compute_noise: {share: [0.25], std_s: [0.01029]}"), std::string::npos) << text;
+  EXPECT_NE(text.find("name: lenet-calibrated\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("measured_per_sample_s: 0.0002\n"), std::string::npos) << text;
   EXPECT_FALSE(write_sim_profile(tmp.path / "none", *facts, SimProfileTerms{}, out).is_ok());
+  // The file is the profile returned, and the simulator's parser reads it back.
+  auto back = scenarios::load_model_profile(out.string());
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_EQ(back->host_core_flops, written->host_core_flops);
+  EXPECT_EQ(back->slowdown_factors, (std::vector<double>{2.041, 1.0}));
+  EXPECT_EQ(back->noise_std_s, (std::vector<double>{0.01029}));
+  EXPECT_EQ(back->host_cpu_available, 1.8);
+  EXPECT_FALSE(back->quota_holds_comm);
+}
+
+// The continuous reading: the loop's step time at the share over the law at the share batch (here 8.4 ms at 32).
+TEST(Validation, TheContinuousSlowdownComesFromTheLoopsThroughput) {
+  TempDir tmp;
+  write(tmp.path / "cal/profile.yaml",
+        "name: c\nparameters: 10\nflops_per_sample: 5\nmeasured_fixed_s: 0.002\nmeasured_per_sample_s: 0.0002\n");
+  write(tmp.path / "cal/fidelity.csv",
+        "target_share,achieved_share,throughput_samples_s,relative_throughput,slowdown\n0.5,0.49,1000,0.26,3.8\n"
+        "1,0.95,2000,1,1\n");
+  TestbedFacts facts;
+  facts.host_core_flops = 1e9;
+  facts.cpu_shares = {1.0};
+  SimProfileTerms terms;
+  terms.continuous_slowdown = true;
+  auto p = sim_profile(tmp.path / "cal" / "profile.yaml", facts, terms);
+  ASSERT_TRUE(p.is_ok()) << p.status().message();
+  EXPECT_EQ(p->slowdown_shares, (std::vector<double>{0.5, 1.0}));
+  EXPECT_EQ(p->slowdown_factors, (std::vector<double>{3.81, 1.905}));  // 32 / 1000 / 0.0084, 32 / 2000 / 0.0084
+  EXPECT_FALSE(p->host_cpu_available.has_value());
+  EXPECT_EQ(p->compute_jitter_shared, 0.0);  // no jitter: nothing shared
+}
+
+TEST(Validation, ABrokenTableIsNamedWithItsLine) {
+  TempDir tmp;
+  const fs::path run = write_run(tmp.path / "run");
+  write(run / "iterations.csv", "worker,step,epoch,start_s,compute_s,comm_s,wait_s,batch\n0,12,0,0,fast,0,0,8\n");
+  auto facts = read_testbed(run);
+  ASSERT_FALSE(facts.is_ok());
+  EXPECT_NE(facts.status().message().find((run / "iterations.csv").string() + ":2: compute_s"), std::string::npos)
+      << facts.status().message();
+  write(run / "iterations.csv", "worker,step,compute_s\n");
+  facts = read_testbed(run);
+  ASSERT_FALSE(facts.is_ok());
+  EXPECT_NE(facts.status().message().find("no column comm_s"), std::string::npos) << facts.status().message();
+  write(tmp.path / "cal/profile.yaml", "name: c\nparameters: 10\nflops_per_sample: 5\n");
+  auto p = sim_profile(tmp.path / "cal", TestbedFacts{}, SimProfileTerms{});
+  ASSERT_FALSE(p.is_ok());
+  EXPECT_NE(p.status().message().find("needs measured_fixed_s"), std::string::npos) << p.status().message();
+}
+
+// Without a manifest naming the run's cgroup there is nothing to measure.
+TEST(Validation, TheHostLoadNeedsTheRunsCgroup) {
+  TempDir tmp;
+  HostLoadMeter meter(tmp.path / "run");
+  meter.sample();
+  EXPECT_FALSE(meter.load().has_value());
+  write(tmp.path / "run/manifest.json", R"({"cgroup_folder": "omnilearn-no-such-group"})");
+  meter.sample();
+  meter.sample();
+  EXPECT_FALSE(meter.load().has_value());
 }
 
 }  // namespace
-}  // namespace omnilearn::cli
+}  // namespace omnilearn::emulator

@@ -1,6 +1,6 @@
 // RunFolder and write_file_atomically: one owner per run folder (across threads and processes), non-empty folders
 // refused unless replaced (only the tool's own files) or kept, and files replaced whole or not at all.
-#include "omnilearn/scenarios/run_folder.h"
+#include "omnilearn/run/run_folder.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -11,15 +11,15 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "omnilearn/scenarios/run_writer.h"
+#include "omnilearn/run/run_writer.h"
 #include "temp_dir.h"
 
-namespace omnilearn::scenarios {
+namespace omnilearn::run {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::read_file;
-using testing::TempDir;
+using scenarios::testing::read_file;
+using scenarios::testing::TempDir;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -234,4 +234,4 @@ TEST(WriteFileAtomically, AFullDiskLeavesNoSummaryAndReportsIt) {
 }
 
 }  // namespace
-}  // namespace omnilearn::scenarios
+}  // namespace omnilearn::run

@@ -1,4 +1,4 @@
-#include "omnilearn/scenarios/run_writer.h"
+#include "omnilearn/run/run_writer.h"
 
 #include <charconv>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <locale>
 #include <nlohmann/json.hpp>
 
-namespace omnilearn::scenarios {
+namespace omnilearn::run {
 namespace {
 
 constexpr std::int64_t kFlushEvery = 64;  // iteration rows / timeline events between flushes
@@ -230,4 +230,4 @@ Status RunWriter::rewrite_manifest(const std::string& manifest_json) {
   return write_file_atomically((std::filesystem::path(dir_) / "manifest.json").string(), manifest_json + "\n");
 }
 
-}  // namespace omnilearn::scenarios
+}  // namespace omnilearn::run

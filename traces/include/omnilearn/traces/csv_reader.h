@@ -1,5 +1,6 @@
-// Private helpers for reading delimited text: a line reader that tracks line numbers, a quote-aware field
-// splitter, strict number and date parsing. Stateless functions and a reader owned by one caller.
+// Reading delimited text (CSV): a line reader that tracks line numbers, a quote-aware field splitter, strict number
+// and date parsing. For the trace importers and for readers of run-folder tables. Stateless functions (thread-safe)
+// and a reader owned by one caller.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +13,7 @@
 #include "omnilearn/base/status.h"
 #include "omnilearn/base/units.h"
 
-namespace omnilearn::traces::detail {
+namespace omnilearn::traces {
 
 // Reads a text file line by line (LF or CRLF), counting lines from 1.
 class LineReader {
@@ -48,4 +49,4 @@ std::optional<Seconds> parse_us_datetime(std::string_view field);
 // The index of `name` in `header`, or nothing.
 std::optional<std::size_t> find_column(const std::vector<std::string>& header, std::string_view name);
 
-}  // namespace omnilearn::traces::detail
+}  // namespace omnilearn::traces

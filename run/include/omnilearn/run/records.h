@@ -1,0 +1,80 @@
+// The records of a run folder (DESIGN.md §4): what both back ends report, row by row, and the summary. Plain values.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "omnilearn/base/units.h"
+#include "omnilearn/controller/controller.h"
+
+namespace omnilearn::run {
+
+// One worker's iteration. Times in the run's clock (simulated or wall seconds since the run started).
+struct IterationRecord {
+  WorkerId worker = 0;
+  std::int64_t step = 0;
+  std::int64_t epoch = 0;
+  Seconds start_s = 0.0;
+  Seconds compute_s = 0.0;
+  Seconds comm_s = 0.0;
+  Seconds wait_s = 0.0;
+  BatchSize batch = 0;
+  std::optional<double> loss;
+  std::optional<double> accuracy;
+  std::optional<std::int64_t> staleness;  // ASP: updates applied since this worker pulled
+};
+
+// One controller decision (every call that consulted the policy). plans.csv is long: one row per worker.
+struct PlanRecord {
+  std::int64_t step = 0;
+  std::int64_t epoch = 0;
+  Seconds time_s = 0.0;
+  std::string reason;        // controller::to_string(PlanReason)
+  bool changed = false;
+  double imbalance = 0.0;
+  std::vector<BatchSize> batch;
+  std::vector<double> weight;
+};
+
+// An availability change that the back end applied.
+struct AvailabilityRecord {
+  Seconds time_s = 0.0;
+  WorkerId worker = 0;
+  double fraction = 1.0;
+};
+
+// Test accuracy measured during a run (testbed; the simulator has none).
+struct EvaluationRecord {
+  Seconds time_s = 0.0;
+  std::int64_t step = 0;
+  std::int64_t epoch = 0;
+  double loss = 0.0;
+  double accuracy = 0.0;
+};
+
+struct RunSummary {
+  std::string policy;
+  std::string mode;            // "bsp" or "asp"
+  std::int64_t workers = 0;
+  std::int64_t iterations = 0;  // BSP: global steps; ASP: updates applied by the server
+  std::int64_t epochs = 0;
+  Seconds total_time_s = 0.0;
+  Seconds mean_iteration_s = 0.0;
+  double idle_fraction = 0.0;   // waiting time / (compute + comm + wait), over all workers
+  std::vector<Seconds> epoch_time_s;  // time each epoch took
+  std::optional<double> mean_staleness;  // ASP
+  std::optional<std::int64_t> max_staleness;
+  std::optional<Seconds> time_to_target_s;
+  std::optional<double> final_accuracy;
+  std::int64_t decisions = 0;
+  std::int64_t batch_changes = 0;
+  std::map<std::string, double> extra;  // back-end specific numbers (controller overhead, ...)
+};
+
+// The record of a controller result (a plan that consulted the policy) in epoch `epoch`.
+PlanRecord plan_record(const controller::Plan& plan, std::int64_t epoch);
+
+}  // namespace omnilearn::run

@@ -1,0 +1,44 @@
+#include "omnilearn/run/controller_factory.h"
+
+#include <utility>
+
+#include "omnilearn/controller/policy_registry.h"
+#include "omnilearn/run/records.h"
+
+namespace omnilearn::run {
+
+ControllerSpec controller_spec(const scenarios::Scenario& scenario) {
+  ControllerSpec spec;
+  spec.policy = scenario.policy.name;
+  spec.gain = scenario.policy.gain;
+  spec.fit_window = scenario.policy.fit_window;
+  spec.options = scenario.controller_options();
+  return spec;
+}
+
+Result<controller::Controller> make_controller(const ControllerSpec& spec, controller::TrueCostProvider true_costs) {
+  controller::PolicyOptions options;
+  options.gain = spec.gain;
+  options.fit_window = spec.fit_window;
+  options.true_costs = std::move(true_costs);
+  auto policy = controller::make_default_registry().make(spec.policy, options);
+  if (!policy) return policy.status().with_context("policy.name");
+  auto c = controller::Controller::create(spec.options, std::move(policy).value());
+  if (!c) return c.status().with_context("policy");
+  return c;
+}
+
+PlanRecord plan_record(const controller::Plan& plan, std::int64_t epoch) {
+  PlanRecord r;
+  r.step = plan.step;
+  r.epoch = epoch;
+  r.time_s = plan.time_s;
+  r.reason = controller::to_string(plan.reason);
+  r.changed = plan.changed;
+  r.imbalance = plan.imbalance;
+  r.batch = plan.batch;
+  r.weight = plan.weight;
+  return r;
+}
+
+}  // namespace omnilearn::run
