@@ -1,5 +1,6 @@
 // Uses each exported library once: the controller balances 4 synthetic workers at HL8 (the global batch stays
-// 128), a trace is parsed, and an installed scenario file (argv[1]) is loaded. Prints one line; exit 0 when all hold.
+// 128), a trace is parsed, an installed scenario file (argv[1]) is loaded and its controller made (run layer). Prints
+// one line; exit 0 when all hold.
 #include <cstdio>
 #include <numeric>
 #include <utility>
@@ -7,6 +8,7 @@
 #include "omnilearn/base/status.h"
 #include "omnilearn/controller/policy_registry.h"
 #include "omnilearn/controller/synthetic_cluster.h"
+#include "omnilearn/run/controller_factory.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/traces/trace_file.h"
 
@@ -35,6 +37,12 @@ int main(int argc, char** argv) {
   auto scenario = omnilearn::scenarios::load_scenario(argv[1]);
   if (!trace || !scenario) {
     std::fprintf(stderr, "consumer: %s\n", (!trace ? trace.status() : scenario.status()).message().c_str());
+    return 1;
+  }
+  // The run layer: the scenario's own controller, as the simulator and the testbed make it.
+  auto from_scenario = omnilearn::run::make_controller(omnilearn::run::controller_spec(*scenario));
+  if (!from_scenario) {
+    std::fprintf(stderr, "consumer: %s\n", from_scenario.status().message().c_str());
     return 1;
   }
   std::printf("consumer: batch sum %ld, trace workers %zu, scenario %s with %zu workers\n", batch_sum,
