@@ -10,7 +10,9 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "omnilearn/emulator/calibration.h"
+#include "omnilearn/emulator/testbed_config.h"
 #include "omnilearn/run/run_folder.h"
+#include "omnilearn/scenarios/scenario_parser.h"
 
 namespace omnilearn::cli {
 
@@ -47,15 +49,20 @@ po::options_description calibrate_options() {
       "  omnilearn calibrate --batches 8,16,32,64,128 --shares 0.25,0.5,1 --reps 10 --out runs/cal-quick\n"
       "  omnilearn calibrate --network resnet --no-shares --out runs/cal-resnet\n"
       "  omnilearn calibrate --sample-cost 0.001 --out runs/cal-tb   # the testbed scenarios' emulated cost\n"
+      "  omnilearn calibrate --scenario my-model.yaml --out runs/cal-mine   # the scenario's own model and data\n"
       "  omnilearn sim scenarios/paper/bsp-hl8.yaml --set workload.model=runs/calibrate/profile.yaml\n\n"
       "options");
   opts.add_options()("help,h", "print this help")(
       "out", po::value<std::string>()->default_value("runs/calibrate"), "output folder")(
-      "network", po::value<std::string>()->default_value("lenet"), "lenet or resnet")(
-      "sample-cost", po::value<double>()->default_value(0.0),
-      "CPU seconds per sample of the emulated model, as the scenario's emulator.sample_cost_s (0: the network's "
-      "own cost on this host)")(
-      "name", po::value<std::string>(), "profile name (default: <network>-calibrated)")(
+      "network", po::value<std::string>(), "lenet or resnet (default lenet)")(
+      "sample-cost", po::value<double>(),
+      "CPU seconds per sample of the emulated model, as the scenario's emulator.sample_cost_s (default 0: the "
+      "network's own cost on this host)")(
+      "scenario", po::value<std::string>(), "take the model, its data and its emulated cost from this scenario's "
+      "emulator section (network, or model_file with input_shape and loss; train_data; sample_cost_s) instead of "
+      "--network and --sample-cost")(
+      "set", po::value<std::vector<std::string>>()->composing(), "with --scenario: override a scenario field")(
+      "name", po::value<std::string>(), "profile name (default: <network or model file name>-calibrated)")(
       "batches", po::value<std::string>()->default_value("8,16,32,48,64,96,128"), "batch sizes of the batch sweep")(
       "shares", po::value<std::string>()->default_value("0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"),
       "CPU shares (of one core) of the quota sweep")(
@@ -70,15 +77,47 @@ po::options_description calibrate_options() {
   return opts;
 }
 
-// The calibration's options from the command line, or the usage error printed.
-std::optional<emulator::CalibrationOptions> calibration_options(const po::variables_map& vm) {
-  emulator::CalibrationOptions o;
-  const std::string network = vm["network"].as<std::string>();
+// What is measured: --scenario's testbed settings (network resolved, files by their full path), or --network and
+// --sample-cost; a usage error is printed.
+std::optional<scenarios::EmulatorSpec> model_settings(const po::variables_map& vm) {
+  if (vm.count("scenario")) {
+    if (vm.count("network") || vm.count("sample-cost")) {
+      std::cerr << "omnilearn calibrate: --scenario names the model: leave out --network and --sample-cost (or --set "
+                   "emulator.network=... / emulator.sample_cost_s=...)\n";
+      return std::nullopt;
+    }
+    const auto overrides = vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    auto scenario = scenarios::load_scenario(vm["scenario"].as<std::string>(), overrides);
+    auto config = scenario ? emulator::testbed_config(*scenario) : Result<emulator::TestbedConfig>(scenario.status());
+    if (!config) {
+      std::cerr << "omnilearn calibrate: " << config.status().message() << "\n";
+      return std::nullopt;
+    }
+    return config->settings;
+  }
+  scenarios::EmulatorSpec s = emulator::CalibrationOptions::lenet();
+  const std::string network = vm.count("network") ? vm["network"].as<std::string>() : "lenet";
   if (network != "lenet" && network != "resnet") {
     std::cerr << "omnilearn calibrate: --network: lenet or resnet, got " << network << "\n";
     return std::nullopt;
   }
-  o.network = network == "resnet" ? emulator::Network::kResNet : emulator::Network::kLeNet;
+  s.network = network == "resnet" ? emulator::Network::kResNet : emulator::Network::kLeNet;
+  if (vm.count("sample-cost")) s.sample_cost_s = vm["sample-cost"].as<double>();
+  return s;
+}
+
+// The profile's default name: the network's, or the model file's (without its extension).
+std::string model_name(const scenarios::EmulatorSpec& s) {
+  if (s.network == emulator::Network::kTorchScript) return std::filesystem::path(s.model_file).stem().string();
+  return s.network == emulator::Network::kResNet ? "resnet" : "lenet";
+}
+
+// The calibration's options from the command line, or the usage error printed.
+std::optional<emulator::CalibrationOptions> calibration_options(const po::variables_map& vm) {
+  emulator::CalibrationOptions o;
+  auto settings = model_settings(vm);
+  if (!settings) return std::nullopt;
+  o.settings = *settings;
   std::vector<long long> batches;
   if (!parse_list(vm["batches"].as<std::string>(), batches) || batches.size() < 2) {
     std::cerr << "omnilearn calibrate: --batches: expected at least two comma-separated integers\n";
@@ -89,7 +128,6 @@ std::optional<emulator::CalibrationOptions> calibration_options(const po::variab
     std::cerr << "omnilearn calibrate: --shares: expected comma-separated numbers in (0, 1]\n";
     return std::nullopt;
   }
-  o.sample_cost_s = vm["sample-cost"].as<double>();
   o.share_batch = vm["share-batch"].as<long long>();
   o.reps = vm["reps"].as<int>();
   o.warmup = vm["warmup"].as<int>();
@@ -141,7 +179,7 @@ int run_calibrate_command(const std::vector<std::string>& args, const std::vecto
   if (auto done = parse_command_line("calibrate", args, opts, /*positional=*/"", /*required=*/false, vm)) return *done;
   const std::optional<emulator::CalibrationOptions> o = calibration_options(vm);
   if (!o) return 2;
-  const std::string network = vm["network"].as<std::string>();
+  const std::string network = model_name(o->settings);
   std::cerr << "omnilearn calibrate: measuring " << network << " (batch sweep" << (o->share_sweep ? " + quota sweep" : "")
             << ")\n";
   auto report = emulator::run_calibration(*o);

@@ -16,6 +16,7 @@
 
 #include "omnilearn/base/format.h"
 #include "omnilearn/emulator/dataset_cache.h"
+#include "omnilearn/scenarios/scenario_json.h"
 #include "omnilearn/emulator/launcher.h"
 #include "omnilearn/emulator/names.h"
 #include "omnilearn/emulator/resource_throttler.h"
@@ -114,7 +115,7 @@ Status check_options(const CalibrationOptions& o) {
   if (o.batches.size() < 2) return Status::invalid_argument("--batches: at least two batch sizes are needed for the fit");
   if (o.reps < 1) return Status::invalid_argument("--reps: must be >= 1");
   if (o.rounds < 1) return Status::invalid_argument("--rounds: must be >= 1");
-  if (!(o.sample_cost_s >= 0.0 && o.sample_cost_s <= 1.0)) {
+  if (!(o.settings.sample_cost_s >= 0.0 && o.settings.sample_cost_s <= 1.0)) {
     return Status::invalid_argument("--sample-cost: CPU seconds per sample in [0, 1]");
   }
   for (double s : o.shares) {
@@ -171,9 +172,8 @@ class CalibrationWorker {
 
   // Starts it and reads its greeting (the network's size) into `report`.
   Status start(const std::string& exe, const std::string& data_dir, CalibrationReport& report) {
-    const std::vector<std::string> argv = {exe, "--calibrate", "--network", o_.network == Network::kResNet ? "resnet" : "lenet",
-                                           "--threads", "1", "--data-dir", data_dir, "--out-fd", "{out_fd}", "--in-fd", "{in_fd}",
-                                           "--sample-cost", format_g(o_.sample_cost_s)};
+    const std::vector<std::string> argv = {exe, "--calibrate", "--settings", nlohmann::json(o_.settings).dump(),
+                                           "--threads", "1", "--data-dir", data_dir, "--out-fd", "{out_fd}", "--in-fd", "{in_fd}"};
     OMNI_RETURN_IF_ERROR(process_.start(argv, worker_environment(), [&](pid_t pid) {
       return throttler_ ? throttler_->attach(0, pid) : Status::ok();
     }));
@@ -183,7 +183,7 @@ class CalibrationWorker {
     report.parameters = (*ready)["parameters"].get<std::int64_t>();
     report.forward_macs = (*ready)["forward_macs"].get<double>();
     report.threads = (*ready)["threads"].get<int>();
-    report.sample_cost_s = o_.sample_cost_s;
+    report.sample_cost_s = o_.settings.sample_cost_s;
     return Status::ok();
   }
 
@@ -303,7 +303,10 @@ Result<CalibrationReport> run_calibration(const CalibrationOptions& o) {
   OMNI_RETURN_IF_ERROR(check_options(o));
   const std::string exe = o.worker_executable.empty() ? default_worker_executable() : o.worker_executable;
   if (::access(exe.c_str(), X_OK) != 0) return Status::not_found("worker program " + exe + " not found or not executable");
-  auto data_dir = prepare_fashion_mnist(o.data_source, o.cache_dir.empty() ? default_dataset_cache_dir() : o.cache_dir);
+  const scenarios::EmulatorSpec& settings = o.settings;
+  const std::string cache = settings.cache_dir.empty() ? default_dataset_cache_dir() : settings.cache_dir;
+  // Fashion-MNIST unless the settings bring their own data.
+  auto data_dir = settings.train_data.empty() ? prepare_fashion_mnist(settings.data_source, cache) : Result<std::string>(cache);
   if (!data_dir) return data_dir.status();
   CalibrationReport report;
   const std::unique_ptr<ResourceThrottler> throttler = make_throttler(o, log, report);
@@ -344,7 +347,9 @@ std::string profile_yaml(const CalibrationReport& r, const std::string& name) {
                              : std::string()) +
       "; t = measured_fixed_s + measured_per_sample_s * b fitted (relative\n"
       "residuals) to the median step time over batches " + batches + " (R^2 = " + fmt(r.fit.r2) +
-      "). flops_per_sample = 3 x forward MACs x 2; flops_per_iteration is the\n"
+      "). flops_per_sample = 3 x forward MACs x 2" +
+      (r.network.starts_with("torchscript") ? std::string(" (forward MACs estimated as the module's parameter count)")
+                                            : std::string()) + "; flops_per_iteration is the\n"
       "fixed cost at the measured speed (measured_fixed_s / measured_per_sample_s * flops_per_sample).";
   return scenarios::model_profile_yaml(calibrated_profile(r, name), comment);
 }

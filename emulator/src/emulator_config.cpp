@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -12,7 +13,28 @@
 
 namespace omnilearn::emulator {
 
+namespace {
+
+// The user's model and data files exist (named by their field).
+Status check_user_files(const scenarios::Scenario& s) {
+  const std::pair<const char*, const std::string*> files[] = {
+      {"emulator.model_file", &s.emulator.model_file},
+      {"emulator.train_data", &s.emulator.train_data},
+      {"emulator.test_data", &s.emulator.test_data}};
+  for (const auto& [field, path] : files) {
+    if (path->empty()) continue;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(s.resolve_path(*path), ec)) {
+      return Status::not_found(std::string(field) + ": " + s.resolve_path(*path) + " is not a readable file");
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
 Result<Network> resolve_network(const scenarios::Scenario& s) {
+  if (!s.emulator.model_file.empty()) return Network::kTorchScript;
   if (s.emulator.network != Network::kFromModel) return s.emulator.network;
   const std::string& model = s.workload.model.name;
   if (model.starts_with("lenet")) return Network::kLeNet;
@@ -55,8 +77,10 @@ int threads_for_share(double cores) { return std::max(1, static_cast<int>(std::c
 
 Status validate_for_testbed(const scenarios::Scenario& s, int host_cpus) {
   const scenarios::EmulatorSpec& c = s.emulator;
-  if (s.workload.dataset != "fashion-mnist") {
-    return Status::invalid_argument("workload.dataset: the testbed trains on fashion-mnist (got \"" + s.workload.dataset + "\")");
+  OMNI_RETURN_IF_ERROR(check_user_files(s));
+  if (s.emulator.train_data.empty() && s.workload.dataset != "fashion-mnist") {
+    return Status::invalid_argument("workload.dataset: the testbed trains on fashion-mnist, or on your tensor files "
+                                    "(emulator.train_data and test_data) (got \"" + s.workload.dataset + "\")");
   }
   if (s.worker_count() < 1) return Status::invalid_argument("cluster: no workers");
   // On a GPU the shares become MPS percentages of the one GPU: no host-CPU fit to check (the launcher probes CUDA).

@@ -167,7 +167,7 @@ Status Launch::check_host() {
   }
   const scenarios::EmulatorSpec& settings = config_.settings;
   data_dir_ = settings.cache_dir.empty() ? default_dataset_cache_dir() : settings.cache_dir;
-  if (options_.prepare_dataset) {
+  if (options_.prepare_dataset && settings.train_data.empty()) {  // Fashion-MNIST, unless the user brings data
     auto prepared = prepare_fashion_mnist(settings.data_source, data_dir_);
     if (!prepared) return prepared.status();
   }

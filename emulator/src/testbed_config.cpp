@@ -1,5 +1,6 @@
 #include "omnilearn/emulator/testbed_config.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -29,6 +30,10 @@ Result<TestbedConfig> testbed_config(const scenarios::Scenario& scenario) {
   auto network = resolve_network(scenario);
   if (!network) return network.status();
   c.settings.network = *network;
+  // The workers may run elsewhere than the scenario's folder: every file by its resolved path.
+  for (std::string* path : {&c.settings.model_file, &c.settings.train_data, &c.settings.test_data}) {
+    if (!path->empty()) *path = std::filesystem::absolute(scenario.resolve_path(*path)).string();
+  }
   c.world = static_cast<int>(scenario.worker_count());
   return c;
 }

@@ -102,14 +102,16 @@ class AspWorker {
 
   int run() {
     at::set_num_threads(o_.threads);
-    auto train = read_split(c_.data_dir, "train", std::min<std::int64_t>(c_.dataset_samples, 60000));
+    auto train = load_split(c_.settings, c_.data_dir, /*train=*/true, c_.dataset_samples);
     if (!train) return fail(who_, train.status().message());
     train_ = std::move(train).value();
     torch::manual_seed(c_.seed);
     auto device = torch_device(c_.settings.device);
     if (!device) return fail(who_, device.status().message());
-    net_ = make_net(c_.settings.network, *device);
-    params_ = net_.module->parameters();
+    auto net = make_net(c_.settings, *device);
+    if (!net) return fail(who_, net.status().message());
+    net_ = std::move(net).value();
+    params_ = net_.parameters;
     n_params_ = count_params(params_);
     try {
       pg_ = connect(o_);
@@ -217,12 +219,14 @@ class ParameterServer {
   // The test split, the network, the rendezvous, the controller and the optimiser; training starts here.
   Status start() {
     at::set_num_threads(o_.threads);
-    auto test = read_split(c_.data_dir, "t10k", s_.eval_samples);
+    auto test = load_split(s_, c_.data_dir, /*train=*/false, s_.eval_samples);
     if (!test) return test.status();
     test_ = std::move(test).value();
     torch::manual_seed(c_.seed);
-    net_ = make_net(s_.network);
-    params_ = net_.module->parameters();
+    auto net = make_net(s_);
+    if (!net) return net.status();
+    net_ = std::move(net).value();
+    params_ = net_.parameters;
     n_params_ = count_params(params_);
     try {
       pg_ = connect(o_);

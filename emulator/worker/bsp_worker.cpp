@@ -79,19 +79,21 @@ class BspWorker {
   // The training split (and rank 0's test split), the network and its parameters.
   Status load() {
     at::set_num_threads(o_.threads);
-    auto train = read_split(c_.data_dir, "train", std::min<std::int64_t>(c_.dataset_samples, 60000));
+    auto train = load_split(s_, c_.data_dir, /*train=*/true, c_.dataset_samples);
     if (!train) return train.status();
     train_ = std::move(train).value();
     if (rank_ == 0) {
-      auto t = read_split(c_.data_dir, "t10k", s_.eval_samples);
+      auto t = load_split(s_, c_.data_dir, /*train=*/false, s_.eval_samples);
       if (!t) return t.status();
       test_ = std::move(t).value();
     }
     torch::manual_seed(c_.seed);
     auto device = torch_device(s_.device);
     if (!device) return device.status();
-    net_ = make_net(s_.network, *device);
-    params_ = net_.module->parameters();
+    auto net = make_net(s_, *device);
+    if (!net) return net.status();
+    net_ = std::move(net).value();
+    params_ = net_.parameters;
     for (const auto& p : params_) n_params_ += p.numel();
     // Buffer layout: [gradients | compute_s per worker | availability+1 per worker (0 = none) | stop | now_s |
     // loss per worker | accuracy per worker] (the last two let rank 0 report rows of workers on other nodes).

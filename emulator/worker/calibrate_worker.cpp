@@ -31,18 +31,20 @@ int fail(const std::string& msg) {
 int run(const CalibrateOptions& o) {
   at::set_num_threads(o.threads);
   torch::manual_seed(o.seed);
-  auto train = read_split(o.data_dir, "train", o.samples);
+  auto train = load_split(o.settings, o.data_dir, /*train=*/true, o.samples);
   if (!train) return fail(train.status().message());
-  Net net = make_net(o.network);
+  auto made = make_net(o.settings);
+  if (!made) return fail(made.status().message());
+  Net net = std::move(made).value();
   std::int64_t n_params = 0;
-  for (const auto& p : net.module->parameters()) n_params += p.numel();
+  for (const auto& p : net.parameters) n_params += p.numel();
   const std::int64_t n = train->images.size(0);
   std::mt19937_64 rng(o.seed);
   std::uniform_int_distribution<std::int64_t> pick(0, n - 1);
 
   Reporter out(o.out_fd);
-  nlohmann::json ready = {{"event", "ready"}, {"network", o.network == Network::kResNet ? "resnet" : "lenet"},
-                          {"parameters", n_params}, {"forward_macs", forward_macs(o.network)},
+  nlohmann::json ready = {{"event", "ready"}, {"network", net.name},
+                          {"parameters", n_params}, {"forward_macs", forward_macs(net, o.settings.network)},
                           {"threads", o.threads}};
   out.send_line(ready.dump() + "\n");
 
@@ -52,7 +54,7 @@ int run(const CalibrateOptions& o) {
     const auto c0 = Clock::now();
     auto index = torch::from_blob(idx.data(), {batch}, torch::kInt64);
     (void)forward_backward(net, train->images.index_select(0, index), train->labels.index_select(0, index),
-                           o.sample_cost_s * static_cast<double>(batch));
+                           o.settings.sample_cost_s * static_cast<double>(batch));
     return std::chrono::duration<double>(Clock::now() - c0).count();
   };
 

@@ -3,12 +3,14 @@
 #include <time.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <vector>
 
 #include <torch/cuda.h>
+#include <torch/script.h>
 
 namespace omnilearn::emulator::worker {
 namespace {
@@ -18,6 +20,21 @@ Result<std::vector<unsigned char>> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::not_found("cannot open " + path + " (the launcher decompresses Fashion-MNIST there)");
   return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), {});
+}
+
+// The first line of a (LibTorch) exception message, whose later lines are a C++ stack.
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i > 0 ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+torch::Tensor loss_of(const Net& net, const torch::Tensor& out, const torch::Tensor& y, bool sum) {
+  const std::int64_t reduction = sum ? at::Reduction::Sum : at::Reduction::Mean;
+  if (net.loss == scenarios::Loss::kNll) return torch::nll_loss(out, y, {}, reduction);
+  return torch::cross_entropy_loss(out, y, {}, reduction);
 }
 
 std::uint32_t be32(const std::vector<unsigned char>& b, std::size_t at) {
@@ -116,16 +133,90 @@ Result<Split> read_split(const std::string& dir, const std::string& prefix, std:
 
 Net make_net(Network network, torch::Device device) {
   Net net;
+  net.device = device;
   if (network == Network::kResNet) {
     ResNet r;
-    net = {r.ptr(), [r](const torch::Tensor& x) mutable { return r->forward(x); }};
+    r->to(device);
+    net.forward = [r](const torch::Tensor& x) mutable { return r->forward(x); };
+    net.set_training = [r](bool on) mutable { r->train(on); };
+    net.parameters = r->parameters();
+    net.name = "resnet";
   } else {
     LeNet l;
-    net = {l.ptr(), [l](const torch::Tensor& x) mutable { return l->forward(x); }};
+    l->to(device);
+    net.forward = [l](const torch::Tensor& x) mutable { return l->forward(x); };
+    net.set_training = [l](bool on) mutable { l->train(on); };
+    net.parameters = l->parameters();
+    net.name = "lenet";
   }
-  net.module->to(device);
-  net.device = device;
   return net;
+}
+
+Result<Net> make_net(const scenarios::EmulatorSpec& settings, torch::Device device) {
+  if (settings.network != Network::kTorchScript) {
+    Net net = make_net(settings.network, device);
+    net.loss = settings.loss;
+    return net;
+  }
+  std::shared_ptr<torch::jit::Module> module;
+  try {
+    module = std::make_shared<torch::jit::Module>(torch::jit::load(settings.model_file, device));
+  } catch (const std::exception& e) {
+    return Status::invalid_argument("emulator.model_file: " + settings.model_file + " is not a TorchScript module "
+                                    "(torch.jit.script(model).save(path)): " + first_line(e.what()));
+  }
+  Net net;
+  net.device = device;
+  net.loss = settings.loss;
+  net.name = "torchscript:" + std::filesystem::path(settings.model_file).filename().string();
+  for (const torch::Tensor& p : module->parameters()) net.parameters.push_back(p.requires_grad_(true));
+  if (net.parameters.empty()) return Status::invalid_argument("emulator.model_file: " + settings.model_file + " has no parameters to train");
+  net.forward = [module](const torch::Tensor& x) { return module->forward({x}).toTensor(); };
+  net.set_training = [module](bool on) { module->train(on); };
+  return net;
+}
+
+Result<Split> read_tensor_file(const std::string& path, const std::vector<std::int64_t>& input_shape, std::int64_t limit) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::not_found(path + ": cannot read the tensor file");
+  const std::vector<char> bytes(std::istreambuf_iterator<char>(in), {});
+  torch::IValue value;
+  try {
+    value = torch::pickle_load(bytes);
+  } catch (const std::exception& e) {
+    return Status::parse_error(path + ": not a torch.save file: " + first_line(e.what()));
+  }
+  if (!value.isGenericDict()) return Status::parse_error(path + ": expected a dict with \"inputs\" and \"labels\"");
+  const auto dict = value.toGenericDict();
+  if (!dict.contains("inputs") || !dict.contains("labels") || !dict.at("inputs").isTensor() || !dict.at("labels").isTensor()) {
+    return Status::parse_error(path + ": expected tensors under \"inputs\" and \"labels\"");
+  }
+  torch::Tensor inputs = dict.at("inputs").toTensor();
+  torch::Tensor labels = dict.at("labels").toTensor();
+  std::int64_t per_sample = 1;
+  for (const std::int64_t d : input_shape) per_sample *= d;
+  const std::int64_t n = inputs.dim() > 0 ? inputs.size(0) : 0;
+  if (n < 1 || inputs.numel() != n * per_sample) {
+    return Status::parse_error(path + ": \"inputs\" of shape " + shape_text(inputs.sizes().vec()) + " is not [n, " +
+                               shape_text(input_shape).substr(1) + " (emulator.input_shape)");
+  }
+  if (labels.dim() != 1 || labels.size(0) != n || labels.is_floating_point()) {
+    return Status::parse_error(path + ": \"labels\" must be n = " + std::to_string(n) + " integer class labels");
+  }
+  const std::int64_t keep = limit > 0 ? std::min(n, limit) : n;
+  std::vector<std::int64_t> shape{keep};
+  shape.insert(shape.end(), input_shape.begin(), input_shape.end());
+  Split split;
+  split.images = inputs.narrow(0, 0, keep).to(torch::kFloat32).reshape(shape).contiguous();
+  split.labels = labels.narrow(0, 0, keep).to(torch::kInt64).contiguous();
+  return split;
+}
+
+Result<Split> load_split(const scenarios::EmulatorSpec& settings, const std::string& fashion_mnist_dir, bool train,
+                         std::int64_t limit) {
+  const std::string& file = train ? settings.train_data : settings.test_data;
+  if (!file.empty()) return read_tensor_file(file, settings.input_shape, limit);
+  return read_split(fashion_mnist_dir, train ? "train" : "t10k", limit);
 }
 
 Result<torch::Device> torch_device(Device device) {
@@ -152,7 +243,7 @@ int run_cuda_probe() {
 
 Evaluation evaluate(Net& net, const Split& test) {
   torch::NoGradGuard no_grad;
-  net.module->eval();
+  net.set_training(false);
   double loss = 0.0;
   std::int64_t correct = 0;
   const std::int64_t n = test.images.size(0);
@@ -160,14 +251,19 @@ Evaluation evaluate(Net& net, const Split& test) {
     const std::int64_t len = std::min<std::int64_t>(500, n - i);
     auto logits = net.forward(test.images.narrow(0, i, len).to(net.device));
     auto y = test.labels.narrow(0, i, len).to(net.device);
-    loss += torch::nn::functional::cross_entropy(logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum)).item<double>();
+    loss += loss_of(net, logits, y, /*sum=*/true).item<double>();
     correct += logits.argmax(1).eq(y).sum().item<std::int64_t>();
   }
-  net.module->train();
+  net.set_training(true);
   return {loss / static_cast<double>(n), static_cast<double>(correct) / static_cast<double>(n)};
 }
 
-double forward_macs(Network network) {
+double forward_macs(const Net& net, Network network) {
+  if (network == Network::kTorchScript) {
+    double n = 0.0;
+    for (const auto& p : net.parameters) n += static_cast<double>(p.numel());
+    return n;
+  }
   if (network == Network::kResNet) {
     // stem 16x28x28x9; b1 2 x 16x28x28x144; b2 32x14x14x(144 + 288) + shortcut 32x14x14x16;
     // b3 64x7x7x(288 + 576) + shortcut 64x7x7x32; fc 64x10.
@@ -188,13 +284,13 @@ double cpu_now_s() {
 
 StepResult forward_backward(Net& net, const torch::Tensor& x, const torch::Tensor& y, double cpu_target_s) {
   const double cpu0 = cpu_now_s();
-  for (auto& p : net.module->parameters()) {
+  for (auto& p : net.parameters) {
     if (p.grad().defined()) p.mutable_grad().zero_();
   }
   const torch::Tensor xd = x.to(net.device);
   const torch::Tensor yd = y.to(net.device);
   auto logits = net.forward(xd);
-  auto loss = torch::nn::functional::cross_entropy(logits, yd);
+  auto loss = loss_of(net, logits, yd, /*sum=*/false);
   loss.backward();
   if (net.device.is_cuda()) torch::cuda::synchronize();
   StepResult r{loss.item<double>(), logits.argmax(1).eq(yd).to(torch::kFloat32).mean().item<double>(), 0.0};
@@ -203,12 +299,12 @@ StepResult forward_backward(Net& net, const torch::Tensor& x, const torch::Tenso
     // Chunks of up to 8 samples keep the overshoot past the target to a fraction of a millisecond. Batch norm
     // (the ResNet) runs in eval mode here, so its running statistics see only the real pass.
     torch::NoGradGuard no_grad;
-    net.module->eval();
+    net.set_training(false);
     const std::int64_t n = xd.size(0), chunk = std::min<std::int64_t>(8, n);
     for (std::int64_t at = 0; cpu_now_s() - cpu0 < cpu_target_s; at = (at + chunk) % (n - chunk + 1)) {
       (void)net.forward(xd.narrow(0, at, chunk));
     }
-    net.module->train();
+    net.set_training(true);
   }
   return r;
 }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <torch/torch.h>
 
@@ -22,24 +23,42 @@ struct Split {
 
 // Reads the first `limit` (0 = all) samples of an IDX image/label pair ("train" or "t10k") in `dir`.
 Result<Split> read_split(const std::string& dir, const std::string& prefix, std::int64_t limit);
+// Reads the first `limit` (0 = all) samples of a tensor file: what Python's torch.save (or torch::pickle_save)
+// writes of a dict {"inputs": [n, *input_shape] float tensor, "labels": [n] integer tensor}. Errors name the file
+// and what is wrong with it.
+Result<Split> read_tensor_file(const std::string& path, const std::vector<std::int64_t>& input_shape, std::int64_t limit);
+// The training ("train") or test ("test") split the settings name: the user's tensor file (train_data, test_data)
+// or Fashion-MNIST's IDX files in `fashion_mnist_dir`.
+Result<Split> load_split(const scenarios::EmulatorSpec& settings, const std::string& fashion_mnist_dir, bool train,
+                         std::int64_t limit);
 
+// A network of any kind: its trainable tensors (in a fixed order, the same in every process), its forward pass,
+// and its mode switch (training, or evaluation for batch norm and dropout).
 struct Net {
-  std::shared_ptr<torch::nn::Module> module;
+  std::vector<torch::Tensor> parameters;
   std::function<torch::Tensor(const torch::Tensor&)> forward;
+  std::function<void(bool)> set_training;
   torch::Device device = torch::kCPU;  // where the module lives; inputs are moved there
+  scenarios::Loss loss = scenarios::Loss::kCrossEntropy;
+  std::string name;                    // "lenet", "resnet", or "torchscript:<file name>"
 };
-// A fresh network (weights from torch's current seed) on `device`.
+// A fresh LeNet or ResNet (weights from torch's current seed) on `device`.
 Net make_net(Network network, torch::Device device = torch::kCPU);
+// The network `settings` name on `device`: LeNet or ResNet as above, or the user's TorchScript module
+// (settings.model_file, with its saved weights; an error names the file when it cannot be loaded).
+Result<Net> make_net(const scenarios::EmulatorSpec& settings, torch::Device device = torch::kCPU);
 
 // The Torch device for `device`: CUDA device 0 (the one CUDA_VISIBLE_DEVICES / the MPS daemon gives this process),
 // or an error saying why CUDA cannot be used (this LibTorch has no CUDA, or no GPU is visible).
 Result<torch::Device> torch_device(Device device);
 // `omnilearn-emulate-worker --probe-cuda`: prints what CUDA this LibTorch sees; 0 when training on CUDA can work.
 int run_cuda_probe();
-// Multiply-accumulates of one forward pass on one 28x28 image (counted by hand from the layer shapes).
-double forward_macs(Network network);
+// Multiply-accumulates of one forward pass on one sample: counted by hand from the layer shapes for LeNet and the
+// ResNet (28x28 images); for another network, the number of its parameters (each weight used once per sample, as
+// in a dense layer: an estimate, said so in the calibrated profile).
+double forward_macs(const Net& net, Network network);
 
-// The compute step every role times: zero the gradients, forward + cross-entropy + backward on `x`/`y` (moved to
+// The compute step every role times: zero the gradients, forward + the network's loss + backward on `x`/`y` (moved to
 // the network's device; on CUDA the step ends with a synchronize, so a timer around it measures the GPU work).
 // With `cpu_target_s` > 0 (CPU only: emulator.sample_cost_s x batch), the step then runs gradient-free forward
 // passes over `x` until this thread's CPU time for the step (the process's, when Torch uses several threads)

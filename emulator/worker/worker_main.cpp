@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "omnilearn/scenarios/scenario_json.h"
 #include "worker_options.h"
 
 namespace omnilearn::emulator::worker {
@@ -58,16 +59,19 @@ Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args) {
 
 Result<CalibrateOptions> parse_calibrate_args(const std::vector<std::string>& args) {
   CalibrateOptions o;
-  std::string network = "lenet";
+  std::string settings;
   po::options_description opts;
-  opts.add_options()("data-dir", po::value(&o.data_dir)->required())("network", po::value(&network))(
-      "sample-cost", po::value(&o.sample_cost_s))("threads", po::value(&o.threads))("samples", po::value(&o.samples))(
-      "seed", po::value(&o.seed))("out-fd", po::value(&o.out_fd)->required())("in-fd", po::value(&o.in_fd)->required());
+  opts.add_options()("data-dir", po::value(&o.data_dir)->required())("settings", po::value(&settings)->required())(
+      "threads", po::value(&o.threads))("samples", po::value(&o.samples))("seed", po::value(&o.seed))(
+      "out-fd", po::value(&o.out_fd)->required())("in-fd", po::value(&o.in_fd)->required());
   auto vm = parse(args, opts);
   if (!vm) return vm.status().with_context("--calibrate (started by omnilearn calibrate)");
-  if (network != "lenet" && network != "resnet") return Status::invalid_argument("--network: lenet or resnet, got " + network);
-  o.network = network == "resnet" ? Network::kResNet : Network::kLeNet;
-  if (!(o.sample_cost_s >= 0.0)) return Status::invalid_argument("--sample-cost: expected CPU seconds >= 0");
+  try {
+    o.settings = nlohmann::json::parse(settings).get<scenarios::EmulatorSpec>();
+  } catch (const nlohmann::json::exception& e) {
+    return Status::invalid_argument(std::string("--settings: ") + e.what());
+  }
+  if (o.settings.network == Network::kFromModel) return Status::invalid_argument("--settings: the network is not resolved");
   if (o.threads < 1) return Status::invalid_argument("--threads: expected at least 1");
   return o;
 }

@@ -43,12 +43,11 @@ int run_cuda_probe();
 
 // `--calibrate` mode (calibrate_worker.cpp): a timing server for `omnilearn calibrate`.
 struct CalibrateOptions {
-  Network network = Network::kLeNet;
+  scenarios::EmulatorSpec settings;    // --settings: the model, its data and emulated cost (JSON, network resolved)
   int threads = 1;
   std::string data_dir;
   std::int64_t samples = 8192;         // training samples loaded (batches are drawn from them at random)
   std::uint64_t seed = 1;
-  double sample_cost_s = 0.0;          // CPU seconds per sample of the emulated model (0: the network's own cost)
   int out_fd = -1;
   int in_fd = -1;
 };

@@ -35,17 +35,9 @@ Result<AvailabilityTrace> from_schedule(const AvailabilitySpec& spec, std::size_
   return trace;
 }
 
-// Trace paths are relative to the scenario file when they do not exist as given.
-std::string resolve_path(const std::string& path, const std::string& scenario_path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;  // a path that cannot be examined (too long, a loop) is resolved like a missing one
-  if (fs::path(path).is_absolute() || fs::exists(path, ec) || scenario_path.empty()) return path;
-  return (fs::path(scenario_path).parent_path() / path).string();
-}
-
-Result<AvailabilityTrace> from_reference(const TraceReference& ref, std::size_t workers,
-                                         const std::string& scenario_path, const std::string& field) {
-  auto loaded = traces::read_trace_file(resolve_path(ref.path, scenario_path));
+Result<AvailabilityTrace> from_reference(const TraceReference& ref, std::size_t workers, const Scenario& scenario,
+                                         const std::string& field) {
+  auto loaded = traces::read_trace_file(scenario.resolve_path(ref.path));
   if (!loaded) return loaded.status().with_context(field + ".path");
   AvailabilityTrace trace = std::move(loaded).value();
   if (ref.window_start_s > 0.0 || ref.window_end_s > 0.0) {
@@ -126,7 +118,7 @@ Result<std::optional<AvailabilityTrace>> timed_availability(const Scenario& scen
       }
       break;
     case AvailabilitySpec::Kind::kTrace: {
-      auto t = from_reference(spec.trace, n, scenario.source_path, "availability.trace");
+      auto t = from_reference(spec.trace, n, scenario, "availability.trace");
       if (!t) return t.status();
       base = std::move(t).value();
       break;
@@ -139,7 +131,7 @@ Result<std::optional<AvailabilityTrace>> timed_availability(const Scenario& scen
     }
   }
   if (!spec.noise) return base;
-  auto noise = from_reference(*spec.noise, n, scenario.source_path, "availability.noise");
+  auto noise = from_reference(*spec.noise, n, scenario, "availability.noise");
   if (!noise) return noise.status();
   if (!base) return std::optional<AvailabilityTrace>(std::move(noise).value());
   auto combined = traces::combine(*base, *noise);

@@ -1,9 +1,12 @@
+#include <filesystem>
 #include <set>
+#include <string_view>
 
 #include "map_reader.h"
 #include "omnilearn/base/input_limits.h"
 #include "omnilearn/base/text_checks.h"
 #include "omnilearn/scenarios/cluster_preset.h"
+#include "omnilearn/scenarios/network_spec.h"
 #include "section_parsers.h"
 
 namespace omnilearn::scenarios::detail {
@@ -37,11 +40,104 @@ Status parse_node(const ParseContext& ctx, const YAML::Node& node, const std::st
   return Status::ok();
 }
 
+Status read_counts(const MapReader& r, std::string_view key, std::vector<std::int64_t>& out) {
+  if (!r.has(key)) return Status::ok();
+  std::vector<double> numbers;
+  OMNI_RETURN_IF_ERROR(r.read_numbers(key, numbers, Range::kPositive));
+  out.clear();
+  for (double x : numbers) {
+    if (x != static_cast<double>(static_cast<std::int64_t>(x)) || x > 1e6) {
+      return r.error_got(key, "positive integers (at most 1e6)");
+    }
+    out.push_back(static_cast<std::int64_t>(x));
+  }
+  return Status::ok();
+}
+
+// `topology: star` or `topology: {kind: fat-tree | torus | dragonfly, <its parameters>, bandwidth, latency}`.
+Status parse_topology(const ParseContext& ctx, const MapReader& cluster, ClusterSpec& out) {
+  if (!cluster.has("topology")) return Status::ok();
+  const YAML::Node node = cluster.get("topology");
+  if (!node.IsMap()) {
+    OMNI_RETURN_IF_ERROR(cluster.read_choice("topology", out.topology,
+                                             {{"star", Topology::kStar}, {"fat-tree", Topology::kFatTree},
+                                              {"torus", Topology::kTorus}, {"dragonfly", Topology::kDragonfly}}));
+    if (out.topology != Topology::kStar) {
+      return cluster.error("topology", std::string("'") + topology_name(out.topology) +
+                                           "' needs its parameters: write topology: {kind: " +
+                                           topology_name(out.topology) +
+                                           ", ...} (fat-tree: levels, down, up, link_count; torus: dimensions; "
+                                           "dragonfly: groups, chassis, routers, nodes; all: bandwidth, latency)");
+    }
+    return Status::ok();
+  }
+  auto reader = MapReader::open(ctx.source, node, "cluster.topology",
+                                {"kind", "levels", "down", "up", "link_count", "dimensions", "groups", "chassis",
+                                 "routers", "nodes", "bandwidth", "latency"});
+  if (!reader) return reader.status();
+  const MapReader& r = *reader;
+  if (!r.has("kind")) return r.error("kind", "missing (expected fat-tree, torus or dragonfly)");
+  OMNI_RETURN_IF_ERROR(r.read_choice("kind", out.topology,
+                                     {{"star", Topology::kStar}, {"fat-tree", Topology::kFatTree},
+                                      {"torus", Topology::kTorus}, {"dragonfly", Topology::kDragonfly}}));
+  NetworkSpec& n = out.network;
+  OMNI_RETURN_IF_ERROR(r.read("levels", n.levels, Range::kPositive));
+  OMNI_RETURN_IF_ERROR(read_counts(r, "down", n.down));
+  OMNI_RETURN_IF_ERROR(read_counts(r, "up", n.up));
+  OMNI_RETURN_IF_ERROR(read_counts(r, "link_count", n.link_count));
+  OMNI_RETURN_IF_ERROR(read_counts(r, "dimensions", n.dimensions));
+  OMNI_RETURN_IF_ERROR(read_counts(r, "groups", n.groups));
+  OMNI_RETURN_IF_ERROR(read_counts(r, "chassis", n.chassis));
+  OMNI_RETURN_IF_ERROR(read_counts(r, "routers", n.routers));
+  OMNI_RETURN_IF_ERROR(r.read("nodes", n.nodes, Range::kPositive));
+  OMNI_RETURN_IF_ERROR(r.read_bandwidth("bandwidth", n.bandwidth_Bps));
+  OMNI_RETURN_IF_ERROR(r.read_duration("latency", n.latency_s));
+  if (out.topology == Topology::kStar) return Status::ok();
+  if (const Status st = check_network(out.topology, n, "cluster.topology"); !st.is_ok()) {
+    return ctx.source.error(node, "cluster.topology", st.message());
+  }
+  const std::size_t leaves = topology_leaves(out.topology, n);
+  if (leaves < out.workers.size() + 1) {
+    return ctx.source.error(node, "cluster.topology",
+                            "has " + std::to_string(leaves) + " leaves; " + std::to_string(out.workers.size()) +
+                                " workers and the parameter server need " + std::to_string(out.workers.size() + 1));
+  }
+  return Status::ok();
+}
+
+// `platform: file.xml` or `platform: {file: ..., hosts: [...], parameter_server: name}`.
+Status parse_platform(const ParseContext& ctx, const MapReader& cluster, ClusterSpec& out) {
+  if (!cluster.has("platform")) return Status::ok();
+  if (cluster.has("topology")) return cluster.error("platform", "a platform file replaces `topology`: give one");
+  const YAML::Node node = cluster.get("platform");
+  PlatformFileSpec& p = out.platform;
+  if (node.IsMap()) {
+    auto reader = MapReader::open(ctx.source, node, "cluster.platform", {"file", "hosts", "parameter_server"});
+    if (!reader) return reader.status();
+    if (!reader->has("file")) return reader->error("file", "missing (expected a SimGrid platform file)");
+    OMNI_RETURN_IF_ERROR(reader->read("file", p.path));
+    OMNI_RETURN_IF_ERROR(reader->read_strings("hosts", p.hosts));
+    OMNI_RETURN_IF_ERROR(reader->read("parameter_server", p.parameter_server));
+    if (!p.hosts.empty() && p.hosts.size() < out.workers.size()) {
+      return reader->error("hosts", "expected one host per worker (" + std::to_string(out.workers.size()) + ")");
+    }
+  } else {
+    OMNI_RETURN_IF_ERROR(cluster.read("platform", p.path));
+  }
+  p.path = ctx.resolve(p.path);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(p.path, ec)) {
+    return cluster.error("platform", "platform file '" + p.path + "' not found");
+  }
+  out.topology = Topology::kPlatformFile;
+  return Status::ok();
+}
+
 }  // namespace
 
 Status parse_cluster(const ParseContext& ctx, const YAML::Node& node, ClusterSpec& out) {
   auto reader = MapReader::open(ctx.source, node, "cluster",
-                                {"preset", "workers", "topology", "nodes", "parameter_server", "backbone"});
+                                {"preset", "workers", "topology", "nodes", "parameter_server", "backbone", "platform"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
   OMNI_RETURN_IF_ERROR(r.require_one_of({"preset", "nodes"}));
@@ -95,9 +191,8 @@ Status parse_cluster(const ParseContext& ctx, const YAML::Node& node, ClusterSpe
     }
   }
 
-  OMNI_RETURN_IF_ERROR(r.read_choice("topology", out.topology,
-                                     {{"star", Topology::kStar}, {"fat-tree", Topology::kFatTree},
-                                      {"torus", Topology::kTorus}}));
+  OMNI_RETURN_IF_ERROR(parse_topology(ctx, r, out));
+  OMNI_RETURN_IF_ERROR(parse_platform(ctx, r, out));
   if (r.has("parameter_server")) {
     std::int64_t unused = 1;
     if (out.parameter_server.name.empty()) out.parameter_server.name = "ps";

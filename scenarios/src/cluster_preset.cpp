@@ -65,8 +65,36 @@ constexpr std::array<Preset, 3> kPresets{{
 
 }  // namespace
 
+namespace {
+
+// hpc-fat-tree: the hpc nodes as the leaves of a two-level fat-tree of 16-port leaf switches (16 hosts each) and 4
+// core switches, one 200 Gbps, 1 us link per pair: each leaf switch has 16 links down and 4 up (4:1 oversubscribed).
+constexpr std::size_t kHostsPerLeafSwitch = 16;
+constexpr std::int64_t kCoreSwitches = 4;
+
+void make_fat_tree(ClusterSpec& c) {
+  const std::size_t leaves = c.workers.size() + 1;  // the parameter server takes a leaf too
+  const std::size_t switches = (leaves + kHostsPerLeafSwitch - 1) / kHostsPerLeafSwitch;
+  c.topology = Topology::kFatTree;
+  c.network.levels = 2;
+  c.network.down = {static_cast<std::int64_t>(kHostsPerLeafSwitch), static_cast<std::int64_t>(switches)};
+  c.network.up = {1, kCoreSwitches};
+  c.network.link_count = {1, 1};
+  c.network.bandwidth_Bps = 200 * kGbps;
+  c.network.latency_s = 1e-6;
+}
+
+}  // namespace
+
 Result<ClusterSpec> make_cluster_preset(std::string_view preset, std::size_t workers) {
   if (workers == 0) return Status::invalid_argument("a cluster preset needs at least one worker");
+  if (preset == "hpc-fat-tree") {
+    auto c = make_cluster_preset("hpc", workers);
+    if (!c) return c.status();
+    c->preset = "hpc-fat-tree";
+    make_fat_tree(*c);
+    return c;
+  }
   for (const Preset& p : kPresets) {
     if (preset != p.name) continue;
     ClusterSpec c;
@@ -91,6 +119,7 @@ Result<ClusterSpec> make_cluster_preset(std::string_view preset, std::size_t wor
 std::vector<std::string> cluster_preset_names() {
   std::vector<std::string> out;
   for (const Preset& p : kPresets) out.emplace_back(p.name);
+  out.emplace_back("hpc-fat-tree");
   return out;
 }
 

@@ -1,6 +1,15 @@
 #include "omnilearn/scenarios/scenario.h"
 
+#include <filesystem>
+
 namespace omnilearn::scenarios {
+
+std::string Scenario::resolve_path(const std::string& path) const {
+  namespace fs = std::filesystem;
+  std::error_code ec;  // a path that cannot be examined (too long, a loop) is resolved like a missing one
+  if (path.empty() || fs::path(path).is_absolute() || fs::exists(path, ec) || source_path.empty()) return path;
+  return (fs::path(source_path).parent_path() / path).string();
+}
 
 controller::ControllerOptions Scenario::controller_options() const {
   controller::ControllerOptions o;

@@ -2,16 +2,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "omnilearn/scenarios/network_spec.h"
+
 namespace omnilearn::scenarios {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-const char* to_text(Topology t) {
-  switch (t) {
-    case Topology::kStar: return "star";
-    case Topology::kFatTree: return "fat-tree";
-    case Topology::kTorus: return "torus";
+const char* to_text(AllreduceAlgorithm a) {
+  switch (a) {
+    case AllreduceAlgorithm::kRing: return "ring";
+    case AllreduceAlgorithm::kHierarchicalRing: return "hierarchical-ring";
+    case AllreduceAlgorithm::kDoubleBinaryTree: return "double-binary-tree";
+    case AllreduceAlgorithm::kHalvingDoubling: return "halving-doubling";
+    case AllreduceAlgorithm::kParameterServer: return "parameter-server";
   }
   return "?";
 }
@@ -63,11 +67,32 @@ std::string scenario_to_json(const Scenario& s) {
   Json workers = Json::array();
   for (const NodeSpec& n : s.cluster.workers) workers.push_back(node_json(n));
   Json cluster{{"preset", s.cluster.preset},
-               {"topology", to_text(s.cluster.topology)},
+               {"topology", topology_name(s.cluster.topology)},
                {"workers", workers},
                {"parameter_server", node_json(s.cluster.parameter_server)},
                {"backbone_bandwidth_Bps", s.cluster.backbone_bandwidth_Bps},
                {"backbone_latency_s", s.cluster.backbone_latency_s}};
+  const NetworkSpec& n = s.cluster.network;
+  switch (s.cluster.topology) {
+    case Topology::kFatTree:
+      cluster["network"] = Json{{"levels", n.levels}, {"down", n.down}, {"up", n.up}, {"link_count", n.link_count},
+                                {"bandwidth_Bps", n.bandwidth_Bps}, {"latency_s", n.latency_s}};
+      break;
+    case Topology::kTorus:
+      cluster["network"] =
+          Json{{"dimensions", n.dimensions}, {"bandwidth_Bps", n.bandwidth_Bps}, {"latency_s", n.latency_s}};
+      break;
+    case Topology::kDragonfly:
+      cluster["network"] = Json{{"groups", n.groups},   {"chassis", n.chassis},         {"routers", n.routers},
+                                {"nodes", n.nodes},     {"bandwidth_Bps", n.bandwidth_Bps}, {"latency_s", n.latency_s}};
+      break;
+    case Topology::kPlatformFile:
+      cluster["platform"] = Json{{"file", s.cluster.platform.path},
+                                 {"hosts", s.cluster.platform.hosts},
+                                 {"parameter_server", s.cluster.platform.parameter_server}};
+      break;
+    case Topology::kStar: break;
+  }
 
   const ModelProfile& m = s.workload.model;
   Json model{{"name", m.name},
@@ -94,6 +119,14 @@ std::string scenario_to_json(const Scenario& s) {
                 {"global_batch", s.workload.global_batch},
                 {"epochs", s.workload.epochs},
                 {"sample_budget", s.workload.sample_budget}};
+  const AllreduceSpec& ar = s.workload.allreduce;
+  workload["allreduce"] = Json{{"algorithm", to_text(ar.algorithm)},
+                               {"chunks", ar.chunks},
+                               {"shards", ar.shards},
+                               {"workers_per_node", ar.workers_per_node},
+                               {"buckets", ar.buckets},
+                               {"bucket_bytes", ar.bucket_bytes}};
+  if (ar.buckets > 1 || ar.bucket_bytes > 0.0) workload["model"]["backward_fraction"] = m.backward_fraction;
 
   const PolicySpec& p = s.policy;
   Json policy{{"name", p.name},

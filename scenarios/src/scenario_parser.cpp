@@ -1,6 +1,7 @@
 #include "omnilearn/scenarios/scenario_parser.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "map_reader.h"
@@ -68,16 +69,46 @@ Status parse_outputs(const detail::YamlSource& source, const YAML::Node& node, O
   return reader->read("timeline", out.timeline);
 }
 
+// The user's model and data (EmulatorSpec documents them).
+Status parse_user_model(const MapReader& r, EmulatorSpec& out) {
+  OMNI_RETURN_IF_ERROR(r.read("model_file", out.model_file));
+  if (r.has("input_shape")) {
+    std::vector<double> shape;
+    OMNI_RETURN_IF_ERROR(r.read_numbers("input_shape", shape, Range::kPositive));
+    if (shape.empty() || shape.size() > 4) return r.error_got("input_shape", "1 to 4 positive dimensions per sample");
+    out.input_shape.clear();
+    for (const double d : shape) {
+      if (d != std::floor(d) || d > 65536) return r.error_got("input_shape", "whole dimensions of at most 65536");
+      out.input_shape.push_back(static_cast<std::int64_t>(d));
+    }
+  }
+  OMNI_RETURN_IF_ERROR(r.read_choice("loss", out.loss, {{"cross-entropy", Loss::kCrossEntropy}, {"nll", Loss::kNll}}));
+  OMNI_RETURN_IF_ERROR(r.read("train_data", out.train_data));
+  OMNI_RETURN_IF_ERROR(r.read("test_data", out.test_data));
+  if (out.train_data.empty() != out.test_data.empty()) {
+    return r.error(out.train_data.empty() ? "train_data" : "test_data", "train_data and test_data go together");
+  }
+  if (out.network == Network::kTorchScript && out.model_file.empty()) {
+    return r.error("network", "torchscript needs emulator.model_file");
+  }
+  if (!out.model_file.empty() && out.network != Network::kFromModel && out.network != Network::kTorchScript) {
+    return r.error("model_file", "a model file is the network: leave emulator.network out (or torchscript)");
+  }
+  return Status::ok();
+}
+
 Status parse_emulator(const detail::YamlSource& source, const YAML::Node& node, EmulatorSpec& out) {
   auto reader = MapReader::open(source, node, "emulator",
                                 {"network", "device", "cpu_budget", "cpu_per_core", "cpu_period_s", "throttle", "cpuset",
                                  "sample_cost_s", "target_accuracy", "eval_every", "eval_samples", "time_budget_s",
                                  "learning_rate", "momentum", "lr_scaling", "warmup_updates", "stall_timeout_s",
-                                 "stop_grace_s", "data_source", "cache_dir"});
+                                 "stop_grace_s", "data_source", "cache_dir", "model_file", "input_shape", "loss",
+                                 "train_data", "test_data"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
   OMNI_RETURN_IF_ERROR(r.read_choice("network", out.network,
-                                     {{"", Network::kFromModel}, {"lenet", Network::kLeNet}, {"resnet", Network::kResNet}}));
+                                     {{"", Network::kFromModel}, {"lenet", Network::kLeNet}, {"resnet", Network::kResNet},
+                                      {"torchscript", Network::kTorchScript}}));
   OMNI_RETURN_IF_ERROR(r.read_choice("device", out.device, {{"cpu", Device::kCpu}, {"cuda", Device::kCuda}}));
   OMNI_RETURN_IF_ERROR(r.read("cpu_budget", out.cpu_budget, Range::kPositive));
   OMNI_RETURN_IF_ERROR(r.read("cpu_per_core", out.cpu_per_core, Range::kNonNegative));
@@ -99,7 +130,8 @@ Status parse_emulator(const detail::YamlSource& source, const YAML::Node& node, 
   OMNI_RETURN_IF_ERROR(r.read("stall_timeout_s", out.stall_timeout_s, Range::kNonNegative));
   OMNI_RETURN_IF_ERROR(r.read("stop_grace_s", out.stop_grace_s, Range::kNonNegative));
   OMNI_RETURN_IF_ERROR(r.read("data_source", out.data_source));
-  return r.read("cache_dir", out.cache_dir);
+  OMNI_RETURN_IF_ERROR(r.read("cache_dir", out.cache_dir));
+  return parse_user_model(r, out);
 }
 
 // Checks that the per-worker bounds can hold the global batch.

@@ -88,7 +88,7 @@ Status parse_model_profile(const YamlSource& source, const YAML::Node& node, con
                                 {"name", "parameters", "flops_per_sample", "flops_per_iteration", "gradient_bytes",
                                  "measured_fixed_s", "measured_per_sample_s", "host_core_flops", "cpu_slowdown",
                                  "allreduce_fixed_s", "quota_period_s", "quota_holds_comm", "compute_jitter_cv",
-                                 "compute_jitter_shared", "host_cpu_available", "compute_noise"});
+                                 "compute_jitter_shared", "host_cpu_available", "compute_noise", "backward_fraction"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
   for (const char* key : {"parameters", "flops_per_sample"}) {
@@ -113,12 +113,68 @@ Status parse_model_profile(const YamlSource& source, const YAML::Node& node, con
     out.measured_fixed_s = fixed;
     out.measured_per_sample_s = per_sample;
   }
+  OMNI_RETURN_IF_ERROR(r.read("backward_fraction", out.backward_fraction, Range::kUnit));
   return parse_testbed_terms(source, r, out);
 }
 
+namespace {
+
+// `allreduce: ring` or `allreduce: {algorithm: ..., chunks, shards, workers_per_node}`, and the workload's `buckets` /
+// `bucket_bytes` (at most one).
+Status parse_allreduce(const ParseContext& ctx, const MapReader& workload, AllreduceSpec& out) {
+  using A = AllreduceAlgorithm;
+  const std::initializer_list<std::pair<std::string_view, A>> names{{"ring", A::kRing},
+                                                                    {"hierarchical-ring", A::kHierarchicalRing},
+                                                                    {"double-binary-tree", A::kDoubleBinaryTree},
+                                                                    {"halving-doubling", A::kHalvingDoubling},
+                                                                    {"parameter-server", A::kParameterServer}};
+  if (workload.has("allreduce")) {
+    const YAML::Node node = workload.get("allreduce");
+    if (node.IsMap()) {
+      auto reader = MapReader::open(ctx.source, node, "workload.allreduce",
+                                    {"algorithm", "chunks", "shards", "workers_per_node"});
+      if (!reader) return reader.status();
+      const MapReader& r = *reader;
+      if (!r.has("algorithm")) return r.error("algorithm", "missing (expected ring, hierarchical-ring, "
+                                                           "double-binary-tree, halving-doubling or parameter-server)");
+      OMNI_RETURN_IF_ERROR(r.read_choice("algorithm", out.algorithm, names));
+      OMNI_RETURN_IF_ERROR(r.read("chunks", out.chunks, Range::kPositive));
+      OMNI_RETURN_IF_ERROR(r.read("shards", out.shards, Range::kPositive));
+      OMNI_RETURN_IF_ERROR(r.read("workers_per_node", out.workers_per_node, Range::kPositive));
+      if (r.has("chunks") && out.algorithm != A::kDoubleBinaryTree) {
+        return r.error("chunks", "only double-binary-tree pipelines chunks (the rings' flows carry the whole share)");
+      }
+      if (r.has("shards") && out.algorithm != A::kParameterServer) {
+        return r.error("shards", "only used by parameter-server");
+      }
+      if (r.has("workers_per_node") && out.algorithm != A::kHierarchicalRing) {
+        return r.error("workers_per_node", "only used by hierarchical-ring");
+      }
+      if (out.chunks > 1024) return r.error_got("chunks", "at most 1024");
+      if (out.algorithm == A::kHierarchicalRing && !r.has("workers_per_node")) {
+        return r.error("workers_per_node", "missing (hierarchical-ring groups workers into nodes of this many)");
+      }
+    } else {
+      OMNI_RETURN_IF_ERROR(workload.read_choice("allreduce", out.algorithm, names));
+      if (out.algorithm == A::kHierarchicalRing) {
+        return workload.error("allreduce", "hierarchical-ring needs workers_per_node: write "
+                                           "allreduce: {algorithm: hierarchical-ring, workers_per_node: N}");
+      }
+    }
+  }
+  OMNI_RETURN_IF_ERROR(workload.require_one_of({"buckets", "bucket_bytes"}, /*at_most_one=*/true));
+  OMNI_RETURN_IF_ERROR(workload.read("buckets", out.buckets, Range::kPositive));
+  OMNI_RETURN_IF_ERROR(workload.read("bucket_bytes", out.bucket_bytes, Range::kPositive));
+  if (out.buckets > 100000) return workload.error_got("buckets", "at most 100000");
+  return Status::ok();
+}
+
+}  // namespace
+
 Status parse_workload(const ParseContext& ctx, const YAML::Node& node, WorkloadSpec& out) {
   auto reader = MapReader::open(ctx.source, node, "workload",
-                                {"model", "dataset", "dataset_samples", "global_batch", "epochs", "sample_budget"});
+                                {"model", "dataset", "dataset_samples", "global_batch", "epochs", "sample_budget",
+                                 "allreduce", "buckets", "bucket_bytes"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
 
@@ -160,6 +216,10 @@ Status parse_workload(const ParseContext& ctx, const YAML::Node& node, WorkloadS
     return r.error_got("model", "a model name, a profile file or a profile mapping");
   }
 
+  OMNI_RETURN_IF_ERROR(parse_allreduce(ctx, r, out.allreduce));
+  if (out.allreduce.bucket_bytes > 0.0 && out.model.gradient_bytes / out.allreduce.bucket_bytes > 100000.0) {
+    return r.error_got("bucket_bytes", "at most 100000 buckets of the model's gradient");
+  }
   OMNI_RETURN_IF_ERROR(r.read("global_batch", out.global_batch, Range::kPositive));
   OMNI_RETURN_IF_ERROR(r.require_one_of({"epochs", "sample_budget"}, /*at_most_one=*/true));
   OMNI_RETURN_IF_ERROR(r.read("epochs", out.epochs, Range::kPositive));

@@ -27,6 +27,7 @@ BspDriver::BspDriver(RunContext& context)
     : ctx_(context),
       progress_(context.scenario, context.options.progress, context.options.stop_requested),
       slots_(context.platform.workers.size()),
+      collective_(context.scenario, context.platform, context.cost.gradient_bytes()),
       phase_rng_(context.scenario.seed) {}
 
 void BspDriver::start() {
@@ -83,7 +84,11 @@ void BspDriver::worker(WorkerId k) {
     compute_->wait();
     const Seconds t2 = now();
     Seconds comm_end = t2;
-    if (!slot.aborted && slot.ring_next != k) {
+    if (collective_.active()) {
+      // Another algorithm, topology or overlap (collective_step.h); every participant takes part, an aborted one too.
+      const Seconds end = collective_.run(k, t0, t2);
+      if (!slot.aborted) comm_end = end;
+    } else if (!slot.aborted && slot.ring_next != k) {
       // Ring all-reduce as one flow per worker: the 2(P-1)/P share of the gradient it sends to its successor
       // across reduce-scatter and all-gather, concurrent with everyone else's (links and backbone contend),
       // then the per-chunk latency of the remaining 2(P-1)-1 ring steps.
@@ -140,6 +145,7 @@ std::size_t BspDriver::prepare_step() {
     s.extra_latency_s = p > 1 ? static_cast<double>(2 * (p - 1) - 1) * hop_s : 0.0;
     s.analytic_comm_s = -1.0;
   }
+  Seconds fixed_s = 0.0;
   if (p > 1) {
     // The profile's fixed all-reduce cost and, on a CPU-quota testbed, the waits for the most throttled
     // participant (the model's shares scaled by the current availability): at each ring step, or once when the
@@ -149,10 +155,14 @@ std::size_t BspDriver::prepare_step() {
     for (WorkerId k : ring) {
       if (auto share = ctx_.cost.cpu_share(k)) shares.push_back(*share * ctx_.availability.fraction(k));
     }
-    const Seconds fixed_s =
+    fixed_s =
         model.allreduce_fixed_s +
         quota_ring_wait_s(shares, model.quota_period_s, quota_waits_per_allreduce(p, model.quota_holds_comm));
     for (WorkerId k : ring) slots_[k].extra_latency_s += fixed_s;
+  }
+  if (collective_.active()) {
+    collective_.prepare(ring, fixed_s);
+    return p;
   }
   if (p > 1 && p > ctx_.options.flow_allreduce_max_workers) {
     std::vector<double> caps(p);
@@ -250,6 +260,10 @@ run::RunSummary BspDriver::summary() const {
   s.mean_iteration_s = step_ > 0 ? end_time_s_ / static_cast<double>(step_) : 0.0;
   s.epoch_time_s = progress_.epoch_time_s();
   s.extra["samples"] = static_cast<double>(progress_.samples());
+  if (collective_.active()) {
+    s.extra["allreduce_buckets"] = static_cast<double>(collective_.buckets());
+    s.extra["allreduce_flow_level_runs"] = static_cast<double>(collective_.flow_level_runs());
+  }
   return s;
 }
 

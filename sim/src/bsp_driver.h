@@ -10,6 +10,7 @@
 #include <simgrid/s4u/Barrier.hpp>
 #include <simgrid/s4u/Exec.hpp>
 
+#include "collective_step.h"
 #include "omnilearn/base/status.h"
 #include "omnilearn/run/run_writer.h"
 #include "run_context.h"
@@ -55,6 +56,7 @@ class BspDriver {
   RunContext& ctx_;
   TrainingProgress progress_;
   std::vector<Slot> slots_;
+  CollectiveStep collective_;  // the all-reduce when it is not the star's plain ring
   std::mt19937_64 phase_rng_;  // quota phases of bursting workers and compute jitter, seeded from the scenario
   double step_z_ = 0.0;        // this step's standard normal draw shared by all workers (compute_jitter_shared)
   simgrid::s4u::BarrierPtr start_;    // all workers + coordinator: a step begins (or the run ends)

@@ -16,10 +16,12 @@ struct SimPlatform {
   simgrid::s4u::Host* parameter_server = nullptr;  // present in every platform; used by ASP
 };
 
-// One host per worker (speed = node.speed_flops, with `pstate_fractions[k]` as extra power states at that fraction
-// of it when given), each with its own split-duplex link (bandwidth/latency) to a shared backbone link; the
-// parameter server is one more host on the same star. Topology::kFatTree and kTorus are an error naming
-// cluster.topology (not built yet).
+// kStar: one host per worker (speed = node.speed_flops, with `pstate_fractions[k]` as extra power states at that
+// fraction of it when given), each with its own split-duplex link (bandwidth/latency) to a shared backbone link; the
+// parameter server is one more host on the same star. kFatTree, kTorus, kDragonfly: SimGrid's cluster zone of
+// cluster.network, worker k on leaf k, the parameter server on the next leaf. kPlatformFile: the file's hosts
+// (scenarios::PlatformFileSpec), which must compute at the workers' speeds and cannot take power states. Errors name
+// the cluster field at fault.
 Result<SimPlatform> build_platform(const scenarios::ClusterSpec& cluster,
                                    const std::vector<std::vector<double>>& pstate_fractions);
 

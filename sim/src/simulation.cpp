@@ -14,10 +14,12 @@
 #include "asp_driver.h"
 #include "availability_model.h"
 #include "bsp_driver.h"
+#include "collective_step.h"
 #include "omnilearn/run/availability_plan.h"
 #include "omnilearn/run/controller_factory.h"
 #include "omnilearn/run/manifest.h"
 #include "omnilearn/run/run_recorder.h"
+#include "omnilearn/scenarios/network_spec.h"
 #include "omnilearn/sim/iteration_cost_model.h"
 #include "platform_builder.h"
 #include "run_context.h"
@@ -47,6 +49,14 @@ run::Manifest make_manifest(const scenarios::Scenario& scenario, const SimOption
                                      "." + std::to_string(SIMGRID_VERSION_PATCH)}});
   m.set("simgrid_args", options.simgrid_args);
   m.set("iteration_rows", options.iteration_rows);
+  // Which all-reduce model the run uses: the algorithm, the analytic or flow-level path, the overlap buckets.
+  const scenarios::AllreduceSpec& allreduce = scenario.workload.allreduce;
+  m.set("collective", {{"algorithm", algorithm_name(allreduce.algorithm)},
+                       {"topology", scenarios::topology_name(scenario.cluster.topology)},
+                       {"path", scenario.mode == controller::TrainingMode::kAsp
+                                    ? "asp-push-pull"
+                                    : collective_path(scenario, options.flow_allreduce_max_workers)},
+                       {"buckets", bucket_count(allreduce, model_gradient_bytes(scenario.workload.model))}});
   m.set_all(options.manifest_fields);
   return m;
 }

@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "omnilearn/emulator/calibration.h"
 #include "omnilearn/emulator/resource_throttler.h"
+#include "omnilearn/emulator/testbed_config.h"
+#include "omnilearn/scenarios/model_profile_file.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "test_scenarios.h"
 
@@ -104,7 +107,7 @@ TEST(Calibration, EmulatedSampleCostSetsTheLawAndTheShareSetsTheSpeed) {
     GTEST_SKIP() << "Fashion-MNIST missing: install the Debian package dataset-fashion-mnist";
   }
   CalibrationOptions o;
-  o.sample_cost_s = 0.002;
+  o.settings.sample_cost_s = 0.002;
   o.batches = {4, 16};
   o.shares = {0.5, 1.0};
   o.share_batch = 8;
@@ -131,6 +134,39 @@ TEST(Calibration, EmulatedSampleCostSetsTheLawAndTheShareSetsTheSpeed) {
     const double granted = half.achieved_share / r->fidelity[1].achieved_share;
     EXPECT_NEAR(half.relative_throughput / granted, 1.0, 0.15);
   }
+}
+
+// A user's TorchScript model and tensor file, taken from a scenario's testbed settings: the calibration measures that
+// module (its parameter count, a law that grows with the batch) and writes a profile the parser loads.
+TEST(Calibration, MeasuresTheUsersTorchScriptModelFromTheScenario) {
+  const std::string dir = testing::fresh_dir("cal-user");
+  ASSERT_EQ(std::system((std::string(OMNILEARN_MAKE_USER_MODEL) + " " + dir).c_str()), 0);
+  const std::string path = testing::write_scenario(
+      dir, "user", 2, "emulator: {model_file: model.pt, input_shape: [1, 8, 8], train_data: train.pt, test_data: test.pt}\n");
+  auto scenario = scenarios::load_scenario(path);
+  ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
+  auto config = testbed_config(*scenario);
+  ASSERT_TRUE(config.is_ok()) << config.status().message();
+  CalibrationOptions o;
+  o.settings = config->settings;
+  o.settings.sample_cost_s = 0.001;  // the law's slope is then known whatever this host's speed
+  o.batches = {4, 32};
+  o.reps = 4;
+  o.warmup = 1;
+  o.rounds = 1;
+  o.share_sweep = false;
+  o.worker_executable = OMNILEARN_WORKER;
+  auto r = run_calibration(o);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->network, "torchscript:model.pt");
+  EXPECT_EQ(r->parameters, 64 * 32 + 32 + 32 * 4 + 4);
+  EXPECT_GT(r->fit.per_unit, 0.9 * 0.001);
+  const std::string profile = dir + "/profile.yaml";
+  std::ofstream(profile) << profile_yaml(*r, "user-calibrated");
+  auto loaded = scenarios::load_model_profile(profile);
+  ASSERT_TRUE(loaded.is_ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->parameters, static_cast<double>(r->parameters));
+  EXPECT_TRUE(loaded->measured_per_sample_s.has_value());
 }
 
 }  // namespace

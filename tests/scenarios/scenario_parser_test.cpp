@@ -324,5 +324,28 @@ TEST(ScenarioParser, EmulatorSectionForTheTestbed) {
   EXPECT_NE(unknown.status().message().find("gpus"), std::string::npos) << unknown.status().message();
 }
 
+TEST(ScenarioParser, UsersModelAndDataSettings) {
+  auto r = parse_scenario(std::string(kTwoWorkers) +
+                              "emulator: {model_file: m.pt, input_shape: [3, 32, 32], loss: nll, train_data: a.pt, "
+                              "test_data: b.pt}\n",
+                          "two.yaml");
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->emulator.model_file, "m.pt");
+  EXPECT_EQ(r->emulator.input_shape, (std::vector<std::int64_t>{3, 32, 32}));
+  EXPECT_EQ(r->emulator.loss, Loss::kNll);
+  const std::pair<const char*, const char*> bad[] = {
+      {"emulator: {train_data: a.pt}\n", "train_data and test_data go together"},
+      {"emulator: {network: lenet, model_file: m.pt}\n", "emulator.model_file"},
+      {"emulator: {network: torchscript}\n", "needs emulator.model_file"},
+      {"emulator: {input_shape: [1, 2.5]}\n", "emulator.input_shape"},
+      {"emulator: {input_shape: []}\n", "emulator.input_shape"},
+      {"emulator: {loss: hinge}\n", "emulator.loss"}};
+  for (const auto& [yaml, expected] : bad) {
+    auto e = parse_scenario(std::string(kTwoWorkers) + yaml, "two.yaml");
+    ASSERT_FALSE(e.is_ok()) << yaml;
+    EXPECT_NE(e.status().message().find(expected), std::string::npos) << e.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace omnilearn::scenarios

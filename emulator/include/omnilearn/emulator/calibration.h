@@ -18,8 +18,16 @@
 namespace omnilearn::emulator {
 
 struct CalibrationOptions {
-  Network network = Network::kLeNet;
-  double sample_cost_s = 0.0;      // CPU seconds per sample of the emulated model (emulator.sample_cost_s; 0: the network's own)
+  static scenarios::EmulatorSpec lenet() {
+    scenarios::EmulatorSpec s;
+    s.network = Network::kLeNet;
+    return s;
+  }
+
+  // The model, its data and its emulated cost, as a scenario's testbed settings name them: network (resolved:
+  // lenet, resnet, or torchscript with model_file, input_shape, loss), sample_cost_s (0: the network's own cost),
+  // train_data (else Fashion-MNIST from data_source, decompressed into cache_dir).
+  scenarios::EmulatorSpec settings = lenet();
   std::vector<BatchSize> batches = {8, 16, 32, 48, 64, 96, 128};  // batch sweep, at a full core
   std::vector<double> shares = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};  // of one core
   BatchSize share_batch = 32;      // batch of the share sweep
@@ -30,8 +38,6 @@ struct CalibrationOptions {
   std::string cpuset;              // pin the worker to these CPUs ("" = no pinning)
   bool share_sweep = true;         // false: batch sweep only
   std::string worker_executable;   // "" = default_worker_executable()
-  std::string data_source = "/usr/share/datasets/fashion-mnist";
-  std::string cache_dir;           // "" = default_dataset_cache_dir()
   std::function<void(const std::string&)> log;  // progress lines; default: none
 };
 
@@ -65,7 +71,7 @@ struct FidelityRow {
 };
 
 struct CalibrationReport {
-  std::string network;               // "lenet" or "resnet"
+  std::string network;               // "lenet", "resnet" or "torchscript:<file name>"
   std::int64_t parameters = 0;
   double forward_macs = 0.0;         // per sample
   int threads = 1;

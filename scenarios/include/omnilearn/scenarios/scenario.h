@@ -14,7 +14,36 @@
 
 namespace omnilearn::scenarios {
 
-enum class Topology { kStar, kFatTree, kTorus };
+// How the workers are connected. kStar: each worker's own link into one shared backbone (the default). kFatTree,
+// kTorus, kDragonfly: SimGrid's cluster zones with the parameters of NetworkSpec. kPlatformFile: a SimGrid platform
+// file (PlatformFileSpec).
+enum class Topology { kStar, kFatTree, kTorus, kDragonfly, kPlatformFile };
+
+// The parameters of a fat-tree, torus or dragonfly (SimGrid's FatTreeParams, torus dimensions, DragonflyParams).
+// Every link of the fabric has `bandwidth_Bps` and `latency_s`; a worker is one leaf (its NodeSpec link is not
+// used); leaves beyond the workers hold the parameter server, then routers.
+struct NetworkSpec {
+  std::int64_t levels = 0;                  // fat-tree: switch levels above the leaves
+  std::vector<std::int64_t> down;           // fat-tree, per level: children of a switch
+  std::vector<std::int64_t> up;             // fat-tree, per level: parents of an element below it
+  std::vector<std::int64_t> link_count;     // fat-tree, per level: parallel links between two elements
+  std::vector<std::int64_t> dimensions;     // torus: elements along each dimension
+  std::vector<std::int64_t> groups;         // dragonfly: {groups, links between two groups}
+  std::vector<std::int64_t> chassis;        // dragonfly: {chassis per group, links between two chassis}
+  std::vector<std::int64_t> routers;        // dragonfly: {routers per chassis, links between two routers}
+  std::int64_t nodes = 0;                   // dragonfly: nodes per router
+  double bandwidth_Bps = 1.25e10;
+  double latency_s = 1e-6;
+};
+
+// A SimGrid platform file as the cluster's network and hosts. Worker k runs on hosts[k]; an empty list means all the
+// file's hosts sorted by name. The parameter server runs on `parameter_server`, or else the first host (by name) that
+// no worker uses. Each worker's host must compute at the worker's speed.
+struct PlatformFileSpec {
+  std::string path;                 // resolved relative to the scenario file
+  std::vector<std::string> hosts;
+  std::string parameter_server;
+};
 
 // One worker's machine. Speed is peak flop/s of the whole worker (cores x per-core speed).
 struct NodeSpec {
@@ -33,6 +62,23 @@ struct ClusterSpec {
   NodeSpec parameter_server;       // used in ASP
   double backbone_bandwidth_Bps = 1.25e10;  // the switch / fabric
   double backbone_latency_s = 1e-6;
+  NetworkSpec network;              // kFatTree, kTorus, kDragonfly
+  PlatformFileSpec platform;        // kPlatformFile
+};
+
+// The all-reduce algorithm of a BSP step (sim/src/collective_model.h describes each).
+enum class AllreduceAlgorithm { kRing, kHierarchicalRing, kDoubleBinaryTree, kHalvingDoubling, kParameterServer };
+
+// How BSP workers reduce their gradients, and how much of it overlaps the backward pass.
+struct AllreduceSpec {
+  AllreduceAlgorithm algorithm = AllreduceAlgorithm::kRing;
+  std::int64_t chunks = 0;            // double-binary-tree pipeline chunks; 0: the count that minimises its time
+  std::int64_t shards = 1;            // parameter-server: shards, on evenly spaced workers
+  std::int64_t workers_per_node = 1;  // hierarchical-ring: workers k with the same k / workers_per_node share a node
+  // DDP gradient buckets: the backward pass releases them in turn and each one's all-reduce overlaps what remains of
+  // it. 1 (the default): one all-reduce after the whole compute. bucket_bytes > 0 sets the bucket size instead.
+  std::int64_t buckets = 1;
+  double bucket_bytes = 0.0;
 };
 
 // What one iteration costs: compute c0 + c1 * b flop, and the gradient to exchange.
@@ -45,6 +91,9 @@ struct ModelProfile {
   // Optional measured law (from `omnilearn calibrate`): compute seconds at full speed = a + c * b.
   std::optional<double> measured_fixed_s;
   std::optional<double> measured_per_sample_s;
+  // The backward pass's share of the per-sample compute (forward 1x, backward 2x: 2/3); the gradient is split into
+  // equal buckets released at even intervals of it (a uniform-layers model). Used only with gradient buckets.
+  double backward_fraction = 2.0 / 3.0;
 
   // Optional terms of a CPU testbed whose workers run under cgroup CPU quotas (`omnilearn validate` writes them
   // from `omnilearn calibrate`'s measurements and the testbed run's shares). All default to "absent".
@@ -91,6 +140,7 @@ struct WorkloadSpec {
   std::int64_t dataset_samples = 50000;
   BatchSize global_batch = 128;
   std::int64_t epochs = 1;
+  AllreduceSpec allreduce;
   std::int64_t sample_budget = 0;   // 0: train `epochs` epochs; else stop after this many samples (the parser
                                     // then sets `epochs` to the epochs the budget reaches into, rounded up)
 };
@@ -158,9 +208,13 @@ struct OutputSpec {
   bool timeline = true;             // write timeline.json
 };
 
-// The testbed's network: a LeNet-sized CNN (~22k parameters) or a small ResNet; kFromModel (the file's default):
-// from the model profile's name (lenet... or resnet...).
-enum class Network { kFromModel, kLeNet, kResNet };
+// The testbed's network: a LeNet-sized CNN (~22k parameters), a small ResNet, or the user's TorchScript module
+// (emulator.model_file); kFromModel (the file's default): the user's module when model_file is set, else from the
+// model profile's name (lenet... or resnet...).
+enum class Network { kFromModel, kLeNet, kResNet, kTorchScript };
+// The training loss of the network's output against integer class labels: cross-entropy of logits, or the negative
+// log-likelihood of log-probabilities (a module that ends in log_softmax).
+enum class Loss { kCrossEntropy, kNll };
 enum class Device { kCpu, kCuda };
 // What a worker's CPU quota holds: its compute threads only (its communication threads run unthrottled, as on a node
 // with fewer cores; cgroup v1), or the whole process, communication included.
@@ -197,6 +251,16 @@ struct EmulatorSpec {
   double stop_grace_s = 2.0;         // SIGTERM, then SIGKILL after this long, when a run is stopped
   std::string data_source = "/usr/share/datasets/fashion-mnist";  // the Debian package's files
   std::string cache_dir;             // decompressed copy; "": $XDG_CACHE_HOME or ~/.cache, + /omnilearn/fashion-mnist
+  // Your own model and data (emulator/README.md "Your own model and data"). model_file: a TorchScript module
+  // (torch.jit.script or trace, then .save) whose forward takes a batch [b, *input_shape] and returns one row of
+  // class scores per sample, trained with `loss`. train_data / test_data: tensor files (torch.save of a dict with
+  // "inputs", float [n, *input_shape], and "labels", int64 [n]) instead of Fashion-MNIST. Relative paths are
+  // relative to the scenario file.
+  std::string model_file;
+  std::vector<std::int64_t> input_shape = {1, 28, 28};
+  Loss loss = Loss::kCrossEntropy;
+  std::string train_data;
+  std::string test_data;
 };
 
 struct Scenario {
@@ -213,6 +277,9 @@ struct Scenario {
   std::int64_t max_iterations = 0;  // 0: no cap (a safety stop for huge runs)
 
   std::size_t worker_count() const { return cluster.workers.size(); }
+  // A path from the scenario (a trace, a model or data file): as given when it exists or is absolute, else relative
+  // to the scenario file's folder.
+  std::string resolve_path(const std::string& path) const;
   // Controller options for this scenario (bounds per worker, nominal capacity = node speed).
   controller::ControllerOptions controller_options() const;
 };
