@@ -26,6 +26,10 @@ run_installed() {
   "$prefix/bin/omnilearn" sim "$share/scenarios/examples/trace-azure.yaml" --quiet --out "$tmp/run" >sim.txt ||
     fail "omnilearn sim on the installed trace-azure.yaml (its trace: ../../traces/data)"
   [ -s "$tmp/run/summary.json" ] || fail "the installed sim wrote no summary.json"
+  local net=$share/scenarios/network/two-racks.yaml  # a scenario with a SimGrid platform file beside it
+  if [ -f "$net" ]; then
+    "$prefix/bin/omnilearn" sim "$net" --quiet --out "$tmp/run-net" >>sim.txt || fail "omnilearn sim on the installed $net"
+  fi
 }
 
 # No absolute path of this checkout may be compiled into an installed program.
