@@ -10,6 +10,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/node_placement.h"
 #include "omnilearn/emulator/cgroup_cleanup.h"
 #include "omnilearn/emulator/join_secret.h"
 #include "omnilearn/emulator/launcher.h"
@@ -61,7 +62,8 @@ po::options_description emulate_options() {
       "Several hosts (BSP): each host runs a launcher for its contiguous share of the workers; rank 0 (node 0) serves\n"
       "the c10d TCPStore on --master, Gloo binds --bind. Node 0 writes the run folder (with derived iteration rows\n"
       "of the other nodes' workers); node r writes its workers' measured rows to <out>/node<r>/. Every node needs the\n"
-      "same shared secret (--secret-file or OMNILEARN_SECRET).\n\n"
+      "same shared secret (--secret-file or OMNILEARN_SECRET). Without --nnodes, --node-rank or --master, torchrun's\n"
+      "(NNODES or WORLD_SIZE, NODE_RANK or RANK, MASTER_ADDR, MASTER_PORT) or SLURM's variables are read.\n\n"
       "options");
   opts.add_options()("help,h", "print this help")("scenario", po::value<std::string>(), "scenario YAML file")(
       "set", po::value<std::vector<std::string>>()->composing(),
@@ -104,20 +106,11 @@ std::vector<std::string> scenario_overrides(const po::variables_map& vm) {
 
 // --nnodes, --node-rank, --master, --bind and the secret; usage errors are printed (exit 2).
 std::optional<int> read_node_options(const po::variables_map& vm, emulator::NodeOptions& nodes) {
-  nodes.nnodes = vm["nnodes"].as<int>();
-  nodes.node_rank = vm["node-rank"].as<int>();
   if (vm.count("bind")) nodes.bind_addr = vm["bind"].as<std::string>();
-  if (vm.count("master")) {
-    const std::string master = vm["master"].as<std::string>();
-    const auto colon = master.rfind(':');
-    char* end = nullptr;
-    const long port = colon == std::string::npos ? 0 : std::strtol(master.c_str() + colon + 1, &end, 10);
-    if (colon == std::string::npos || colon == 0 || end == nullptr || *end != '\0' || port < 1 || port > 65535) {
-      std::cerr << "omnilearn emulate: --master " << master << ": expected ADDR:PORT\n";
-      return 2;
-    }
-    nodes.master_addr = master.substr(0, colon);
-    nodes.master_port = static_cast<int>(port);
+  // --nnodes, --node-rank, --master; what they leave out comes from torchrun's or SLURM's variables.
+  if (Status placed = place_node_from_command_line(vm, nodes); !placed) {
+    std::cerr << "omnilearn emulate: " << placed.message() << "\n";
+    return 2;
   }
   if (nodes.nnodes <= 1) return std::nullopt;
   if (vm.count("secret-file")) {

@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
@@ -15,6 +18,7 @@
 #include "cli/sweep_runner.h"
 #include "cli/sweep_slurm.h"
 #include "cli/sweep_table.h"
+#include "omnilearn/base/install_layout.h"
 #include "omnilearn/scenarios/sweep.h"
 
 namespace omnilearn::cli {
@@ -35,14 +39,19 @@ constexpr const char* kSweepHelp =
     "The output folder must be new or empty: --resume runs only the points without a complete summary.json there,\n"
     "--force first removes an earlier sweep's files (sweep.csv, the point folders listed in its sweep-index.txt,\n"
     "their logs; nothing else). It is locked while the sweep runs, so a second sweep into it is refused. Under\n"
-    "mpirun without --mpi every rank would run every point into the same folders: that is refused.\n\n"
+    "mpirun without --mpi every rank would run every point into the same folders: that is refused.\n"
+    "The points write no timeline.json unless the sweep asks for it (`set: {outputs.timeline: true}` in the sweep\n"
+    "file, an axis on outputs.timeline, or --set outputs.timeline=true). Progress goes to stderr: a bar with the\n"
+    "elapsed time and the time left on a terminal, plain lines (`sweep NAME: 5/16 done (2 failed), elapsed 1m12s,\n"
+    "eta 2m40s`) elsewhere, at most one per finished point and one per 1% or 10 s.\n\n"
     "examples:\n"
     "  omnilearn sweep scenarios/paper/sweep-bsp-levels.yaml --jobs 2\n"
     "  omnilearn sweep scenarios/paper/sweep-asp-levels.yaml --out runs/asp\n"
     "  omnilearn sweep scenarios/paper/sweep-asp-levels.yaml --out runs/asp --resume   (after an interruption)\n"
     "  mpirun -np 4 omnilearn sweep scenarios/traces/sweep-traces.yaml --mpi --jobs 1 --out runs/traces\n"
     "  omnilearn sweep scenarios/paper/sweep-bsp-levels.yaml --emit-slurm bsp.slurm --out /scratch/bsp\n"
-    "  omnilearn sweep scenarios/paper/sweep-bsp-levels.yaml --gather --out /scratch/bsp\n\n"
+    "  omnilearn sweep scenarios/paper/sweep-bsp-levels.yaml --gather --out /scratch/bsp\n"
+    "  omnilearn sweep scenarios/paper/sweep-bsp-levels.yaml --set outputs.timeline=true --set workload.epochs=2\n\n"
     "options";
 
 // Prints the failed and missing points and the table, writes sweep.csv; returns the command's exit code.
@@ -98,13 +107,14 @@ int emit_slurm(const scenarios::Sweep& sweep, const std::vector<scenarios::Sweep
   return 0;
 }
 
-}  // namespace
-
-int run_sweep_command(const std::vector<std::string>& args) {
-  po::options_description opts(kSweepHelp);
+void add_sweep_options(po::options_description& opts) {
   opts.add_options()("help,h", "print this help")("sweep", po::value<std::string>(), "sweep YAML file")(
       "jobs,j", po::value<int>()->default_value(2), "points run at the same time (per MPI rank with --mpi)")(
-      "out", po::value<std::string>(), "output folder (default: runs/<sweep name>)")("quiet,q", "no progress bar")(
+      "out", po::value<std::string>(), "output folder (default: runs/<sweep name>)")(
+      "quiet,q", "no progress (a bar on a terminal, else a plain line per finished point, at most every 1% or 10 s)")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override a scenario field in every point, after the sweep file's own: --set path.to.key=value (repeatable); "
+      "--set outputs.timeline=true writes each point's timeline.json (off in sweeps unless asked)")(
       "no-iterations", "skip per-iteration rows in each run's iterations.csv")(
       "mpi", "split the points across the ranks of an mpirun job; rank 0 writes sweep.csv")(
       "emit-slurm", po::value<std::string>(), "write a SLURM job-array script to this file instead of running")(
@@ -117,8 +127,10 @@ int run_sweep_command(const std::vector<std::string>& args) {
       "slurm-cpus", po::value<int>()->default_value(1), "--emit-slurm: CPUs per task")(
       "slurm-partition", po::value<std::string>(), "--emit-slurm: partition")(
       "slurm-job-name", po::value<std::string>(), "--emit-slurm: job name (default: omnilearn-<sweep name>)");
-  po::variables_map vm;
-  if (auto done = parse_command_line("sweep", args, opts, "sweep", /*required=*/true, vm)) return *done;
+}
+
+// Exit code 2 with the reason for flags that exclude each other or cannot work here; nullopt when they are fine.
+std::optional<int> refuse_bad_flags(const po::variables_map& vm) {
   if (vm["jobs"].as<int>() < 1 || vm["slurm-cpus"].as<int>() < 1) {
     std::cerr << "omnilearn sweep: need --jobs >= 1 and --slurm-cpus >= 1 (see omnilearn sweep --help)\n";
     return 2;
@@ -146,34 +158,70 @@ int run_sweep_command(const std::vector<std::string>& args) {
                  "openmpi-bin, e.g. with scripts/setup.sh, then rebuild)\n";
     return 2;
   }
+  return std::nullopt;
+}
+
+// --gather: sweep.csv and the table from the point folders already in `out`.
+int gather_sweep(const scenarios::Sweep& sweep, const std::vector<scenarios::SweepPoint>& points,
+                 const std::string& out) {
+  std::error_code ec;
+  if (!fs::is_directory(out, ec)) {
+    std::cerr << "omnilearn sweep: --gather: no folder " << out << " (pass the sweep's --out)\n";
+    return 1;
+  }
+  auto held = claim_sweep_folder(out, points, run::FolderReuse::kKeep, /*keep_index=*/true);
+  if (!held) {
+    std::cerr << "omnilearn sweep: " << held.status().message() << "\n";
+    return 1;
+  }
+  return report_sweep(sweep, points, exit_codes_from_folders(points, out), out);
+}
+
+// Runs the points not in `skip` on this host and reports the sweep.
+int run_here(const scenarios::Sweep& sweep, const std::vector<scenarios::SweepPoint>& points,
+             const std::vector<bool>& skip, const PointRunOptions& run) {
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (!skip[i]) todo.push_back(i);
+  }
+  if (todo.size() < points.size()) {
+    std::fprintf(stderr, "omnilearn sweep: --resume: %zu of %zu points are finished, running %zu\n",
+                 points.size() - todo.size(), points.size(), todo.size());
+  }
+  std::vector<int> codes = run_sweep_points(points, todo, run);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (skip[i]) codes[i] = 0;
+  }
+  return report_sweep(sweep, points, codes, run.out);
+}
+
+}  // namespace
+
+int run_sweep_command(const std::vector<std::string>& args) {
+  po::options_description opts(kSweepHelp);
+  add_sweep_options(opts);
+  po::variables_map vm;
+  if (auto done = parse_command_line("sweep", args, opts, "sweep", /*required=*/true, vm)) return *done;
+  if (auto refused = refuse_bad_flags(vm)) return *refused;
   auto sweep = scenarios::load_sweep(vm["sweep"].as<std::string>());
   if (!sweep) {
     std::cerr << "omnilearn sweep: " << sweep.status().message() << "\n";
     return 1;
   }
-  const std::vector<scenarios::SweepPoint> points = scenarios::expand(*sweep);
+  std::vector<scenarios::SweepPoint> points = scenarios::expand(*sweep);
+  // --set applies to every point, after the sweep file's overrides (so it wins where both set a field).
+  const auto sets = vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  for (auto& point : points) point.overrides.insert(point.overrides.end(), sets.begin(), sets.end());
   // An invalid point is named now and fails on its own when it runs; the others are not held back.
   for (const auto& point : points) {
     const Status checked = scenarios::check_point(*sweep, point);
     if (!checked.is_ok()) std::cerr << "omnilearn sweep: " << checked.message() << "\n";
   }
   const std::string out = vm.count("out") ? vm["out"].as<std::string>() : "runs/" + sweep->name;
-  std::error_code ec;
-  if (vm.count("gather")) {
-    if (!fs::is_directory(out, ec)) {
-      std::cerr << "omnilearn sweep: --gather: no folder " << out << " (pass the sweep's --out)\n";
-      return 1;
-    }
-    auto held = claim_sweep_folder(out, points, run::FolderReuse::kKeep, /*keep_index=*/true);
-    if (!held) {
-      std::cerr << "omnilearn sweep: " << held.status().message() << "\n";
-      return 1;
-    }
-    return report_sweep(*sweep, points, exit_codes_from_folders(points, out), out);
-  }
+  if (vm.count("gather")) return gather_sweep(*sweep, points, out);
   const run::FolderReuse reuse = vm.count("force")    ? run::FolderReuse::kReplace
-                                       : vm.count("resume") ? run::FolderReuse::kKeep
-                                                            : run::FolderReuse::kRefuse;
+                                 : vm.count("resume") ? run::FolderReuse::kKeep
+                                                      : run::FolderReuse::kRefuse;
   // --resume: a point with a complete summary.json is done (summary.json is written last, atomically).
   std::vector<bool> skip(points.size(), false);
   for (std::size_t i = 0; i < points.size() && vm.count("resume"); ++i) skip[i] = point_finished(out, points[i].name);
@@ -184,7 +232,7 @@ int run_sweep_command(const std::vector<std::string>& args) {
     held = std::move(folder).value();
     return Status::ok();
   };
-  const std::string exe = fs::read_symlink("/proc/self/exe", ec).string();
+  const std::string exe = current_executable().string();  // each point runs this same binary
   if (!vm.count("mpi")) {
     if (const Status claimed = claim(); !claimed) {
       std::cerr << "omnilearn sweep: " << claimed.message() << "\n";
@@ -200,21 +248,7 @@ int run_sweep_command(const std::vector<std::string>& args) {
   run.iteration_rows = !vm.count("no-iterations");
   run.progress = !vm.count("quiet");
   run.label = "sweep " + sweep->name;
-  if (!vm.count("mpi")) {
-    std::vector<std::size_t> todo;
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      if (!skip[i]) todo.push_back(i);
-    }
-    if (todo.size() < points.size()) {
-      std::fprintf(stderr, "omnilearn sweep: --resume: %zu of %zu points are finished, running %zu\n",
-                   points.size() - todo.size(), points.size(), todo.size());
-    }
-    std::vector<int> codes = run_sweep_points(points, todo, run);
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      if (skip[i]) codes[i] = 0;
-    }
-    return report_sweep(*sweep, points, codes, out);
-  }
+  if (!vm.count("mpi")) return run_here(*sweep, points, skip, run);
   auto outcome = run_sweep_points_mpi(points, run, claim, skip);
   if (!outcome) {
     std::cerr << "omnilearn sweep: --mpi: " << outcome.status().message() << "\n";

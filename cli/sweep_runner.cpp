@@ -60,8 +60,13 @@ Result<pid_t> spawn_point(const PointRunOptions& o, const scenarios::SweepPoint&
 std::vector<std::string> point_command_words(const std::string& exe, const scenarios::SweepPoint& point,
                                              const std::string& run_dir, bool iteration_rows) {
   std::vector<std::string> words{exe, "sim", point.base_path, "--quiet", "--out", run_dir, "--force"};
-  for (const std::string& o : point.overrides) words.insert(words.end(), {"--set", o});
+  bool timeline_asked = false;
+  for (const std::string& o : point.overrides) {
+    words.insert(words.end(), {"--set", o});
+    timeline_asked |= o.rfind("outputs.timeline=", 0) == 0;
+  }
   if (!iteration_rows) words.push_back("--no-iterations");
+  if (!timeline_asked) words.push_back("--no-timeline");
   return words;
 }
 
@@ -72,9 +77,7 @@ std::vector<int> run_sweep_points(const std::vector<scenarios::SweepPoint>& poin
   std::map<pid_t, std::size_t> running;
   std::size_t next = 0;
   std::size_t done = 0;
-  const std::string total = std::to_string(indices.size());
-  ProgressBar bar(options.label, options.progress);
-  bar.update(0.0, "0/" + total);
+  SweepProgress progress(options.label, indices.size(), options.progress);
   while (done < indices.size()) {
     while (next < indices.size() && running.size() < static_cast<std::size_t>(options.jobs)) {
       const std::size_t i = indices[next++];
@@ -85,13 +88,17 @@ std::vector<int> run_sweep_points(const std::vector<scenarios::SweepPoint>& poin
         std::cerr << "omnilearn sweep: " << pid.status().message() << "\n";
         exit_codes[i] = 127;
         ++done;
+        progress.point_done(/*failed=*/true);
       }
     }
     if (running.empty()) continue;
     int wstatus = 0;
     const pid_t pid = waitpid(-1, &wstatus, 0);
     if (pid < 0 && errno == ECHILD) {  // someone else reaped our children: their outcome is lost
-      for (const auto& [lost, i] : running) exit_codes[i] = 127;
+      for (const auto& [lost, i] : running) {
+        exit_codes[i] = 127;
+        progress.point_done(/*failed=*/true);
+      }
       done += running.size();
       running.clear();
       continue;
@@ -101,9 +108,9 @@ std::vector<int> run_sweep_points(const std::vector<scenarios::SweepPoint>& poin
     running.erase(pid);
     exit_codes[i] = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
     ++done;
-    bar.update(static_cast<double>(done) / static_cast<double>(indices.size()), std::to_string(done) + "/" + total);
+    progress.point_done(exit_codes[i] != 0);
   }
-  bar.finish();
+  progress.finish();
   return exit_codes;
 }
 

@@ -18,16 +18,18 @@ struct PointRunOptions {
   std::string out;              // the sweep's output folder: <out>/<point>/ and <out>/<point>.log
   int jobs = 2;                 // points run at the same time, >= 1
   bool iteration_rows = true;   // false passes --no-iterations to each point
-  bool progress = true;         // a progress bar on stderr (when it is a terminal)
-  std::string label = "sweep";  // the progress bar's label
+  bool progress = true;         // progress on stderr: a bar on a terminal, plain lines otherwise
+  std::string label = "sweep";  // the progress's label
   // Drops OpenMPI/PMIx variables from the children's environment, so that a point never takes itself for an
   // MPI process.
   bool strip_mpi_environment = false;
 };
 
-// The command line of one point: `<exe> sim <base> --quiet --out <run_dir> --force [--set o]... [--no-iterations]`.
-// --force: the sweep owns its point folders (it holds <out>'s lock and lists them in its index), so a point run
-// again (--resume, a resubmitted SLURM task) replaces what an earlier attempt left there.
+// The command line of one point: `<exe> sim <base> --quiet --out <run_dir> --force [--set o]... [--no-iterations]
+// [--no-timeline]`. --force: the sweep owns its point folders (it holds <out>'s lock and lists them in its index), so
+// a point run again (--resume, a resubmitted SLURM task) replaces what an earlier attempt left there.
+// --no-timeline unless an override sets outputs.timeline (the sweep file's `set:` or an axis, or sweep --set): a
+// sweep's timelines are rarely looked at and were most of its bytes.
 std::vector<std::string> point_command_words(const std::string& exe, const scenarios::SweepPoint& point,
                                              const std::string& run_dir, bool iteration_rows);
 

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -20,15 +21,12 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "omnilearn/base/format.h"
+#include "omnilearn/base/install_layout.h"
 #include "omnilearn/emulator/validation.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/sim/quota_wait.h"
 
 extern char** environ;
-
-#ifndef OMNILEARN_ANALYSIS_DIR
-#define OMNILEARN_ANALYSIS_DIR "analysis"
-#endif
 
 namespace omnilearn::cli {
 namespace {
@@ -58,7 +56,7 @@ pid_t spawn_logged(std::vector<std::string> words, const std::vector<std::string
   for (std::string& e : env_store) envp.push_back(e.data());
   envp.push_back(nullptr);
   pid_t pid = 0;
-  if (posix_spawn(&pid, words[0].c_str(), nullptr, nullptr, argv.data(), envp.data()) != 0) return -1;
+  if (posix_spawnp(&pid, words[0].c_str(), nullptr, nullptr, argv.data(), envp.data()) != 0) return -1;
   return pid;
 }
 
@@ -95,9 +93,8 @@ int run_testbed_measuring_load(std::vector<std::string> words, const fs::path& r
 }
 
 std::string self_executable() {
-  std::error_code ec;
-  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("omnilearn") : p.string();
+  const fs::path p = current_executable();
+  return p.empty() ? std::string("omnilearn") : p.string();
 }
 
 enum class Jitter { kShare, kCv, kNone };
@@ -120,6 +117,7 @@ struct ValidateRequest {
   std::optional<double> host_cpu_available;
   bool continuous_slowdown = false;
   int window = 20;
+  std::string python;  // --python: the python of the comparison ("": OMNILEARN_PYTHON, else /usr/bin/python3)
   std::string self;  // this binary, which runs the stages
 };
 
@@ -182,7 +180,9 @@ po::options_description validate_options() {
       "continuous-slowdown",
       "slow throttled workers down by the calibration loop's measured throughput (super-linear) instead of by its "
       "achieved CPU share")(
-      "window", po::value<int>()->default_value(20), "steps per window of the max error");
+      "window", po::value<int>()->default_value(20), "steps per window of the max error")(
+      "python", po::value<std::string>(),
+      "the python that runs the comparison (default: OMNILEARN_PYTHON, else /usr/bin/python3)");
   return opts;
 }
 
@@ -227,6 +227,7 @@ bool read_options(const po::variables_map& vm, ValidateRequest& r) {
   r.share_batch = vm["share-batch"].as<long long>();
   r.continuous_slowdown = vm.count("continuous-slowdown") > 0;
   r.window = vm["window"].as<int>();
+  r.python = optional_value<std::string>(vm, "python").value_or("");
   return true;
 }
 
@@ -384,15 +385,15 @@ bool run_sim(const ValidateRequest& r, const fs::path& calibration, const emulat
 
 // Stage 4: python3 -m omnilearn_analysis validate, which writes OUT/validation.csv and prints the table.
 bool compare(const ValidateRequest& r, const TestbedRuns& runs) {
-  const char* dir_env = std::getenv("OMNILEARN_ANALYSIS_DIR");
-  const char* python_env = std::getenv("OMNILEARN_PYTHON");
-  const std::string python = python_env != nullptr ? python_env : "/usr/bin/python3";
+  const std::map<std::string, std::string> env = process_environment();
+  const std::string python = python_interpreter(r.python, env);
+  const std::optional<std::string> analysis = analysis_dir(current_install_layout(), env);
   std::vector<std::string> compare{python, "-m", "omnilearn_analysis", "validate", runs.first.string(),
                                    (r.out / "sim").string(), "--out", r.out.string(), "--level", r.scenario.name,
                                    "--window", std::to_string(r.window)};
   for (const fs::path& repeat : runs.repeats) compare.insert(compare.end(), {"--repeat", repeat.string()});
-  const int rc =
-      spawn_and_wait(compare, {"PYTHONPATH=" + std::string(dir_env != nullptr ? dir_env : OMNILEARN_ANALYSIS_DIR)});
+  const int rc = spawn_and_wait(compare, analysis ? std::vector<std::string>{"PYTHONPATH=" + *analysis}
+                                                  : std::vector<std::string>{});
   if (rc != 0) {
     std::cerr << "omnilearn validate: the comparison failed (exit " << rc << ")\n";
     return false;

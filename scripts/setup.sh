@@ -6,11 +6,11 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
-  libboost-program-options-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
+  libboost-program-options-dev libyaml-cpp-dev nlohmann-json3-dev
   libsimgrid-dev libopenmpi-dev openmpi-bin
   libtorch-dev libgloo-dev libcgroup-dev zlib1g-dev libssl-dev dataset-fashion-mnist
   clang libclang-rt-14-dev
-  iproute2
+  iproute2 binutils dpkg-dev file
   python3 python3-pandas python3-matplotlib python3-pytest
   pybind11-dev python3-dev python3-setuptools python3-wheel python3-pip python3-venv python3-numpy python3-torch
 )

@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "omnilearn/base/format.h"
+#include "omnilearn/base/install_layout.h"
 #include "omnilearn/emulator/availability_replayer.h"
 #include "omnilearn/emulator/cgroup_cleanup.h"
 #include "omnilearn/emulator/dataset_cache.h"
@@ -56,17 +57,8 @@ std::string node_output_dir(const std::string& output_dir, int node_rank) {
 }
 
 std::string default_worker_executable() {
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const auto next_to_me = self.parent_path() / "omnilearn-emulate-worker";
-    if (std::filesystem::exists(next_to_me)) return next_to_me.string();
-  }
-#ifdef OMNILEARN_EMULATE_WORKER_PATH
-  return OMNILEARN_EMULATE_WORKER_PATH;
-#else
-  return "omnilearn-emulate-worker";
-#endif
+  const std::filesystem::path exe = current_executable();
+  return worker_executable(exe, locate_install_layout(exe));
 }
 
 namespace {

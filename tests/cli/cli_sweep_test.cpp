@@ -58,6 +58,45 @@ TEST(CliSweep, AFailingPointIsReportedAndTheOthersStillRun) {
   EXPECT_NE(r.out.find("4 points, 2 failed"), std::string::npos) << r.out;
 }
 
+// Off a terminal (stderr to a file here) the sweep prints one plain line per finished point, with the failures,
+// the elapsed time and the time left; its points write no timeline.json unless the sweep asks for it.
+TEST(CliSweep, OffATerminalProgressIsPlainLinesAndTimelinesAreOffUnlessAsked) {
+  TempDir dir;
+  write_small_sweep(dir, "  policy.min_batch: [8, 1000]\n");  // 8 points, the 4 with min_batch 1000 fail
+  const RunResult r = run_omnilearn({"sweep", dir.at("small.yaml"), "--jobs", "2", "--out", dir.at("out")}, dir.path());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const std::regex line(R"(sweep small: ([0-9]+)/8 done( \(([0-9]+) failed\))?, elapsed [0-9]+s(, eta [0-9]+s)?)");
+  int lines = 0, last_done = 0, last_failed = 0;
+  for (const std::string& l : csv_lines(r.err)) {
+    std::smatch m;
+    if (!std::regex_match(l, m, line)) continue;
+    ++lines;
+    EXPECT_EQ(std::stoi(m[1]), last_done + 1) << l;  // one line per finished point, in order
+    last_done = std::stoi(m[1]);
+    if (m[3].matched) last_failed = std::stoi(m[3]);
+    EXPECT_EQ(m[4].matched, last_done < 8) << l;  // an estimate until the last point
+  }
+  EXPECT_EQ(lines, 8) << r.err;
+  EXPECT_EQ(last_failed, 4) << r.err;
+  EXPECT_EQ(r.err.find('\r'), std::string::npos) << "a terminal bar off a terminal";
+  for (const char* point : {"small-2-uniform-8", "small-4-omnilearn-8"}) {
+    EXPECT_TRUE(fs::exists(dir.at(std::string("out/") + point + "/summary.json"))) << point;
+    EXPECT_FALSE(fs::exists(dir.at(std::string("out/") + point + "/timeline.json"))) << point;
+  }
+  // Asked on the command line: every point writes its timeline; --quiet prints no progress.
+  const RunResult asked = run_omnilearn({"sweep", dir.at("small.yaml"), "--quiet", "--out", dir.at("asked"), "--set",
+                                         "outputs.timeline=true", "--set", "policy.min_batch=8"},
+                                        dir.path());
+  EXPECT_EQ(asked.exit_code, 0) << asked.err;
+  EXPECT_EQ(asked.err.find("done"), std::string::npos) << asked.err;
+  EXPECT_TRUE(fs::exists(dir.at("asked/small-2-uniform-1000/timeline.json")));
+  // Asked in the sweep file (`set:`).
+  dir.write("with.yaml",
+            "name: with\nbase: quick.yaml\nset: {outputs.timeline: true}\naxes:\n  policy.name: [uniform]\n");
+  EXPECT_EQ(local_sweep(dir, "with.yaml", "with").exit_code, 0);
+  EXPECT_TRUE(fs::exists(dir.at("with/with-uniform/timeline.json")));
+}
+
 // Bounds that cannot hold the global batch: the point is named up front, fails on its own, and the others run.
 TEST(CliSweep, AnInvalidPointFailsAloneAndIsNamed) {
   TempDir dir;

@@ -1,7 +1,8 @@
 // The testbed across hosts, on this machine: two network namespaces joined by a veth pair (10.231.x.1/24 and
 // .2/24, private and only inside the namespaces), each running `omnilearn emulate --nnodes 2 --node-rank R` with two
-// of a 4-worker BSP scenario's workers. Checks the run folder parts, and that a worker killed on node 1 stops both
-// launchers. Needs root and iproute2's `ip`; skips with the reason otherwise. The namespaces are always deleted.
+// of a 4-worker BSP scenario's workers (or placed by torchrun's and SLURM's variables alone). Checks the run folder
+// parts, and that a worker killed on node 1 stops both launchers. Needs root and iproute2's `ip`; skips with the
+// reason otherwise. The namespaces are always deleted.
 //
 // The launchers enter their namespace with setns(2) on /run/netns/NAME (what `nsenter --net` does), not with
 // `ip netns exec`: that one remounts /sys for the namespace, which hides the cgroup tree the launcher needs.
@@ -114,11 +115,23 @@ class NamespacePair {
 // kills and reaps it if it still runs (its workers die with it: PR_SET_PDEATHSIG), before the namespaces go.
 class Launcher {
  public:
-  Launcher(const std::string& netns, const std::vector<std::string>& argv, const std::string& log) {
+  // `extra_env` ("NAME=value") replaces those variables of this process's environment.
+  Launcher(const std::string& netns, const std::vector<std::string>& argv, const std::string& log,
+           const std::vector<std::string>& extra_env = {}) {
     const std::string ns_path = "/run/netns/" + netns;
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
+    env_ = extra_env;
+    for (char** e = environ; *e != nullptr; ++e) {
+      const std::string kv(*e);
+      bool replaced = false;
+      for (const auto& x : extra_env) replaced |= kv.compare(0, x.find('=') + 1, x, 0, x.find('=') + 1) == 0;
+      if (!replaced) env_.push_back(kv);
+    }
+    std::vector<char*> envp;
+    for (auto& e : env_) envp.push_back(e.data());
+    envp.push_back(nullptr);
     pid_ = ::fork();
     if (pid_ == 0) {  // only async-signal-safe calls until exec
       const int ns = ::open(ns_path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -126,7 +139,7 @@ class Launcher {
       if (ns < 0 || out < 0 || ::setns(ns, CLONE_NEWNET) != 0) ::_exit(126);
       ::dup2(out, 1);
       ::dup2(out, 2);
-      ::execve(args[0], args.data(), environ);
+      ::execve(args[0], args.data(), envp.data());
       static constexpr char kMessage[] = "multihost_test: cannot execute the launcher\n";
       (void)!::write(2, kMessage, sizeof kMessage - 1);
       ::_exit(127);
@@ -170,6 +183,7 @@ class Launcher {
  private:
   pid_t pid_ = -1;
   std::optional<int> exit_code_;
+  std::vector<std::string> env_;
 };
 
 std::string read_file(const std::string& path) {
@@ -291,6 +305,44 @@ TEST_F(MultiHost, TwoNamespacesTrainOneBspRun) {
       EXPECT_FALSE(fs::exists(fs::path("/sys/fs/cgroup") / c / folder)) << c << "/" << folder << " left behind";
     }
   }
+}
+
+// The same run with no --nnodes, --node-rank or --master: node 0 reads torchrun's variables, node 1 SLURM's (its
+// master is the first host of SLURM_JOB_NODELIST, the port MASTER_PORT). The secret comes from OMNILEARN_SECRET.
+TEST_F(MultiHost, TwoNamespacesPlacedByTorchrunAndSlurmVariablesAlone) {
+  NamespacePair ns(*ip_, subnet_);
+  const std::string error = ns.create();
+  ASSERT_EQ(error, "");
+  const std::string dir = testing::fresh_dir("multihost-env");
+  const std::string scenario = testing::write_scenario(dir, "mhenv", 4, "", 512, 64, 1);
+  const std::string out = dir + "/run";
+  auto argv = [&](int node) {
+    return std::vector<std::string>{OMNILEARN_CLI, "emulate", scenario, "--bind", ns.address(node), "--out", out,
+                                    "--target-accuracy", "0", "--set", "emulator.eval_samples=500"};
+  };
+  const std::string port = std::to_string(port_);
+  const std::vector<std::string> torchrun = {"MASTER_ADDR=" + ns.address(0), "MASTER_PORT=" + port, "WORLD_SIZE=2",
+                                             "RANK=0", "LOCAL_WORLD_SIZE=1", "OMNILEARN_SECRET=env secret"};
+  const std::vector<std::string> slurm = {"SLURM_NTASKS=2", "SLURM_NNODES=2", "SLURM_PROCID=1", "SLURM_NODEID=1",
+                                          "SLURM_JOB_NODELIST=" + ns.address(0), "MASTER_PORT=" + port,
+                                          "OMNILEARN_SECRET=env secret"};
+  Launcher node0(ns.name(0), argv(0), dir + "/node0.log", torchrun);
+  Launcher node1(ns.name(1), argv(1), dir + "/node1.log", slurm);
+  const auto rc0 = node0.wait_for(std::chrono::seconds(120));
+  const auto rc1 = node1.wait_for(std::chrono::seconds(20));
+  const std::string log0 = read_file(dir + "/node0.log"), log1 = read_file(dir + "/node1.log");
+  std::printf("node 0:\n%snode 1:\n%s", log0.c_str(), log1.c_str());
+  ASSERT_TRUE(rc0.has_value()) << "node 0 did not finish in 120 s";
+  ASSERT_TRUE(rc1.has_value()) << "node 1 did not finish";
+  EXPECT_EQ(*rc0, 0);
+  EXPECT_EQ(*rc1, 0);
+  EXPECT_NE(log0.find("2 nodes (WORLD_SIZE), node rank 0 (RANK)"), std::string::npos);
+  EXPECT_NE(log1.find("2 nodes (SLURM_NTASKS), node rank 1 (SLURM_PROCID), master " + ns.address(0) + ":" + port +
+                      " (SLURM_JOB_NODELIST, MASTER_PORT)"),
+            std::string::npos);
+  EXPECT_EQ(rows_per_worker(out + "/iterations.csv"), (std::map<int, int>{{0, 8}, {1, 8}, {2, 8}, {3, 8}}));
+  EXPECT_EQ(rows_per_worker(out + "/node1/iterations.csv"), (std::map<int, int>{{2, 8}, {3, 8}}));
+  EXPECT_TRUE(fs::exists(out + "/summary.json"));
 }
 
 TEST_F(MultiHost, AWorkerKilledOnNodeOneStopsBothNodes) {
