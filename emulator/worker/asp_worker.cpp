@@ -90,6 +90,30 @@ void unflatten_from(std::vector<torch::Tensor>& ts, const torch::Tensor& buffer,
   }
 }
 
+// What both ASP roles start with: Torch's threads and seed, their split of the data (a worker's training split, the
+// server's test split), the network and its trainable tensors, and the Gloo group.
+Status set_up(const WorkerOptions& o, bool train, torch::Device device, Split& data, Net& net,
+              std::vector<torch::Tensor>& params, std::int64_t& n_params,
+              c10::intrusive_ptr<c10d::ProcessGroupGloo>& pg) {
+  const TestbedConfig& c = o.config;
+  at::set_num_threads(o.threads);
+  auto split = load_split(c.settings, c.data_dir, train, train ? c.dataset_samples : c.settings.eval_samples);
+  if (!split) return split.status();
+  data = std::move(split).value();
+  torch::manual_seed(c.seed);
+  auto made = make_net(c.settings, device);
+  if (!made) return made.status();
+  net = std::move(made).value();
+  params = net.parameters;
+  n_params = count_params(params);
+  try {
+    pg = connect(o);
+  } catch (const std::exception& e) {
+    return Status::internal(std::string("rendezvous through ").append(c.store_file).append(" failed: ").append(e.what()));
+  }
+  return Status::ok();
+}
+
 Clock::time_point start_of(const TestbedConfig& c) {
   return Clock::time_point{std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(c.t0_ns))};
 }
@@ -101,22 +125,10 @@ class AspWorker {
       : o_(o), c_(o.config), who_("asp worker " + std::to_string(o.rank)), t0_(start_of(o.config)), reporter_(o.out_fd) {}
 
   int run() {
-    at::set_num_threads(o_.threads);
-    auto train = load_split(c_.settings, c_.data_dir, /*train=*/true, c_.dataset_samples);
-    if (!train) return fail(who_, train.status().message());
-    train_ = std::move(train).value();
-    torch::manual_seed(c_.seed);
     auto device = torch_device(c_.settings.device);
     if (!device) return fail(who_, device.status().message());
-    auto net = make_net(c_.settings, *device);
-    if (!net) return fail(who_, net.status().message());
-    net_ = std::move(net).value();
-    params_ = net_.parameters;
-    n_params_ = count_params(params_);
-    try {
-      pg_ = connect(o_);
-    } catch (const std::exception& e) {
-      return fail(who_, std::string("rendezvous through ").append(c_.store_file).append(" failed: ").append(e.what()));
+    if (Status st = set_up(o_, /*train=*/true, *device, train_, net_, params_, n_params_, pg_); !st.is_ok()) {
+      return fail(who_, st.message());
     }
     // Each worker walks its own seeded permutation of the training set; the server counts epochs by samples applied.
     GlobalSampler sampler(train_.images.size(0), c_.seed + 7919u * static_cast<std::uint64_t>(o_.rank + 1));
@@ -218,21 +230,7 @@ class ParameterServer {
 
   // The test split, the network, the rendezvous, the controller and the optimiser; training starts here.
   Status start() {
-    at::set_num_threads(o_.threads);
-    auto test = load_split(s_, c_.data_dir, /*train=*/false, s_.eval_samples);
-    if (!test) return test.status();
-    test_ = std::move(test).value();
-    torch::manual_seed(c_.seed);
-    auto net = make_net(s_);
-    if (!net) return net.status();
-    net_ = std::move(net).value();
-    params_ = net_.parameters;
-    n_params_ = count_params(params_);
-    try {
-      pg_ = connect(o_);
-    } catch (const std::exception& e) {
-      return Status::internal(std::string("rendezvous through ").append(c_.store_file).append(" failed: ").append(e.what()));
-    }
+    OMNI_RETURN_IF_ERROR(set_up(o_, /*train=*/false, torch::kCPU, test_, net_, params_, n_params_, pg_));
     auto ctl = run::make_controller(c_.controller);
     if (!ctl) return ctl.status();
     ctl_.emplace(std::move(ctl).value());

@@ -136,105 +136,119 @@ std::int64_t tree_chunks(const scenarios::AllreduceSpec& spec, std::size_t p, do
   return best;
 }
 
+namespace {
+
+void ring_schedule(std::size_t p, double bytes, CollectiveSchedule& out) {
+  const double pd = static_cast<double>(p);
+  CollectivePhase phase;
+  std::vector<std::size_t> all(p);
+  for (std::size_t i = 0; i < p; ++i) all[i] = i;
+  add_ring(phase, all, 2.0 * (pd - 1.0) / pd * bytes);
+  phase.extra_hops = 2.0 * (pd - 1.0) - 1.0;
+  out.phases.push_back(std::move(phase));
+}
+
+// Intra-node reduce-scatter, inter-node rings of the same-rank members, intra-node all-gather.
+void hierarchical_ring_schedule(const scenarios::AllreduceSpec& spec, const std::vector<WorkerId>& participants,
+                                double bytes, CollectiveSchedule& out) {
+  const std::size_t p = participants.size();
+  const auto per_node = static_cast<WorkerId>(std::max<std::int64_t>(spec.workers_per_node, 1));
+  std::map<WorkerId, std::vector<std::size_t>> nodes;  // node id -> participant indices
+  for (std::size_t i = 0; i < p; ++i) nodes[participants[i] / per_node].push_back(i);
+  std::size_t widest = 0;
+  for (const auto& [id, members] : nodes) widest = std::max(widest, members.size());
+  const double n = static_cast<double>(widest);
+  CollectivePhase intra;
+  for (const auto& [id, members] : nodes) {
+    const double g = static_cast<double>(members.size());
+    add_ring(intra, members, (g - 1.0) / g * bytes);
+  }
+  intra.extra_hops = std::max(0.0, n - 2.0);
+  CollectivePhase inter;
+  double rings = 0.0;
+  for (std::size_t r = 0; r < widest; ++r) {
+    std::vector<std::size_t> ring;
+    for (const auto& [id, members] : nodes) {
+      if (r < members.size()) ring.push_back(members[r]);
+    }
+    const double m = static_cast<double>(ring.size());
+    rings = std::max(rings, m);
+    if (ring.size() > 1) add_ring(inter, ring, 2.0 * (m - 1.0) / m * bytes / n);
+  }
+  inter.extra_hops = std::max(0.0, 2.0 * (rings - 1.0) - 1.0);
+  if (!intra.flows.empty()) out.phases.push_back(intra);
+  if (!inter.flows.empty()) out.phases.push_back(std::move(inter));
+  if (!intra.flows.empty()) out.phases.push_back(std::move(intra));  // the all-gather mirrors the reduce-scatter
+}
+
+void double_binary_tree_schedule(std::size_t p, double bytes, std::int64_t chunks, CollectiveSchedule& out) {
+  const auto trees = dtree_parents(p);
+  const double depth = static_cast<double>(std::max(tree_depth(trees[0]), tree_depth(trees[1])));
+  const double c = static_cast<double>(std::max<std::int64_t>(chunks, 1));
+  const double chunk = bytes / 2.0 / c;
+  CollectivePhase reduce, broadcast;
+  for (const auto& parent : trees) {
+    for (std::size_t v = 0; v < p; ++v) {
+      if (parent[v] < 0) continue;
+      reduce.flows.push_back({v, static_cast<std::size_t>(parent[v]), chunk});
+      broadcast.flows.push_back({static_cast<std::size_t>(parent[v]), v, chunk});
+    }
+  }
+  reduce.repeat = broadcast.repeat = depth + c - 1.0;
+  out.phases.push_back(std::move(reduce));
+  out.phases.push_back(std::move(broadcast));
+}
+
+// Ranks beyond the largest power of two fold in first and get the result last.
+void halving_doubling_schedule(std::size_t p, double bytes, CollectiveSchedule& out) {
+  const std::size_t q = floor_pow2(p);
+  CollectivePhase fold;
+  for (std::size_t i = q; i < p; ++i) fold.flows.push_back({i, i - q, bytes});
+  if (!fold.flows.empty()) out.phases.push_back(fold);
+  std::vector<CollectivePhase> halving;
+  for (std::size_t d = q / 2; d >= 1; d /= 2) {
+    CollectivePhase step;
+    const double share = bytes * static_cast<double>(d) / static_cast<double>(q);
+    for (std::size_t i = 0; i < q; ++i) step.flows.push_back({i, i ^ d, share});
+    halving.push_back(std::move(step));
+  }
+  for (const auto& step : halving) out.phases.push_back(step);
+  for (auto it = halving.rbegin(); it != halving.rend(); ++it) out.phases.push_back(*it);
+  if (!fold.flows.empty()) {
+    for (auto& f : fold.flows) std::swap(f.src, f.dst);
+    out.phases.push_back(std::move(fold));
+  }
+}
+
+void parameter_server_schedule(const scenarios::AllreduceSpec& spec, std::size_t p, double bytes,
+                               CollectiveSchedule& out) {
+  const std::vector<std::size_t> shards = shard_positions(p, spec.shards);
+  const double share = bytes / static_cast<double>(shards.size());
+  CollectivePhase push, pull;
+  for (std::size_t i = 0; i < p; ++i) {
+    for (std::size_t s : shards) {
+      if (s == i) continue;
+      push.flows.push_back({i, s, share});
+      pull.flows.push_back({s, i, share});
+    }
+  }
+  out.phases.push_back(std::move(push));
+  out.phases.push_back(std::move(pull));
+}
+
+}  // namespace
+
 CollectiveSchedule make_schedule(const scenarios::AllreduceSpec& spec, const std::vector<WorkerId>& participants,
                                  double bytes, std::int64_t chunks) {
   CollectiveSchedule out;
   const std::size_t p = participants.size();
   if (p < 2 || !(bytes > 0.0)) return out;
-  const double pd = static_cast<double>(p);
   switch (spec.algorithm) {
-    case AllreduceAlgorithm::kRing: {
-      CollectivePhase phase;
-      std::vector<std::size_t> all(p);
-      for (std::size_t i = 0; i < p; ++i) all[i] = i;
-      add_ring(phase, all, 2.0 * (pd - 1.0) / pd * bytes);
-      phase.extra_hops = 2.0 * (pd - 1.0) - 1.0;
-      out.phases.push_back(std::move(phase));
-      break;
-    }
-    case AllreduceAlgorithm::kHierarchicalRing: {
-      const auto per_node = static_cast<WorkerId>(std::max<std::int64_t>(spec.workers_per_node, 1));
-      std::map<WorkerId, std::vector<std::size_t>> nodes;  // node id -> participant indices
-      for (std::size_t i = 0; i < p; ++i) nodes[participants[i] / per_node].push_back(i);
-      std::size_t widest = 0;
-      for (const auto& [id, members] : nodes) widest = std::max(widest, members.size());
-      const double n = static_cast<double>(widest);
-      CollectivePhase intra;
-      for (const auto& [id, members] : nodes) {
-        const double g = static_cast<double>(members.size());
-        add_ring(intra, members, (g - 1.0) / g * bytes);
-      }
-      intra.extra_hops = std::max(0.0, n - 2.0);
-      CollectivePhase inter;
-      double rings = 0.0;
-      for (std::size_t r = 0; r < widest; ++r) {
-        std::vector<std::size_t> ring;
-        for (const auto& [id, members] : nodes) {
-          if (r < members.size()) ring.push_back(members[r]);
-        }
-        const double m = static_cast<double>(ring.size());
-        rings = std::max(rings, m);
-        if (ring.size() > 1) add_ring(inter, ring, 2.0 * (m - 1.0) / m * bytes / n);
-      }
-      inter.extra_hops = std::max(0.0, 2.0 * (rings - 1.0) - 1.0);
-      if (!intra.flows.empty()) out.phases.push_back(intra);
-      if (!inter.flows.empty()) out.phases.push_back(std::move(inter));
-      if (!intra.flows.empty()) out.phases.push_back(std::move(intra));  // the all-gather mirrors the reduce-scatter
-      break;
-    }
-    case AllreduceAlgorithm::kDoubleBinaryTree: {
-      const auto trees = dtree_parents(p);
-      const double depth = static_cast<double>(std::max(tree_depth(trees[0]), tree_depth(trees[1])));
-      const double c = static_cast<double>(std::max<std::int64_t>(chunks, 1));
-      const double chunk = bytes / 2.0 / c;
-      CollectivePhase reduce, broadcast;
-      for (const auto& parent : trees) {
-        for (std::size_t v = 0; v < p; ++v) {
-          if (parent[v] < 0) continue;
-          reduce.flows.push_back({v, static_cast<std::size_t>(parent[v]), chunk});
-          broadcast.flows.push_back({static_cast<std::size_t>(parent[v]), v, chunk});
-        }
-      }
-      reduce.repeat = broadcast.repeat = depth + c - 1.0;
-      out.phases.push_back(std::move(reduce));
-      out.phases.push_back(std::move(broadcast));
-      break;
-    }
-    case AllreduceAlgorithm::kHalvingDoubling: {
-      const std::size_t q = floor_pow2(p);
-      CollectivePhase fold;
-      for (std::size_t i = q; i < p; ++i) fold.flows.push_back({i, i - q, bytes});
-      if (!fold.flows.empty()) out.phases.push_back(fold);
-      std::vector<CollectivePhase> halving;
-      for (std::size_t d = q / 2; d >= 1; d /= 2) {
-        CollectivePhase step;
-        const double share = bytes * static_cast<double>(d) / static_cast<double>(q);
-        for (std::size_t i = 0; i < q; ++i) step.flows.push_back({i, i ^ d, share});
-        halving.push_back(std::move(step));
-      }
-      for (const auto& step : halving) out.phases.push_back(step);
-      for (auto it = halving.rbegin(); it != halving.rend(); ++it) out.phases.push_back(*it);
-      if (!fold.flows.empty()) {
-        for (auto& f : fold.flows) std::swap(f.src, f.dst);
-        out.phases.push_back(std::move(fold));
-      }
-      break;
-    }
-    case AllreduceAlgorithm::kParameterServer: {
-      const std::vector<std::size_t> shards = shard_positions(p, spec.shards);
-      const double share = bytes / static_cast<double>(shards.size());
-      CollectivePhase push, pull;
-      for (std::size_t i = 0; i < p; ++i) {
-        for (std::size_t s : shards) {
-          if (s == i) continue;
-          push.flows.push_back({i, s, share});
-          pull.flows.push_back({s, i, share});
-        }
-      }
-      out.phases.push_back(std::move(push));
-      out.phases.push_back(std::move(pull));
-      break;
-    }
+    case AllreduceAlgorithm::kRing: ring_schedule(p, bytes, out); break;
+    case AllreduceAlgorithm::kHierarchicalRing: hierarchical_ring_schedule(spec, participants, bytes, out); break;
+    case AllreduceAlgorithm::kDoubleBinaryTree: double_binary_tree_schedule(p, bytes, chunks, out); break;
+    case AllreduceAlgorithm::kHalvingDoubling: halving_doubling_schedule(p, bytes, out); break;
+    case AllreduceAlgorithm::kParameterServer: parameter_server_schedule(spec, p, bytes, out); break;
   }
   return out;
 }
