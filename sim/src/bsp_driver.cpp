@@ -43,6 +43,17 @@ void BspDriver::start() {
     for (WorkerId k = 0; k < n; ++k) {
       sg4::Actor::create("worker-" + std::to_string(k), ctx_.platform.workers[k], [this, k] { worker(k); });
     }
+  } else {
+    // SimGrid 3.32 keeps an actor's activities in a list it searches on every completion: one actor starting
+    // every worker's computation costs O(N^2) per step; a stepper per kWorkersPerStepper workers keeps it linear.
+    const unsigned steppers = (n + kWorkersPerStepper - 1) / kWorkersPerStepper;
+    start_ = sg4::Barrier::create(steppers + 1);
+    end_ = sg4::Barrier::create(steppers + 1);
+    for (unsigned g = 0; g < steppers; ++g) {
+      const WorkerId first = g * kWorkersPerStepper, last = std::min(n, first + kWorkersPerStepper);
+      sg4::Actor::create("stepper-" + std::to_string(g), ctx_.platform.parameter_server,
+                         [this, first, last] { stepper(first, last); });
+    }
   }
   sg4::Actor::create("coordinator", ctx_.platform.parameter_server, [this] { coordinator(); });
 }
@@ -122,33 +133,48 @@ double BspDriver::step_flops(WorkerId k, BatchSize b) {
   return flops * jitter;
 }
 
-void BspDriver::run_step_activities() {
-  // What the worker actors do between the start and end barriers, for every participant at once: the same
+void BspDriver::stepper(WorkerId first, WorkerId last) {
+  // What the worker actors do between the start and the compute barrier, for workers [first, last): the same
   // computations on the same hosts from the same instant, so SimGrid finishes (or cancels) each one at the time it
-  // would finish a worker actor's; the all-reduce starts when the last one is over (the compute barrier).
-  const Seconds t0 = now();
-  for (WorkerId k = 0; k < slots_.size(); ++k) {
-    Slot& slot = slots_[k];
-    // (Not Host::exec_async: SimGrid 3.32's runs on the calling actor's host.)
-    if (slot.participating) {
-      slot.exec = sg4::Exec::init()->set_flops_amount(step_flops(k, slot.batch))->set_host(ctx_.platform.workers[k]);
+  // would finish a worker actor's.
+  while (true) {
+    start_->wait();
+    if (done_) return;
+    const Seconds t0 = now();
+    for (WorkerId k = first; k < last; ++k) {
+      Slot& slot = slots_[k];
+      if (!slot.participating) continue;
+      // (Not Host::exec_async: SimGrid 3.32's runs on the calling actor's host.)
+      slot.exec = sg4::Exec::init()->set_flops_amount(slot.flops)->set_host(ctx_.platform.workers[k]);
       slot.exec->start();
     }
-  }
-  for (Slot& slot : slots_) {
-    if (!slot.exec) continue;
-    Seconds t1 = 0.0;
-    try {
-      slot.exec->wait();
-      t1 = slot.exec->get_finish_time();
-    } catch (const simgrid::CancelException&) {
-      slot.aborted = true;  // the worker went down mid-iteration: its gradient never arrives
-      t1 = slot.cancel_s;
+    for (WorkerId k = first; k < last; ++k) {
+      Slot& slot = slots_[k];
+      if (!slot.exec) continue;
+      Seconds t1 = 0.0;
+      try {
+        slot.exec->wait();
+        t1 = slot.exec->get_finish_time();
+      } catch (const simgrid::CancelException&) {
+        slot.aborted = true;  // the worker went down mid-iteration: its gradient never arrives
+        t1 = slot.cancel_s;
+      }
+      slot.exec = nullptr;
+      slot.compute_s = t1 - t0;
+      slot.compute_end_s = t1;
     }
-    slot.exec = nullptr;
-    slot.compute_s = t1 - t0;
-    slot.compute_end_s = t1;
+    end_->wait();
   }
+}
+
+void BspDriver::run_step_activities() {
+  // The draws in worker order, then every stepper computes; the all-reduce starts when the last computation is
+  // over (the per-worker actors' compute barrier).
+  for (WorkerId k = 0; k < slots_.size(); ++k) {
+    if (slots_[k].participating) slots_[k].flops = step_flops(k, slots_[k].batch);
+  }
+  start_->wait();
+  end_->wait();
   const Seconds t2 = now();
   std::vector<std::pair<WorkerId, sg4::CommPtr>> flows;
   for (WorkerId k = 0; k < slots_.size(); ++k) {
@@ -163,7 +189,8 @@ void BspDriver::run_step_activities() {
                                                     static_cast<std::uint64_t>(ring_bytes_)));
     }
   }
-  // Flows (a step whose participants are few enough): as the worker actors send them, then each one's latency.
+  // Flows (a step with few enough participants, at most flow_allreduce_max_workers): as the worker actors send
+  // them, then each one's remaining ring latency.
   for (auto& [k, comm] : flows) {
     comm->wait();
     slots_[k].comm_end_s = comm->get_finish_time() + slots_[k].extra_latency_s;
@@ -305,7 +332,7 @@ void BspDriver::coordinator() {
   end_time_s_ = now();
   done_ = true;
   progress_.finish();
-  if (per_worker_) start_->wait();  // releases the workers, which see done_ and return
+  start_->wait();  // releases the workers (or steppers), which see done_ and return
 }
 
 run::RunSummary BspDriver::summary() const {

@@ -40,6 +40,7 @@ class BspDriver {
     WorkerId ring_next = 0;
     Seconds extra_latency_s = 0.0;
     Seconds analytic_comm_s = -1.0;  // >= 0: the analytic model's time replaces the flow
+    double flops = 0.0;       // this step's work (coordinator mode: drawn by the coordinator in worker order)
     Seconds cancel_s = 0.0;   // when on_availability cancelled `exec` (coordinator mode)
     Seconds compute_s = 0.0;  // this step's, written by the worker before the end barrier
     Seconds compute_end_s = 0.0, comm_start_s = 0.0, comm_end_s = 0.0;
@@ -47,8 +48,11 @@ class BspDriver {
 
   void worker(WorkerId k);
   void coordinator();
-  // Coordinator mode: one step's computations as activities on the participants' hosts, then the all-reduce.
+  // Coordinator mode: one step's computations as activities on the participants' hosts (started and awaited by
+  // the steppers, kWorkersPerStepper workers each), then the all-reduce.
   void run_step_activities();
+  void stepper(WorkerId first, WorkerId last);
+  static constexpr unsigned kWorkersPerStepper = 64;
   // This step's flop for worker k at batch b (draws its quota phase and jitter from phase_rng_ when modelled).
   double step_flops(WorkerId k, BatchSize b);
   std::size_t prepare_step();
