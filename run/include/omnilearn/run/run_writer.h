@@ -70,6 +70,7 @@ class RunWriter {
   bool timeline_first_ = true;
   bool finished_ = false;
   std::int64_t iteration_rows_ = 0;  // flushed every kFlushEvery rows
+  std::int64_t availability_rows_ = 0;
   std::int64_t timeline_events_ = 0;
   std::vector<bool> named_tracks_;   // workers whose timeline track got its thread_name event
   PlanRows plan_rows_ = PlanRows::kAuto;
