@@ -2,8 +2,8 @@
 # Scale benchmarks of `omnilearn sim` from the command line, each run in its own process under /usr/bin/time -v
 # (CPU seconds and peak RSS). Prints measured numbers, one line each, then the growth exponents:
 #   bsp N I    BSP on bench/scenarios/bsp-scale.yaml, N workers x I iterations, --no-iterations
-#   asp N H    ASP on bench/scenarios/asp-churn.yaml, N workers, H hours of simulated time, availability changing
-#              every minute (random walk), --no-iterations
+#   ASP        bench/scenarios/asp-churn.yaml (each worker's speed moves every minute) and asp-steady.yaml (no
+#              changes), 64 and 2,048 workers for about a day of simulated time, --no-iterations
 # The marginal CPU per BSP step is (cpu(30 iterations) - cpu(10 iterations)) / 20, which leaves out start-up
 # (platform, controller, files); the exponent between two sizes is log(cost ratio) / log(size ratio).
 # Usage: bench/sim_scale_cli.sh [path/to/omnilearn] [out_dir] [quick]   (quick: the smaller sizes only)
@@ -48,21 +48,26 @@ if [ "$QUICK" != quick ]; then
   echo "bsp workers=65536 iterations=20 (the target: < 60 s, < 2 GB): $(bsp 65536 20)"
 fi
 
-echo "# ASP: N workers, availability changing every minute (cpu_s wall_s peak_rss_mb; updates, changes)"
-asp() {  # N HOURS
-  r=$(run "asp-$1-$2" "$HERE/scenarios/asp-churn.yaml" --set "cluster.workers=$1" --set "max_time=$2h")
-  updates=$(sed -n 's/.*"iterations": \([0-9]*\).*/\1/p' "$OUT/asp-$1-$2/summary.json")
+echo "# ASP: N workers, U updates, with a speed random walk moving every minute (churn) and without (steady)"
+echo "# (cpu_s wall_s peak_rss_mb); per-update cost from the steady runs, per-change cost from the difference"
+asp() {  # KIND N UPDATES
+  r=$(run "asp-$1-$2" "$HERE/scenarios/asp-$1.yaml" --set "cluster.workers=$2" --set "workload.global_batch=$((2 * $2))" \
+    --set "max_iterations=$3")
+  simulated=$(sed -n 's/.*"total_time_s": \([0-9.]*\).*/\1/p' "$OUT/asp-$1-$2/summary.json")
   changes=$(($(wc -l <"$OUT/asp-$1-$2/availability.csv") - 1))
   plans=$(wc -c <"$OUT/asp-$1-$2/plans.csv")
-  echo "$r $updates $changes $plans"
+  echo "$r $simulated $changes $plans"
 }
 prev_n="" prev_update=""
-for n in 64 2048; do
-  [ "$QUICK" = quick ] && [ "$n" = 2048 ] && n=512
-  hours=24
-  a=$(asp "$n" "$hours")
-  update=$(echo "$a" | awk '{printf "%.3f", $1 / $4 * 1e6}')
-  echo "asp workers=$n simulated=${hours}h: $(echo "$a" | awk '{print $1, $2, $3}') | $(echo "$a" | awk '{print $4}') updates, $(echo "$a" | awk '{print $5}') availability changes, plans.csv $(echo "$a" | awk '{print $6}') bytes | cpu per update ${update} us"
+for spec in 64:10400 2048:16500; do
+  n=${spec%:*} updates=${spec#*:}
+  [ "$QUICK" = quick ] && [ "$n" = 2048 ] && n=512 updates=4000
+  c=$(asp churn "$n" "$updates")
+  s=$(asp steady "$n" "$updates")
+  update=$(echo "$s $updates" | awk '{printf "%.2f", $1 / $7 * 1e6}')
+  change=$(echo "$c $s" | awk '{printf "%.2f", ($1 - $7) / $5 * 1e6}')
+  echo "asp workers=$n updates=$updates churn: $(echo "$c" | awk '{printf "cpu %s s, wall %s s, rss %s MB, %.0f s simulated, %s availability changes, plans.csv %s bytes", $1, $2, $3, $4, $5, $6}')"
+  echo "asp workers=$n updates=$updates steady: $(echo "$s" | awk '{printf "cpu %s s, wall %s s, rss %s MB, %.0f s simulated", $1, $2, $3, $4}') | cpu per update ${update} us, per availability change ${change} us"
   if [ -n "$prev_n" ]; then
     echo "asp per-update cpu growth $prev_n -> $n: N^$(echo "$prev_update $update $prev_n $n" | awk '{printf "%.2f", log($2 / $1) / log($4 / $3)}')"
   fi
