@@ -1,9 +1,12 @@
 #include "omnilearn/sim/simulation.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <exception>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -45,11 +48,12 @@ controller::TrueCostProvider true_costs(const IterationCostModel& cost, const Av
 }
 
 // manifest.json: everything but the wall-clock block is a function of the scenario and the options.
-run::Manifest make_manifest(const scenarios::Scenario& scenario, const SimOptions& options) {
+run::Manifest make_manifest(const scenarios::Scenario& scenario, const SimOptions& options,
+                            const std::vector<std::string>& simgrid_args) {
   run::Manifest m("sim", scenario, options.argv);
   m.set("versions", {{"simgrid", std::to_string(SIMGRID_VERSION_MAJOR) + "." + std::to_string(SIMGRID_VERSION_MINOR) +
                                      "." + std::to_string(SIMGRID_VERSION_PATCH)}});
-  m.set("simgrid_args", options.simgrid_args);
+  m.set("simgrid_args", simgrid_args);
   m.set("iteration_rows", options.iteration_rows);
   m.set_all(options.manifest_fields);
   return m;
@@ -137,9 +141,38 @@ Status check_simgrid_args(const std::vector<std::string>& args) {
   return Status::ok();
 }
 
-std::vector<std::string> engine_argv(const SimOptions& options) {
-  std::vector<std::string> args{"omnilearn-sim"};
-  args.insert(args.end(), options.simgrid_args.begin(), options.simgrid_args.end());
+// Linux's limit on a process's memory mappings (vm.max_map_count), 65,530 when it cannot be read.
+std::size_t max_map_count() {
+  std::ifstream in("/proc/sys/vm/max_map_count");
+  std::size_t n = 0;
+  return in >> n ? n : 65530;
+}
+
+// The settings the engine gets: options.simgrid_args, after contexts/guard-size:0 when the run's actors would need
+// more memory mappings than the kernel allows (two per guarded stack, plus the program's own).
+Result<std::vector<std::string>> effective_simgrid_args(const scenarios::Scenario& scenario,
+                                                        const SimOptions& options) {
+  const std::size_t workers = scenario.cluster.workers.size();
+  const std::size_t actors = (scenario.mode == controller::TrainingMode::kAsp
+                                  ? workers + 1
+                                  : BspDriver::actor_count(options, workers)) +
+                             1;  // and the availability actor
+  const std::size_t limit = options.max_map_count > 0 ? options.max_map_count : max_map_count();
+  const std::size_t needed = 2 * actors + 4096;
+  std::vector<std::string> args = options.simgrid_args;
+  if (needed <= limit) return args;
+  for (const std::string& arg : args) {
+    if (arg.rfind("--cfg=contexts/guard-size:", 0) == 0 && arg != "--cfg=contexts/guard-size:0") {
+      return Status::invalid_argument(arg + ": " + std::to_string(actors) + " actors with guarded stacks need " +
+                                      std::to_string(needed) + " memory mappings, over vm.max_map_count (" +
+                                      std::to_string(limit) + "): run `sysctl -w vm.max_map_count=" +
+                                      std::to_string(needed) + "` as root, or leave the guard size to omnilearn");
+    }
+  }
+  args.insert(args.begin(), "--cfg=contexts/guard-size:0");
+  // Unguarded stacks come from malloc: mapped on their own above this size, they cost only the pages they touch
+  // (from the heap, each 512 KiB stack is zeroed: 2,048 ASP workers took 330 MB instead of 70 MB).
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   return args;
 }
 
@@ -180,7 +213,10 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
   if (!controller) return controller.status();
 
   OMNI_RETURN_IF_ERROR(check_simgrid_args(options.simgrid_args));
-  std::vector<std::string> args = engine_argv(options);
+  auto simgrid_args = effective_simgrid_args(scenario, options);
+  if (!simgrid_args) return simgrid_args.status();
+  std::vector<std::string> args{"omnilearn-sim"};
+  args.insert(args.end(), simgrid_args->begin(), simgrid_args->end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -206,7 +242,7 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
     auto platform = build_platform(scenario.cluster, (*availability)->pstate_fractions());
     if (!platform) return platform.status();
     (*availability)->install(platform->workers);
-    const run::Manifest manifest = make_manifest(scenario, options);
+    const run::Manifest manifest = make_manifest(scenario, options, *simgrid_args);
     auto recorder = open_recorder(scenario, options, manifest);
     if (!recorder) return recorder.status();
     RunContext ctx{scenario, options, *platform, *cost, **availability, *controller, **recorder};

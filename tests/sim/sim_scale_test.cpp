@@ -77,9 +77,28 @@ TEST(SimScale, CfgReachesSimGridAndTheManifest) {
   EXPECT_GT(summary_number(lv08, "total_time_s"), summary_number(cm02, "total_time_s"));
   const auto manifest = nlohmann::json::parse(read_text(lv08 + "/manifest.json"));
   EXPECT_EQ(manifest["simgrid_args"].back(), "--cfg=network/model:LV08");
-  // The defaults include stacks without guard pages (so that 65,536 actors need no kernel setting).
-  const auto defaults = nlohmann::json::parse(read_text(cm02 + "/manifest.json"))["simgrid_args"];
-  EXPECT_NE(std::find(defaults.begin(), defaults.end(), "--cfg=contexts/guard-size:0"), defaults.end());
+}
+
+TEST(SimScale, StacksGoUnguardedOnlyWhenTheActorsWouldPassTheMappingLimit) {
+  const auto s = eight_workers(false, "uniform");
+  const std::string guarded = test_dir("guarded");
+  ASSERT_EQ(run_in_child(s, guarded), "");
+  const auto args = nlohmann::json::parse(read_text(guarded + "/manifest.json"))["simgrid_args"];
+  EXPECT_EQ(std::find(args.begin(), args.end(), "--cfg=contexts/guard-size:0"), args.end());
+  // 10 actors need 2 x 10 + 4,096 mappings: over a limit of 4,000, the stacks lose their guard pages.
+  SimOptions low;
+  low.max_map_count = 4000;
+  const std::string unguarded = test_dir("unguarded");
+  ASSERT_EQ(run_in_child(s, unguarded, low), "");
+  EXPECT_EQ(nlohmann::json::parse(read_text(unguarded + "/manifest.json"))["simgrid_args"].front(),
+            "--cfg=contexts/guard-size:0");
+  for (const char* file : {"iterations.csv", "plans.csv", "summary.json"}) {
+    EXPECT_EQ(read_text(guarded + "/" + file), read_text(unguarded + "/" + file)) << file;
+  }
+  // A guard the user asks for is then an error that says what to set.
+  low.simgrid_args.push_back("--cfg=contexts/guard-size:1");
+  const std::string error = run_in_child(s, test_dir("asked"), low);
+  EXPECT_NE(error.find("sysctl -w vm.max_map_count=4116"), std::string::npos) << error;
 }
 
 TEST(SimScale, BadSimGridSettingsAreClearErrorsNotAborts) {
