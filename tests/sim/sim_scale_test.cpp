@@ -65,6 +65,20 @@ TEST(SimScale, CoordinatorStepsGiveTheRowsOfPerWorkerActors) {
   }
 }
 
+TEST(SimScale, CoordinatorFlowsMatchPerWorkerFlows) {
+  // A coordinated step with few participants sends the ring flows itself: the same flows, from one actor.
+  const auto s = eight_workers(true);
+  SimOptions actors;
+  actors.bsp_actors = SimOptions::BspActors::kPerWorker;
+  SimOptions coordinator;
+  coordinator.bsp_actors = SimOptions::BspActors::kCoordinator;
+  const std::string a = test_dir("actors");
+  const std::string b = test_dir("coordinator");
+  ASSERT_EQ(run_in_child(s, a, actors), "");
+  ASSERT_EQ(run_in_child(s, b, coordinator), "");
+  expect_same_run(a, b);
+}
+
 TEST(SimScale, CfgReachesSimGridAndTheManifest) {
   // LV08 models TCP (bandwidth factor 0.97, latency factor 13.01): the same flows take longer than under CM02.
   const auto s = eight_workers(false, "uniform");
