@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <charconv>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -141,16 +142,31 @@ struct PlanTable {
   std::vector<std::string> heads;
   std::vector<std::vector<std::string>> batch, weight;
 };
+std::string shortest(double v) {
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, end);
+}
 PlanTable read_plans(const std::string& dir, std::size_t workers) {
   PlanTable t;
   std::vector<std::string> batch(workers), weight(workers);
   bool compact = false;
-  std::string key;
+  std::string total;  // a compact decision's sum of batches: its weights are the batch shares
+  auto finish_decision = [&] {
+    if (total.empty() || t.heads.empty()) return;
+    for (std::size_t k = 0; k < workers; ++k) {
+      const long long sum = std::stoll(total);
+      weight[k] = shortest(sum > 0 ? static_cast<double>(std::stoll(batch[k])) / static_cast<double>(sum) : 0.0);
+    }
+    t.weight.back() = weight;
+  };
   for (const auto& r : read_csv(dir + "/plans.csv")) {
     const std::string head = r.at("step") + "/" + r.at("time_s") + "/" + r.at("reason") + "/" + r.at("changed") +
                              "/" + r.at("imbalance");
     if (r.at("worker").empty()) {  // a compact decision's marker
+      finish_decision();
       compact = true;
+      total = r.at("batch");
       t.heads.push_back(head);
       t.batch.push_back(batch);
       t.weight.push_back(weight);
@@ -165,6 +181,7 @@ PlanTable read_plans(const std::string& dir, std::size_t workers) {
     t.batch.back()[k] = batch[k] = r.at("batch");
     t.weight.back()[k] = weight[k] = r.at("weight");
   }
+  finish_decision();
   return t;
 }
 
