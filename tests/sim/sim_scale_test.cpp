@@ -135,6 +135,11 @@ TEST(SimScale, BadSimGridSettingsAreClearErrorsNotAborts) {
     EXPECT_NE(error.find(arg), std::string::npos) << arg << ": " << error;
     EXPECT_EQ(error.find("Existing config keys"), std::string::npos) << error;
   }
+  // SimGrid's trace integration asserts on speed profiles that do not repeat (a Markov generator's).
+  SimOptions ti;
+  ti.simgrid_args.push_back("--cfg=cpu/optim:TI");
+  const std::string error = run_in_child(eight_workers(true), test_dir("ti"), ti);
+  EXPECT_NE(error.find("trace integration needs availability that repeats"), std::string::npos) << error;
 }
 
 // plans.csv's decisions as full per-worker tables, from either form: (step, time, reason) and batch/weight cells.
