@@ -83,6 +83,16 @@ int report_sweep(const scenarios::Sweep& sweep, const std::vector<scenarios::Swe
   return failed == 0 ? 0 : 1;
 }
 
+// --cfg / --log, as each point's `omnilearn sim` takes them.
+std::vector<std::string> simgrid_args(const po::variables_map& vm) {
+  std::vector<std::string> args;
+  for (const char* key : {"cfg", "log"}) {
+    if (!vm.count(key)) continue;
+    for (const std::string& v : vm[key].as<std::vector<std::string>>()) args.push_back(std::string("--") + key + "=" + v);
+  }
+  return args;
+}
+
 int emit_slurm(const scenarios::Sweep& sweep, const std::vector<scenarios::SweepPoint>& points,
                const po::variables_map& vm, const std::string& exe, const std::string& out) {
   SlurmOptions slurm;
@@ -93,7 +103,8 @@ int emit_slurm(const scenarios::Sweep& sweep, const std::vector<scenarios::Sweep
   const std::string path = vm["emit-slurm"].as<std::string>();
   std::error_code ec;
   const std::string sweep_path = fs::absolute(vm["sweep"].as<std::string>(), ec).lexically_normal().string();
-  auto script = slurm_array_script(sweep, points, exe, sweep_path, out, !vm.count("no-iterations"), slurm);
+  auto script = slurm_array_script(sweep, points, exe, sweep_path, out, !vm.count("no-iterations"), slurm,
+                                   simgrid_args(vm));
   const Status written = script ? write_slurm_script(*script, path) : script.status();
   if (!written) {
     std::cerr << "omnilearn sweep: " << written.message() << "\n";
@@ -116,6 +127,10 @@ void add_sweep_options(po::options_description& opts) {
       "override a scenario field in every point, after the sweep file's own: --set path.to.key=value (repeatable); "
       "--set outputs.timeline=true writes each point's timeline.json (off in sweeps unless asked)")(
       "no-iterations", "skip per-iteration rows in each run's iterations.csv")(
+      "cfg", po::value<std::vector<std::string>>()->composing(),
+      "a SimGrid setting passed to every point, --cfg=name:value (repeatable; see omnilearn sim --help)")(
+      "log", po::value<std::vector<std::string>>()->composing(),
+      "a SimGrid log setting passed to every point, --log=category.setting:value (repeatable)")(
       "mpi", "split the points across the ranks of an mpirun job; rank 0 writes sweep.csv")(
       "emit-slurm", po::value<std::string>(), "write a SLURM job-array script to this file instead of running")(
       "gather", "run nothing: build sweep.csv and the table from existing point folders in --out")(
@@ -246,6 +261,7 @@ int run_sweep_command(const std::vector<std::string>& args) {
   run.out = out;
   run.jobs = vm["jobs"].as<int>();
   run.iteration_rows = !vm.count("no-iterations");
+  run.sim_args = simgrid_args(vm);
   run.progress = !vm.count("quiet");
   run.label = "sweep " + sweep->name;
   if (!vm.count("mpi")) return run_here(*sweep, points, skip, run);

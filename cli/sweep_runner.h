@@ -18,6 +18,7 @@ struct PointRunOptions {
   std::string out;              // the sweep's output folder: <out>/<point>/ and <out>/<point>.log
   int jobs = 2;                 // points run at the same time, >= 1
   bool iteration_rows = true;   // false passes --no-iterations to each point
+  std::vector<std::string> sim_args;  // passed on to each point's `omnilearn sim` (--cfg=..., --log=...)
   bool progress = true;         // progress on stderr: a bar on a terminal, plain lines otherwise
   std::string label = "sweep";  // the progress's label
   // Drops OpenMPI/PMIx variables from the children's environment, so that a point never takes itself for an
@@ -26,12 +27,13 @@ struct PointRunOptions {
 };
 
 // The command line of one point: `<exe> sim <base> --quiet --out <run_dir> --force [--set o]... [--no-iterations]
-// [--no-timeline]`. --force: the sweep owns its point folders (it holds <out>'s lock and lists them in its index), so
-// a point run again (--resume, a resubmitted SLURM task) replaces what an earlier attempt left there.
+// [--no-timeline] [sim_args...]`. --force: the sweep owns its point folders (it holds <out>'s lock and lists them in
+// its index), so a point run again (--resume, a resubmitted SLURM task) replaces what an earlier attempt left there.
 // --no-timeline unless an override sets outputs.timeline (the sweep file's `set:` or an axis, or sweep --set): a
 // sweep's timelines are rarely looked at and were most of its bytes.
 std::vector<std::string> point_command_words(const std::string& exe, const scenarios::SweepPoint& point,
-                                             const std::string& run_dir, bool iteration_rows);
+                                             const std::string& run_dir, bool iteration_rows,
+                                             const std::vector<std::string>& sim_args = {});
 
 // Runs points[i] for every i in `indices` and returns one exit code per point of `points`: the process's exit
 // status, 128 + signal when killed, 127 when it could not be started, kPointNotRun for points not in `indices`.

@@ -79,6 +79,55 @@ def _read_csv(path: Path, columns: list[str], required: bool) -> pd.DataFrame:
     return df
 
 
+def expand_plans(plans: pd.DataFrame) -> pd.DataFrame:
+    """plans.csv in its long form, one row per worker and decision, whichever form the file uses.
+
+    Runs of more than 64 workers write plans.csv compactly (scenarios/README.md "Run folders"): each decision opens
+    with a marker row whose worker and weight cells are empty, followed by one row per worker whose batch or weight
+    differs from the previous decision (the first decision lists every worker). Each worker keeps its values until
+    a later decision lists it again. A marker whose batch cell holds a number (the sum of the batches) says that
+    this decision's weights are every worker's batch share, b_k / sum (0 when the sum is 0), computed here as the
+    controller did; its rows then list batch changes only. Both forms read back to the same table."""
+    if plans.empty or not plans["worker"].isna().any():
+        return plans
+    marker = plans["worker"].isna()
+    decision = marker.cumsum() - 1
+    if (decision < 0).any():
+        raise RunFormatError("plans.csv: a compact plans.csv must open with a decision's marker row")
+    heads = plans.loc[marker, ["step", "epoch", "time_s", "reason", "changed", "imbalance"]].reset_index(drop=True)
+    totals = plans.loc[marker, "batch"].reset_index(drop=True)
+    rows = plans.loc[~marker].assign(decision=decision[~marker].to_numpy())
+    rows = rows.astype({"worker": "int64"})
+    decisions = range(len(heads))
+    batch = (rows.pivot_table(index="decision", columns="worker", values="batch", aggfunc="last")
+             .reindex(decisions).ffill())
+    workers = batch.columns
+    if batch.isna().to_numpy().any():
+        raise RunFormatError("plans.csv: a worker has no batch before its first listing (the first decision must "
+                             "list every worker)")
+    weight = (rows.pivot_table(index="decision", columns="worker", values="weight", aggfunc="last")
+              .reindex(index=decisions, columns=workers))
+    shares = totals.notna().to_numpy()
+    if shares.any():
+        total = totals.to_numpy(dtype="float64")[shares][:, None]
+        derived = batch.to_numpy(dtype="float64")[shares]
+        with_sum = total > 0
+        weight.iloc[shares] = (derived / (total + (~with_sum))) * with_sum  # b / sum, 0 for a sum of 0
+    weight = weight.ffill()
+    long = pd.DataFrame({
+        "decision": [d for d in decisions for _ in workers],
+        "worker": list(workers) * len(heads),
+        "batch": batch.to_numpy().reshape(-1),
+        "weight": weight.to_numpy().reshape(-1),
+    })
+    long = long.astype({"batch": "int64"})
+    out = heads.iloc[long["decision"].to_numpy()].reset_index(drop=True)
+    out["worker"] = long["worker"].to_numpy()
+    out["batch"] = long["batch"].to_numpy()
+    out["weight"] = long["weight"].to_numpy()
+    return out[PLAN_COLUMNS]
+
+
 def _read_json(path: Path, required: bool) -> dict:
     if not path.exists():
         if required:
@@ -111,7 +160,7 @@ def load_run(path: str | Path) -> Run:
         manifest=_read_json(p / "manifest.json", required=False),
         summary=_read_json(p / "summary.json", required=True),
         iterations=_read_csv(p / "iterations.csv", ITERATION_COLUMNS, required=False),
-        plans=_read_csv(p / "plans.csv", PLAN_COLUMNS, required=False),
+        plans=expand_plans(_read_csv(p / "plans.csv", PLAN_COLUMNS, required=False)),
         availability=_read_csv(p / "availability.csv", AVAILABILITY_COLUMNS, required=False),
         evaluations=_read_csv(p / "evaluations.csv", EVALUATION_COLUMNS, required=False),
     )

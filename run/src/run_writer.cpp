@@ -124,8 +124,36 @@ void RunWriter::add(const PlanRecord& r) {
   if (finished_) return;
   const std::string prefix = num(r.step) + ',' + num(r.epoch) + ',' + num(r.time_s) + ',' + csv_cell(r.reason) +
                              ',' + (r.changed ? "true" : "false") + ',' + num(r.imbalance) + ',';
-  for (std::size_t k = 0; k < r.batch.size(); ++k) {
-    plans_ << prefix << k << ',' << num(r.batch[k]) << ',' << (k < r.weight.size() ? num(r.weight[k]) : "") << '\n';
+  const bool compact = plan_rows_ == PlanRows::kChanges ||
+                       (plan_rows_ == PlanRows::kAuto && r.batch.size() > kFullPlanRowsMaxWorkers);
+  if (!compact) {
+    for (std::size_t k = 0; k < r.batch.size(); ++k) {
+      plans_ << prefix << k << ',' << num(r.batch[k]) << ',' << (k < r.weight.size() ? num(r.weight[k]) : "") << '\n';
+    }
+  } else {
+    // When every weight is exactly b_k / sum(b) (the controller's lambda), the marker carries the sum in its batch
+    // cell and the rows list batch changes only (weight cells empty): a reader divides, as the controller did.
+    std::int64_t sum = 0;
+    for (const BatchSize b : r.batch) sum += b;
+    bool shares = r.weight.size() == r.batch.size();
+    for (std::size_t k = 0; shares && k < r.batch.size(); ++k) {
+      const double share = sum > 0 ? static_cast<double>(r.batch[k]) / static_cast<double>(sum) : 0.0;
+      shares = r.weight[k] == share;
+    }
+    std::string rows = prefix + (shares ? ',' + num(sum) + ",\n" : std::string(",,\n"));
+    if (last_batch_.size() != r.batch.size()) plans_written_ = false;
+    last_batch_.resize(r.batch.size());
+    last_weight_.resize(r.batch.size());
+    for (std::size_t k = 0; k < r.batch.size(); ++k) {
+      // Compared as written text, so that a reader's carried-forward value is exactly the one in the file.
+      std::string weight = k < r.weight.size() ? num(r.weight[k]) : "";
+      const bool listed = !plans_written_ || last_batch_[k] != r.batch[k] || (!shares && last_weight_[k] != weight);
+      if (listed) rows += prefix + std::to_string(k) + ',' + num(r.batch[k]) + ',' + (shares ? "" : weight) + '\n';
+      last_batch_[k] = r.batch[k];
+      last_weight_[k] = std::move(weight);
+    }
+    plans_written_ = true;
+    plans_ << rows;
   }
   // A decision is rare and precious: flush everything so that a crash keeps the run up to here.
   plans_.flush();
@@ -137,7 +165,10 @@ void RunWriter::add(const PlanRecord& r) {
 
 void RunWriter::add(const AvailabilityRecord& r) {
   if (finished_) return;
-  availability_ << num(r.time_s) << ',' << r.worker << ',' << num(r.fraction) << '\n' << std::flush;
+  // Flushed in batches like iteration rows (a day of per-minute changes on 2,048 workers is 3 million rows); a
+  // decision flushes them all.
+  availability_ << num(r.time_s) << ',' << r.worker << ',' << num(r.fraction) << '\n';
+  if (++availability_rows_ % kFlushEvery == 0) availability_.flush();
   note_error(availability_, "availability.csv");
 }
 

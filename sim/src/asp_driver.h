@@ -46,6 +46,7 @@ class AspDriver {
     Push push;
     Reply reply;
     std::int64_t pulled = 0;  // server update count when this worker last pulled
+    simgrid::s4u::Mailbox* inbox = nullptr;  // where the server sends this worker's parameters
   };
 
   void worker(WorkerId k);
@@ -58,6 +59,7 @@ class AspDriver {
   std::vector<Slot> slots_;
   simgrid::s4u::MutexPtr mutex_;
   simgrid::s4u::ConditionVariablePtr wake_;  // a worker came back up, or the run ended
+  std::int64_t waiting_ = 0;  // workers blocked on wake_
   std::int64_t updates_ = 0;
   bool done_ = false;
   Seconds end_time_s_ = 0.0;

@@ -1,9 +1,10 @@
 #include "omnilearn/sim/simulation.h"
 
-#include <csignal>
 #include <chrono>
+#include <csignal>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "omnilearn/sim/iteration_cost_model.h"
 #include "platform_builder.h"
 #include "run_context.h"
+#include "simgrid_settings.h"
 
 namespace omnilearn::sim {
 namespace {
@@ -43,11 +45,12 @@ controller::TrueCostProvider true_costs(const IterationCostModel& cost, const Av
 }
 
 // manifest.json: everything but the wall-clock block is a function of the scenario and the options.
-run::Manifest make_manifest(const scenarios::Scenario& scenario, const SimOptions& options) {
+run::Manifest make_manifest(const scenarios::Scenario& scenario, const SimOptions& options,
+                            const std::vector<std::string>& simgrid_args) {
   run::Manifest m("sim", scenario, options.argv);
   m.set("versions", {{"simgrid", std::to_string(SIMGRID_VERSION_MAJOR) + "." + std::to_string(SIMGRID_VERSION_MINOR) +
                                      "." + std::to_string(SIMGRID_VERSION_PATCH)}});
-  m.set("simgrid_args", options.simgrid_args);
+  m.set("simgrid_args", simgrid_args);
   m.set("iteration_rows", options.iteration_rows);
   // Which all-reduce model the run uses: the algorithm, the analytic or flow-level path, the overlap buckets.
   const scenarios::AllreduceSpec& allreduce = scenario.workload.allreduce;
@@ -71,13 +74,7 @@ Result<std::unique_ptr<run::RunRecorder>> open_recorder(const scenarios::Scenari
   auto writer = run::RunWriter::open(options.output_dir, manifest.text(), timeline, folder);
   if (!writer) return writer.status();
   return std::make_unique<run::RunRecorder>(std::move(writer).value(),
-                                            run::RecorderOptions{options.iteration_rows, timeline});
-}
-
-std::vector<std::string> engine_argv(const SimOptions& options) {
-  std::vector<std::string> args{"omnilearn-sim"};
-  args.insert(args.end(), options.simgrid_args.begin(), options.simgrid_args.end());
-  return args;
+                                            run::RecorderOptions{options.iteration_rows, timeline, options.plan_rows});
 }
 
 template <typename Driver>
@@ -116,7 +113,16 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
   auto controller = run::make_controller(run::controller_spec(scenario), true_costs(*cost, **availability));
   if (!controller) return controller.status();
 
-  std::vector<std::string> args = engine_argv(options);
+  OMNI_RETURN_IF_ERROR(check_simgrid_args(options.simgrid_args));
+  const std::size_t workers = scenario.cluster.workers.size();
+  const std::size_t actors = (scenario.mode == controller::TrainingMode::kAsp
+                                  ? workers + 1  // and the parameter server
+                                  : BspDriver::actor_count(options, workers)) +
+                             1;  // and the availability actor
+  auto simgrid_args = effective_simgrid_args(options, actors, (*availability)->speed_profiles_repeat());
+  if (!simgrid_args) return simgrid_args.status();
+  std::vector<std::string> args{"omnilearn-sim"};
+  args.insert(args.end(), simgrid_args->begin(), simgrid_args->end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -126,12 +132,23 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
     // caller's handling (options.stop_requested) stays in force instead.
     struct sigaction caller_sigint {};
     ::sigaction(SIGINT, nullptr, &caller_sigint);
-    simgrid::s4u::Engine engine(&argc, argv.data());
+    std::optional<simgrid::s4u::Engine> engine_slot;
+    try {
+      engine_slot.emplace(&argc, argv.data());
+    } catch (const std::exception& e) {
+      ::sigaction(SIGINT, &caller_sigint, nullptr);
+      std::string what = e.what();
+      what = what.substr(0, what.find('\n'));  // SimGrid follows an unknown key with the list of every key
+      std::string given;
+      for (std::size_t i = 1; i < args.size(); ++i) given += (i > 1 ? " " : "") + args[i];
+      return Status::invalid_argument("SimGrid refused its settings (" + given + "): " + what);
+    }
+    simgrid::s4u::Engine& engine = *engine_slot;
     ::sigaction(SIGINT, &caller_sigint, nullptr);
     auto platform = build_platform(scenario.cluster, (*availability)->pstate_fractions());
     if (!platform) return platform.status();
     (*availability)->install(platform->workers);
-    const run::Manifest manifest = make_manifest(scenario, options);
+    const run::Manifest manifest = make_manifest(scenario, options, *simgrid_args);
     auto recorder = open_recorder(scenario, options, manifest);
     if (!recorder) return recorder.status();
     RunContext ctx{scenario, options, *platform, *cost, **availability, *controller, **recorder};
