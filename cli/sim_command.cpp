@@ -36,6 +36,14 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
       "seed", po::value<std::uint64_t>(), "seed (overrides the scenario's)")(
       "quiet,q", "no progress bar")("no-iterations", "skip per-iteration rows in iterations.csv (huge runs)")(
       "no-timeline", "skip timeline.json")(
+      "cfg", po::value<std::vector<std::string>>()->composing(),
+      "a SimGrid setting, --cfg=name:value (repeatable; after omnilearn's defaults, so it overrides them), e.g. "
+      "--cfg=network/model:LV08 --cfg=contexts/stack-size:128")(
+      "log", po::value<std::vector<std::string>>()->composing(),
+      "a SimGrid log setting, --log=category.setting:value (repeatable), e.g. --log=root.thres:info")(
+      "plan-rows", po::value<std::string>()->default_value("auto"),
+      "plans.csv's rows per decision: full (one per worker), changes (a marker row, then the workers whose batch or "
+      "weight changed), auto (full up to 64 workers, changes above)")(
       "force", "reuse a run folder that is not empty: first remove the files a run writes there (manifest.json, the "
       "CSVs, summary.json, timeline.json), nothing else");
   po::variables_map vm;
@@ -54,6 +62,21 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
   options.iteration_rows = !vm.count("no-iterations");
   options.timeline = !vm.count("no-timeline");
   if (vm.count("force")) options.reuse = run::FolderReuse::kReplace;
+  for (const char* key : {"cfg", "log"}) {
+    if (!vm.count(key)) continue;
+    for (const std::string& v : vm[key].as<std::vector<std::string>>()) {
+      options.simgrid_args.push_back(std::string("--") + key + "=" + v);
+    }
+  }
+  const std::string plan_rows = vm["plan-rows"].as<std::string>();
+  if (plan_rows == "full") {
+    options.plan_rows = run::PlanRows::kFull;
+  } else if (plan_rows == "changes") {
+    options.plan_rows = run::PlanRows::kChanges;
+  } else if (plan_rows != "auto") {
+    std::cerr << "omnilearn sim: --plan-rows " << plan_rows << ": expected auto, full or changes\n";
+    return 2;
+  }
   ProgressBar bar("sim " + scenario->name, !vm.count("quiet"));
   options.progress = [&bar](double done) { bar.update(done); };
   const StopSignals signals;

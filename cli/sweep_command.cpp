@@ -74,6 +74,16 @@ int report_sweep(const scenarios::Sweep& sweep, const std::vector<scenarios::Swe
   return failed == 0 ? 0 : 1;
 }
 
+// --cfg / --log, as each point's `omnilearn sim` takes them.
+std::vector<std::string> simgrid_args(const po::variables_map& vm) {
+  std::vector<std::string> args;
+  for (const char* key : {"cfg", "log"}) {
+    if (!vm.count(key)) continue;
+    for (const std::string& v : vm[key].as<std::vector<std::string>>()) args.push_back(std::string("--") + key + "=" + v);
+  }
+  return args;
+}
+
 int emit_slurm(const scenarios::Sweep& sweep, const std::vector<scenarios::SweepPoint>& points,
                const po::variables_map& vm, const std::string& exe, const std::string& out) {
   SlurmOptions slurm;
@@ -84,7 +94,8 @@ int emit_slurm(const scenarios::Sweep& sweep, const std::vector<scenarios::Sweep
   const std::string path = vm["emit-slurm"].as<std::string>();
   std::error_code ec;
   const std::string sweep_path = fs::absolute(vm["sweep"].as<std::string>(), ec).lexically_normal().string();
-  auto script = slurm_array_script(sweep, points, exe, sweep_path, out, !vm.count("no-iterations"), slurm);
+  auto script = slurm_array_script(sweep, points, exe, sweep_path, out, !vm.count("no-iterations"), slurm,
+                                   simgrid_args(vm));
   const Status written = script ? write_slurm_script(*script, path) : script.status();
   if (!written) {
     std::cerr << "omnilearn sweep: " << written.message() << "\n";
@@ -106,6 +117,10 @@ int run_sweep_command(const std::vector<std::string>& args) {
       "jobs,j", po::value<int>()->default_value(2), "points run at the same time (per MPI rank with --mpi)")(
       "out", po::value<std::string>(), "output folder (default: runs/<sweep name>)")("quiet,q", "no progress bar")(
       "no-iterations", "skip per-iteration rows in each run's iterations.csv")(
+      "cfg", po::value<std::vector<std::string>>()->composing(),
+      "a SimGrid setting passed to every point, --cfg=name:value (repeatable; see omnilearn sim --help)")(
+      "log", po::value<std::vector<std::string>>()->composing(),
+      "a SimGrid log setting passed to every point, --log=category.setting:value (repeatable)")(
       "mpi", "split the points across the ranks of an mpirun job; rank 0 writes sweep.csv")(
       "emit-slurm", po::value<std::string>(), "write a SLURM job-array script to this file instead of running")(
       "gather", "run nothing: build sweep.csv and the table from existing point folders in --out")(
@@ -198,6 +213,7 @@ int run_sweep_command(const std::vector<std::string>& args) {
   run.out = out;
   run.jobs = vm["jobs"].as<int>();
   run.iteration_rows = !vm.count("no-iterations");
+  run.sim_args = simgrid_args(vm);
   run.progress = !vm.count("quiet");
   run.label = "sweep " + sweep->name;
   if (!vm.count("mpi")) {

@@ -39,7 +39,7 @@ class ChildEnvironment {
 
 // Starts one point with its output and errors in `log_path`; no shell is involved.
 Result<pid_t> spawn_point(const PointRunOptions& o, const scenarios::SweepPoint& p, const ChildEnvironment& env) {
-  std::vector<std::string> words = point_command_words(o.exe, p, o.out + "/" + p.name, o.iteration_rows);
+  std::vector<std::string> words = point_command_words(o.exe, p, o.out + "/" + p.name, o.iteration_rows, o.sim_args);
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
@@ -58,10 +58,12 @@ Result<pid_t> spawn_point(const PointRunOptions& o, const scenarios::SweepPoint&
 }  // namespace
 
 std::vector<std::string> point_command_words(const std::string& exe, const scenarios::SweepPoint& point,
-                                             const std::string& run_dir, bool iteration_rows) {
+                                             const std::string& run_dir, bool iteration_rows,
+                                             const std::vector<std::string>& sim_args) {
   std::vector<std::string> words{exe, "sim", point.base_path, "--quiet", "--out", run_dir, "--force"};
   for (const std::string& o : point.overrides) words.insert(words.end(), {"--set", o});
   if (!iteration_rows) words.push_back("--no-iterations");
+  words.insert(words.end(), sim_args.begin(), sim_args.end());
   return words;
 }
 

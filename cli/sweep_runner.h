@@ -18,6 +18,7 @@ struct PointRunOptions {
   std::string out;              // the sweep's output folder: <out>/<point>/ and <out>/<point>.log
   int jobs = 2;                 // points run at the same time, >= 1
   bool iteration_rows = true;   // false passes --no-iterations to each point
+  std::vector<std::string> sim_args;  // passed on to each point's `omnilearn sim` (--cfg=..., --log=...)
   bool progress = true;         // a progress bar on stderr (when it is a terminal)
   std::string label = "sweep";  // the progress bar's label
   // Drops OpenMPI/PMIx variables from the children's environment, so that a point never takes itself for an
@@ -25,11 +26,13 @@ struct PointRunOptions {
   bool strip_mpi_environment = false;
 };
 
-// The command line of one point: `<exe> sim <base> --quiet --out <run_dir> --force [--set o]... [--no-iterations]`.
+// The command line of one point: `<exe> sim <base> --quiet --out <run_dir> --force [--set o]... [--no-iterations]
+// [sim_args...]`.
 // --force: the sweep owns its point folders (it holds <out>'s lock and lists them in its index), so a point run
 // again (--resume, a resubmitted SLURM task) replaces what an earlier attempt left there.
 std::vector<std::string> point_command_words(const std::string& exe, const scenarios::SweepPoint& point,
-                                             const std::string& run_dir, bool iteration_rows);
+                                             const std::string& run_dir, bool iteration_rows,
+                                             const std::vector<std::string>& sim_args = {});
 
 // Runs points[i] for every i in `indices` and returns one exit code per point of `points`: the process's exit
 // status, 128 + signal when killed, 127 when it could not be started, kPointNotRun for points not in `indices`.

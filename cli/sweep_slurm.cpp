@@ -40,7 +40,7 @@ std::string shell_quote(const std::string& text) {
 Result<std::string> slurm_array_script(const scenarios::Sweep& sweep,
                                        const std::vector<scenarios::SweepPoint>& points, const std::string& exe,
                                        const std::string& sweep_path, const std::string& out, bool iteration_rows,
-                                       const SlurmOptions& options) {
+                                       const SlurmOptions& options, const std::vector<std::string>& sim_args) {
   std::ostringstream s;
   const std::string job = options.job_name.empty() ? "omnilearn-" + sweep.name : options.job_name;
   OMNI_RETURN_IF_ERROR(check_script_value("the sweep's name", sweep.name));
@@ -73,7 +73,7 @@ Result<std::string> slurm_array_script(const scenarios::Sweep& sweep,
     const std::filesystem::path base = std::filesystem::absolute(point.base_path, ec);
     if (ec) return Status::invalid_argument(point.base_path + ": cannot make the path absolute: " + ec.message());
     point.base_path = base.lexically_normal().string();
-    std::vector<std::string> words = point_command_words("", point, out + "/" + point.name, iteration_rows);
+    std::vector<std::string> words = point_command_words("", point, out + "/" + point.name, iteration_rows, sim_args);
     for (const std::string& word : words) {
       OMNI_RETURN_IF_ERROR(check_script_value("point '" + points[i].name + "': the argument", word));
     }

@@ -27,7 +27,8 @@ std::string shell_quote(const std::string& text);
 // comment or an #SBATCH line and start a command), or an #SBATCH value with '"', is refused, naming it.
 Result<std::string> slurm_array_script(const scenarios::Sweep& sweep, const std::vector<scenarios::SweepPoint>& points,
                                const std::string& exe, const std::string& sweep_path, const std::string& out,
-                               bool iteration_rows, const SlurmOptions& options);
+                               bool iteration_rows, const SlurmOptions& options,
+                               const std::vector<std::string>& sim_args = {});
 
 // Writes the script to `path` (executable), through a temporary file and a rename.
 Status write_slurm_script(const std::string& text, const std::string& path);

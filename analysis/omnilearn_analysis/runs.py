@@ -79,6 +79,43 @@ def _read_csv(path: Path, columns: list[str], required: bool) -> pd.DataFrame:
     return df
 
 
+def expand_plans(plans: pd.DataFrame) -> pd.DataFrame:
+    """plans.csv in its long form, one row per worker and decision, whichever form the file uses.
+
+    Runs of more than 64 workers write plans.csv compactly (scenarios/README.md "Run folders"): each decision opens
+    with a marker row whose worker, batch and weight cells are empty, followed by one row per worker whose batch or
+    weight differs from the previous decision (the first decision lists every worker). Here each worker keeps its
+    values until a later decision lists it again, so both forms read back to the same table."""
+    if plans.empty or not plans["worker"].isna().any():
+        return plans
+    marker = plans["worker"].isna()
+    decision = marker.cumsum() - 1
+    if (decision < 0).any():
+        raise RunFormatError("plans.csv: a compact plans.csv must open with a decision's marker row")
+    heads = plans.loc[marker, ["step", "epoch", "time_s", "reason", "changed", "imbalance"]].reset_index(drop=True)
+    rows = plans.loc[~marker].assign(decision=decision[~marker].to_numpy())
+    rows = rows.astype({"worker": "int64"})
+    decisions = range(len(heads))
+    wide = {col: rows.pivot_table(index="decision", columns="worker", values=col, aggfunc="last")
+                .reindex(decisions).ffill() for col in ("batch", "weight")}
+    workers = wide["batch"].columns
+    long = pd.DataFrame({
+        "decision": [d for d in decisions for _ in workers],
+        "worker": list(workers) * len(heads),
+        "batch": wide["batch"].to_numpy().reshape(-1),
+        "weight": wide["weight"].to_numpy().reshape(-1),
+    })
+    if long["batch"].isna().any():
+        raise RunFormatError("plans.csv: a worker has no batch before its first listing (the first decision must "
+                             "list every worker)")
+    long = long.astype({"batch": "int64"})
+    out = heads.iloc[long["decision"].to_numpy()].reset_index(drop=True)
+    out["worker"] = long["worker"].to_numpy()
+    out["batch"] = long["batch"].to_numpy()
+    out["weight"] = long["weight"].to_numpy()
+    return out[PLAN_COLUMNS]
+
+
 def _read_json(path: Path, required: bool) -> dict:
     if not path.exists():
         if required:
@@ -111,7 +148,7 @@ def load_run(path: str | Path) -> Run:
         manifest=_read_json(p / "manifest.json", required=False),
         summary=_read_json(p / "summary.json", required=True),
         iterations=_read_csv(p / "iterations.csv", ITERATION_COLUMNS, required=False),
-        plans=_read_csv(p / "plans.csv", PLAN_COLUMNS, required=False),
+        plans=expand_plans(_read_csv(p / "plans.csv", PLAN_COLUMNS, required=False)),
         availability=_read_csv(p / "availability.csv", AVAILABILITY_COLUMNS, required=False),
         evaluations=_read_csv(p / "evaluations.csv", EVALUATION_COLUMNS, required=False),
     )

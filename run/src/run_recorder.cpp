@@ -10,7 +10,9 @@
 namespace omnilearn::run {
 
 RunRecorder::RunRecorder(std::unique_ptr<RunWriter> writer, RecorderOptions options)
-    : writer_(std::move(writer)), options_(options) {}
+    : writer_(std::move(writer)), options_(options) {
+  writer_->set_plan_rows(options_.plan_rows);
+}
 
 void RunRecorder::iteration(const IterationRecord& r) {
   compute_s_ += r.compute_s;

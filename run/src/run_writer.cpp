@@ -124,8 +124,27 @@ void RunWriter::add(const PlanRecord& r) {
   if (finished_) return;
   const std::string prefix = num(r.step) + ',' + num(r.epoch) + ',' + num(r.time_s) + ',' + csv_cell(r.reason) +
                              ',' + (r.changed ? "true" : "false") + ',' + num(r.imbalance) + ',';
-  for (std::size_t k = 0; k < r.batch.size(); ++k) {
-    plans_ << prefix << k << ',' << num(r.batch[k]) << ',' << (k < r.weight.size() ? num(r.weight[k]) : "") << '\n';
+  const bool compact = plan_rows_ == PlanRows::kChanges ||
+                       (plan_rows_ == PlanRows::kAuto && r.batch.size() > kFullPlanRowsMaxWorkers);
+  if (!compact) {
+    for (std::size_t k = 0; k < r.batch.size(); ++k) {
+      plans_ << prefix << k << ',' << num(r.batch[k]) << ',' << (k < r.weight.size() ? num(r.weight[k]) : "") << '\n';
+    }
+  } else {
+    // Compared as written text, so that a reader's carried-forward value is exactly the one in the file.
+    std::string rows = prefix + ",,\n";
+    if (last_batch_.size() != r.batch.size()) plans_written_ = false;
+    last_batch_.resize(r.batch.size());
+    last_weight_.resize(r.batch.size());
+    for (std::size_t k = 0; k < r.batch.size(); ++k) {
+      std::string weight = k < r.weight.size() ? num(r.weight[k]) : "";
+      if (plans_written_ && last_batch_[k] == r.batch[k] && last_weight_[k] == weight) continue;
+      rows += prefix + std::to_string(k) + ',' + num(r.batch[k]) + ',' + weight + '\n';
+      last_batch_[k] = r.batch[k];
+      last_weight_[k] = std::move(weight);
+    }
+    plans_written_ = true;
+    plans_ << rows;
   }
   // A decision is rare and precious: flush everything so that a crash keeps the run up to here.
   plans_.flush();
@@ -137,7 +156,10 @@ void RunWriter::add(const PlanRecord& r) {
 
 void RunWriter::add(const AvailabilityRecord& r) {
   if (finished_) return;
-  availability_ << num(r.time_s) << ',' << r.worker << ',' << num(r.fraction) << '\n' << std::flush;
+  // Flushed in batches like iteration rows (a day of per-minute changes on 2,048 workers is 3 million rows); a
+  // decision flushes them all.
+  availability_ << num(r.time_s) << ',' << r.worker << ',' << num(r.fraction) << '\n';
+  if (++availability_rows_ % kFlushEvery == 0) availability_.flush();
   note_error(availability_, "availability.csv");
 }
 

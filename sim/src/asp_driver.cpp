@@ -31,6 +31,7 @@ void AspDriver::start() {
   mutex_ = sg4::Mutex::create();
   wake_ = sg4::ConditionVariable::create();
   for (WorkerId k = 0; k < slots_.size(); ++k) {
+    slots_[k].inbox = worker_mailbox(k);  // looked up once: by name it costs a string and a map search per update
     sg4::Actor::create("worker-" + std::to_string(k), ctx_.platform.workers[k], [this, k] { worker(k); });
   }
   // A daemon: the run ends when every worker has returned; the server is never blocked on a finished run.
@@ -56,7 +57,8 @@ BatchSize AspDriver::batch_for(WorkerId k) const {
 void AspDriver::worker(WorkerId k) {
   Slot& slot = slots_[k];
   BatchSize batch = batch_for(k);
-  sg4::Mailbox* const inbox = worker_mailbox(k);
+  sg4::Mailbox* const inbox = slot.inbox;
+  sg4::Mailbox* const server = server_mailbox();
   while (!done_) {
     if (ctx_.availability.is_down(k)) {
       std::unique_lock<sg4::Mutex> lock(*mutex_);
@@ -77,7 +79,7 @@ void AspDriver::worker(WorkerId k) {
     if (aborted) continue;
     const Seconds t1 = now();
     slot.push = Push{k, batch, t1 - t0};
-    server_mailbox()->put(&slot.push, static_cast<std::uint64_t>(ctx_.cost.gradient_bytes()));
+    server->put(&slot.push, static_cast<std::uint64_t>(ctx_.cost.gradient_bytes()));
     const Reply* reply = inbox->get<Reply>();
     const Seconds t2 = now();
     run::IterationRecord r;
@@ -126,7 +128,7 @@ void AspDriver::server() {
     }
     slot.reply.batch = batch_for(k);
     slot.pulled = updates_;
-    worker_mailbox(k)->put_init(&slot.reply, static_cast<std::uint64_t>(ctx_.cost.gradient_bytes()))->detach();
+    slot.inbox->put_init(&slot.reply, static_cast<std::uint64_t>(ctx_.cost.gradient_bytes()))->detach();
   }
 }
 

@@ -46,6 +46,7 @@ class AspDriver {
     Push push;
     Reply reply;
     std::int64_t pulled = 0;  // server update count when this worker last pulled
+    simgrid::s4u::Mailbox* inbox = nullptr;  // where the server sends this worker's parameters
   };
 
   void worker(WorkerId k);

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
-
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
@@ -32,17 +33,39 @@ BspDriver::BspDriver(RunContext& context)
 
 void BspDriver::start() {
   const auto n = static_cast<unsigned>(slots_.size());
-  start_ = sg4::Barrier::create(n + 1);
-  end_ = sg4::Barrier::create(n + 1);
-  for (WorkerId k = 0; k < n; ++k) {
-    sg4::Actor::create("worker-" + std::to_string(k), ctx_.platform.workers[k], [this, k] { worker(k); });
+  switch (ctx_.options.bsp_actors) {
+    case SimOptions::BspActors::kPerWorker: per_worker_ = true; break;
+    case SimOptions::BspActors::kCoordinator: per_worker_ = false; break;
+    case SimOptions::BspActors::kAuto: per_worker_ = n <= ctx_.options.flow_allreduce_max_workers; break;
+  }
+  if (per_worker_) {
+    start_ = sg4::Barrier::create(n + 1);
+    end_ = sg4::Barrier::create(n + 1);
+    for (WorkerId k = 0; k < n; ++k) {
+      sg4::Actor::create("worker-" + std::to_string(k), ctx_.platform.workers[k], [this, k] { worker(k); });
+    }
+  } else {
+    // SimGrid 3.32 keeps an actor's activities in a list it searches on every completion: one actor starting
+    // every worker's computation costs O(N^2) per step; a stepper per kWorkersPerStepper workers keeps it linear.
+    const unsigned steppers = (n + kWorkersPerStepper - 1) / kWorkersPerStepper;
+    start_ = sg4::Barrier::create(steppers + 1);
+    end_ = sg4::Barrier::create(steppers + 1);
+    for (unsigned g = 0; g < steppers; ++g) {
+      const WorkerId first = g * kWorkersPerStepper, last = std::min(n, first + kWorkersPerStepper);
+      sg4::Actor::create("stepper-" + std::to_string(g), ctx_.platform.parameter_server,
+                         [this, first, last] { stepper(first, last); });
+    }
   }
   sg4::Actor::create("coordinator", ctx_.platform.parameter_server, [this] { coordinator(); });
 }
 
 void BspDriver::on_availability(WorkerId worker, double fraction) {
   Slot& s = slots_[worker];
-  if (fraction <= 0.0 && s.exec) s.exec->cancel();
+  // A coordinator's activity may be over already, not yet waited for: it stays a completed iteration.
+  if (fraction <= 0.0 && s.exec && !s.exec->test()) {
+    s.cancel_s = now();
+    s.exec->cancel();
+  }
 }
 
 void BspDriver::fail(const Status& status) {
@@ -60,20 +83,7 @@ void BspDriver::worker(WorkerId k) {
       continue;
     }
     const Seconds t0 = now();
-    // Measured noise (it includes the quota's phase jitter) replaces the sampled quota phase.
-    const bool measured_noise = ctx_.cost.has_noise() || ctx_.cost.jitter_cv() > 0.0;
-    std::optional<double> phase;
-    if (!measured_noise && ctx_.cost.bursts(k)) phase = std::uniform_real_distribution<double>(0.0, 1.0)(phase_rng_);
-    const double flops = ctx_.cost.flops(k, slot.batch, phase);
-    double jitter = 1.0;
-    if (ctx_.cost.has_noise()) {
-      // Noise in seconds at this worker's share, as a CV of this step's expected compute.
-      const Seconds expected = flops / ctx_.cost.speed(k);
-      jitter = jitter_factor(expected > 0.0 ? ctx_.cost.noise_std_s(k) / expected : 0.0);
-    } else if (measured_noise) {
-      jitter = jitter_factor(ctx_.cost.jitter_cv());
-    }
-    slot.exec = sg4::this_actor::exec_init(flops * jitter);
+    slot.exec = sg4::this_actor::exec_init(step_flops(k, slot.batch));
     try {
       slot.exec->wait();
     } catch (const simgrid::CancelException&) {
@@ -108,6 +118,87 @@ void BspDriver::worker(WorkerId k) {
     slot.comm_start_s = t2;
     slot.comm_end_s = comm_end;
     end_->wait();
+  }
+}
+
+double BspDriver::step_flops(WorkerId k, BatchSize b) {
+  // Measured noise (it includes the quota's phase jitter) replaces the sampled quota phase.
+  const bool measured_noise = ctx_.cost.has_noise() || ctx_.cost.jitter_cv() > 0.0;
+  std::optional<double> phase;
+  if (!measured_noise && ctx_.cost.bursts(k)) phase = std::uniform_real_distribution<double>(0.0, 1.0)(phase_rng_);
+  const double flops = ctx_.cost.flops(k, b, phase);
+  double jitter = 1.0;
+  if (ctx_.cost.has_noise()) {
+    // Noise in seconds at this worker's share, as a CV of this step's expected compute.
+    const Seconds expected = flops / ctx_.cost.speed(k);
+    jitter = jitter_factor(expected > 0.0 ? ctx_.cost.noise_std_s(k) / expected : 0.0);
+  } else if (measured_noise) {
+    jitter = jitter_factor(ctx_.cost.jitter_cv());
+  }
+  return flops * jitter;
+}
+
+void BspDriver::stepper(WorkerId first, WorkerId last) {
+  // What the worker actors do between the start and the compute barrier, for workers [first, last): the same
+  // computations on the same hosts from the same instant, so SimGrid finishes (or cancels) each one at the time it
+  // would finish a worker actor's.
+  while (true) {
+    start_->wait();
+    if (done_) return;
+    const Seconds t0 = now();
+    for (WorkerId k = first; k < last; ++k) {
+      Slot& slot = slots_[k];
+      if (!slot.participating) continue;
+      // (Not Host::exec_async: SimGrid 3.32's runs on the calling actor's host.)
+      slot.exec = sg4::Exec::init()->set_flops_amount(slot.flops)->set_host(ctx_.platform.workers[k]);
+      slot.exec->start();
+    }
+    for (WorkerId k = first; k < last; ++k) {
+      Slot& slot = slots_[k];
+      if (!slot.exec) continue;
+      Seconds t1 = 0.0;
+      try {
+        slot.exec->wait();
+        t1 = slot.exec->get_finish_time();
+      } catch (const simgrid::CancelException&) {
+        slot.aborted = true;  // the worker went down mid-iteration: its gradient never arrives
+        t1 = slot.cancel_s;
+      }
+      slot.exec = nullptr;
+      slot.compute_s = t1 - t0;
+      slot.compute_end_s = t1;
+    }
+    end_->wait();
+  }
+}
+
+void BspDriver::run_step_activities() {
+  // The draws in worker order, then every stepper computes; the all-reduce starts when the last computation is
+  // over (the per-worker actors' compute barrier).
+  for (WorkerId k = 0; k < slots_.size(); ++k) {
+    if (slots_[k].participating) slots_[k].flops = step_flops(k, slots_[k].batch);
+  }
+  start_->wait();
+  end_->wait();
+  const Seconds t2 = now();
+  std::vector<std::pair<WorkerId, sg4::CommPtr>> flows;
+  for (WorkerId k = 0; k < slots_.size(); ++k) {
+    Slot& slot = slots_[k];
+    if (!slot.participating) continue;
+    slot.comm_start_s = slot.comm_end_s = t2;
+    if (slot.aborted || slot.ring_next == k) continue;
+    if (slot.analytic_comm_s >= 0.0) {
+      slot.comm_end_s = t2 + slot.analytic_comm_s + slot.extra_latency_s;
+    } else {
+      flows.emplace_back(k, sg4::Comm::sendto_async(ctx_.platform.workers[k], ctx_.platform.workers[slot.ring_next],
+                                                    static_cast<std::uint64_t>(ring_bytes_)));
+    }
+  }
+  // Flows (a step with few enough participants, at most flow_allreduce_max_workers): as the worker actors send
+  // them, then each one's remaining ring latency.
+  for (auto& [k, comm] : flows) {
+    comm->wait();
+    slots_[k].comm_end_s = comm->get_finish_time() + slots_[k].extra_latency_s;
   }
 }
 
@@ -226,10 +317,14 @@ void BspDriver::coordinator() {
       ctx_.recorder.plan(*plan, progress_.epoch());
       continue;
     }
-    compute_ = sg4::Barrier::create(static_cast<unsigned>(participants));
     const Seconds step_start = now();
-    start_->wait();
-    end_->wait();
+    if (per_worker_) {
+      compute_ = sg4::Barrier::create(static_cast<unsigned>(participants));
+      start_->wait();
+      end_->wait();
+    } else {
+      run_step_activities();
+    }
     Seconds last_comm_end = now();
     for (const Slot& slot : slots_) {
       if (slot.participating) last_comm_end = std::max(last_comm_end, slot.comm_end_s);
@@ -247,7 +342,7 @@ void BspDriver::coordinator() {
   end_time_s_ = now();
   done_ = true;
   progress_.finish();
-  start_->wait();  // releases the workers, which see done_ and return
+  start_->wait();  // releases the workers (or steppers), which see done_ and return
 }
 
 run::RunSummary BspDriver::summary() const {

@@ -1,6 +1,7 @@
-// BspDriver: bulk-synchronous data parallelism on a SimGrid platform. One actor per worker computes its batch
-// on its host; a modelled ring all-reduce follows; a coordinator actor closes each step, feeds the controller
-// and installs the next plan. Not thread-safe: lives in the simulation thread and must not move after start().
+// BspDriver: bulk-synchronous data parallelism on a SimGrid platform. Each worker computes its batch on its host
+// (with one actor per worker, or as activities a coordinator starts: SimOptions.bsp_actors); a modelled ring
+// all-reduce follows; a coordinator actor closes each step, feeds the controller and installs the next plan.
+// Not thread-safe: lives in the simulation thread and must not move after start().
 #pragma once
 
 #include <cstdint>
@@ -40,12 +41,21 @@ class BspDriver {
     WorkerId ring_next = 0;
     Seconds extra_latency_s = 0.0;
     Seconds analytic_comm_s = -1.0;  // >= 0: the analytic model's time replaces the flow
+    double flops = 0.0;       // this step's work (coordinator mode: drawn by the coordinator in worker order)
+    Seconds cancel_s = 0.0;   // when on_availability cancelled `exec` (coordinator mode)
     Seconds compute_s = 0.0;  // this step's, written by the worker before the end barrier
     Seconds compute_end_s = 0.0, comm_start_s = 0.0, comm_end_s = 0.0;
   };
 
   void worker(WorkerId k);
   void coordinator();
+  // Coordinator mode: one step's computations as activities on the participants' hosts (started and awaited by
+  // the steppers, kWorkersPerStepper workers each), then the all-reduce.
+  void run_step_activities();
+  void stepper(WorkerId first, WorkerId last);
+  static constexpr unsigned kWorkersPerStepper = 64;
+  // This step's flop for worker k at batch b (draws its quota phase and jitter from phase_rng_ when modelled).
+  double step_flops(WorkerId k, BatchSize b);
   std::size_t prepare_step();
   // A log-normal factor of mean 1 and coefficient of variation `cv` (1 when cv is 0): the part
   // model.compute_jitter_shared of its log-variance from this step's common draw step_z_, the rest from phase_rng_.
@@ -65,6 +75,7 @@ class BspDriver {
   double ring_bytes_ = 0.0;
   std::int64_t step_ = 0;
   bool done_ = false;
+  bool per_worker_ = true;  // one actor per worker (else the coordinator starts activities)
   Seconds end_time_s_ = 0.0;
   Status status_;
 };

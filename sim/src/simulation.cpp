@@ -1,9 +1,13 @@
 #include "omnilearn/sim/simulation.h"
 
-#include <csignal>
+#include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <exception>
+#include <map>
 #include <memory>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -71,7 +75,76 @@ Result<std::unique_ptr<run::RunRecorder>> open_recorder(const scenarios::Scenari
   auto writer = run::RunWriter::open(options.output_dir, manifest.text(), timeline, folder);
   if (!writer) return writer.status();
   return std::make_unique<run::RunRecorder>(std::move(writer).value(),
-                                            run::RecorderOptions{options.iteration_rows, timeline});
+                                            run::RecorderOptions{options.iteration_rows, timeline, options.plan_rows});
+}
+
+// SimGrid aborts the process on a malformed setting or an unknown model name instead of throwing; those are
+// caught here, before the engine reads them. Values SimGrid itself rejects by throwing (an unknown key, a bad
+// number) are caught around the engine's construction.
+Status check_simgrid_args(const std::vector<std::string>& args) {
+  static const std::map<std::string, std::vector<std::string>> kModels = {
+      {"network/model", {"LV08", "Constant", "SMPI", "IB", "CM02", "ns-3"}},
+      {"cpu/model", {"Cas01"}},
+      {"host/model", {"default", "compound", "ptask_L07"}},
+      {"disk/model", {"S19"}},
+      {"contexts/factory", {"thread", "raw", "ucontext", "boost"}},
+      {"network/optim", {"Full", "Lazy"}},
+      {"cpu/optim", {"Full", "TI", "Lazy"}},
+  };
+  static const std::vector<std::string> kLogSettings = {"thres", "threshold", "fmt", "app", "appender", "add",
+                                                        "additivity"};
+  static const std::vector<std::string> kLevels = {"trace", "debug", "verbose", "info", "warning", "error",
+                                                   "critical"};
+  auto one_of = [](const std::string& v, const std::vector<std::string>& set) {
+    return std::find(set.begin(), set.end(), v) != set.end();
+  };
+  auto join = [](const std::vector<std::string>& set) {
+    std::string out;
+    for (const std::string& v : set) out += (out.empty() ? "" : ", ") + v;
+    return out;
+  };
+  for (const std::string& arg : args) {
+    if (arg.rfind("--cfg=", 0) == 0) {
+      const std::string setting = arg.substr(6);
+      const auto colon = setting.find(':');
+      if (colon == std::string::npos || colon == 0) {
+        return Status::invalid_argument("SimGrid setting '" + arg + "': expected --cfg=name:value");
+      }
+      const std::string name = setting.substr(0, colon), value = setting.substr(colon + 1);
+      const auto models = kModels.find(name);
+      if (models != kModels.end() && !one_of(value, models->second)) {
+        return Status::invalid_argument("SimGrid setting '" + arg + "': " + name + " must be one of " +
+                                        join(models->second));
+      }
+    } else if (arg.rfind("--log=", 0) == 0) {
+      // category.setting:value, several separated by spaces; or no_loc.
+      std::istringstream words(arg.substr(6));
+      bool any = false;
+      for (std::string word; words >> word;) {
+        any = true;
+        if (word == "no_loc") continue;
+        const auto colon = word.find(':');
+        const auto dot = word.rfind('.', colon);
+        const std::string setting =
+            dot == std::string::npos || colon == std::string::npos ? "" : word.substr(dot + 1, colon - dot - 1);
+        if (dot == 0 || !one_of(setting, kLogSettings)) {
+          return Status::invalid_argument("SimGrid log setting '" + arg + "': expected --log=category.setting:value "
+                                          "with setting one of " + join(kLogSettings) +
+                                          " (e.g. --log=root.thres:info)");
+        }
+        const std::string value = word.substr(colon + 1);
+        if ((setting == "thres" || setting == "threshold") && !one_of(value, kLevels)) {
+          return Status::invalid_argument("SimGrid log setting '" + arg + "': the threshold must be one of " +
+                                          join(kLevels));
+        }
+      }
+      if (!any) return Status::invalid_argument("SimGrid log setting '" + arg + "': empty");
+    } else {
+      return Status::invalid_argument("SimGrid argument '" + arg +
+                                      "': only --cfg=name:value and --log=category.setting:value are passed on");
+    }
+  }
+  return Status::ok();
 }
 
 std::vector<std::string> engine_argv(const SimOptions& options) {
@@ -116,6 +189,7 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
   auto controller = run::make_controller(run::controller_spec(scenario), true_costs(*cost, **availability));
   if (!controller) return controller.status();
 
+  OMNI_RETURN_IF_ERROR(check_simgrid_args(options.simgrid_args));
   std::vector<std::string> args = engine_argv(options);
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -126,7 +200,18 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
     // caller's handling (options.stop_requested) stays in force instead.
     struct sigaction caller_sigint {};
     ::sigaction(SIGINT, nullptr, &caller_sigint);
-    simgrid::s4u::Engine engine(&argc, argv.data());
+    std::optional<simgrid::s4u::Engine> engine_slot;
+    try {
+      engine_slot.emplace(&argc, argv.data());
+    } catch (const std::exception& e) {
+      ::sigaction(SIGINT, &caller_sigint, nullptr);
+      std::string what = e.what();
+      what = what.substr(0, what.find('\n'));  // SimGrid follows an unknown key with the list of every key
+      std::string given;
+      for (std::size_t i = 1; i < args.size(); ++i) given += (i > 1 ? " " : "") + args[i];
+      return Status::invalid_argument("SimGrid refused its settings (" + given + "): " + what);
+    }
+    simgrid::s4u::Engine& engine = *engine_slot;
     ::sigaction(SIGINT, &caller_sigint, nullptr);
     auto platform = build_platform(scenario.cluster, (*availability)->pstate_fractions());
     if (!platform) return platform.status();

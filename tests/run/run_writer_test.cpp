@@ -112,6 +112,41 @@ TEST(RunWriter, WritesEveryFileWithTheSchema) {
   EXPECT_EQ(instant["args"]["changed"], true);
 }
 
+TEST(RunWriter, CompactPlansListOnlyWhatChangedAfterAMarker) {
+  TempDir dir;
+  auto w = RunWriter::open((dir.path() / "r").string(), "{}", /*timeline=*/false);
+  ASSERT_TRUE(w.is_ok()) << w.status().message();
+  (*w)->set_plan_rows(PlanRows::kChanges);
+  (*w)->add(PlanRecord{0, 0, 0.0, "initial", true, 0.5, {40, 24, 64}, {0.25, 0.25, 0.5}});
+  (*w)->add(PlanRecord{5, 0, 1.5, "scheduled", true, 0.25, {40, 32, 56}, {0.25, 0.3, 0.45}});
+  (*w)->add(PlanRecord{10, 0, 3.0, "held-by-dead-band", false, 0.01, {40, 32, 56}, {0.25, 0.3, 0.45}});
+  ASSERT_TRUE((*w)->close().is_ok());
+  EXPECT_EQ(read_file(dir.path() / "r" / "plans.csv"),
+            "step,epoch,time_s,reason,changed,imbalance,worker,batch,weight\n"
+            "0,0,0,initial,true,0.5,,,\n"
+            "0,0,0,initial,true,0.5,0,40,0.25\n"
+            "0,0,0,initial,true,0.5,1,24,0.25\n"
+            "0,0,0,initial,true,0.5,2,64,0.5\n"
+            "5,0,1.5,scheduled,true,0.25,,,\n"
+            "5,0,1.5,scheduled,true,0.25,1,32,0.3\n"
+            "5,0,1.5,scheduled,true,0.25,2,56,0.45\n"
+            "10,0,3,held-by-dead-band,false,0.01,,,\n");
+}
+
+TEST(RunWriter, PlansAreFullUpTo64WorkersAndCompactAbove) {
+  for (const std::size_t n : {kFullPlanRowsMaxWorkers, kFullPlanRowsMaxWorkers + 1}) {
+    TempDir dir;
+    auto w = RunWriter::open((dir.path() / "r").string(), "{}", /*timeline=*/false);
+    ASSERT_TRUE(w.is_ok()) << w.status().message();
+    const PlanRecord r{0, 0, 0.0, "initial", true, 0.0, std::vector<BatchSize>(n, 8), std::vector<double>(n, 1.0)};
+    (*w)->add(r);
+    (*w)->add(r);
+    ASSERT_TRUE((*w)->close().is_ok());
+    const auto rows = lines(read_file(dir.path() / "r" / "plans.csv")).size() - 1;
+    EXPECT_EQ(rows, n <= kFullPlanRowsMaxWorkers ? 2 * n : n + 2) << n << " workers";
+  }
+}
+
 TEST(RunWriter, TimelineIsValidJsonWithoutFinish) {
   TempDir tmp;
   const auto dir = tmp.path() / "r";

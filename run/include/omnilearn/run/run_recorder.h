@@ -20,6 +20,7 @@ namespace omnilearn::run {
 struct RecorderOptions {
   bool iteration_rows = true;  // a row in iterations.csv per worker iteration (the totals are kept either way)
   bool timeline = true;        // spans and instants in timeline.json (the writer must have opened it)
+  PlanRows plan_rows = PlanRows::kAuto;  // plans.csv's form (RunWriter::set_plan_rows)
 };
 
 class RunRecorder {

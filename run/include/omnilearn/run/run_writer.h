@@ -16,6 +16,13 @@
 
 namespace omnilearn::run {
 
+// plans.csv's rows per decision. kFull: one per worker. kChanges: a marker row (worker, batch and weight empty)
+// opening each decision, then one row per worker whose batch or weight differs from the previous decision (every
+// worker at the first); a reader carries each worker's values forward. kAuto: kFull up to kFullPlanRowsMaxWorkers
+// workers, kChanges above (a 2,048-worker run with churn otherwise writes hundreds of MB of unchanged rows).
+enum class PlanRows { kAuto, kFull, kChanges };
+inline constexpr std::size_t kFullPlanRowsMaxWorkers = 64;
+
 class RunWriter {
  public:
   // Claims `dir` (RunFolder::claim with `reuse`: refused when another run holds it or, by default, when it is not
@@ -32,6 +39,8 @@ class RunWriter {
 
   void add(const IterationRecord& r);
   void add(const PlanRecord& r);
+  // plans.csv's form for the decisions added from now on (call before the first: the file's form is one).
+  void set_plan_rows(PlanRows rows) { plan_rows_ = rows; }
   void add(const AvailabilityRecord& r);
   void add(const EvaluationRecord& r);  // evaluations.csv
   // Timeline (Chrome trace-event JSON): a complete span on a worker's track, or an instant event.
@@ -61,8 +70,13 @@ class RunWriter {
   bool timeline_first_ = true;
   bool finished_ = false;
   std::int64_t iteration_rows_ = 0;  // flushed every kFlushEvery rows
+  std::int64_t availability_rows_ = 0;
   std::int64_t timeline_events_ = 0;
   std::vector<bool> named_tracks_;   // workers whose timeline track got its thread_name event
+  PlanRows plan_rows_ = PlanRows::kAuto;
+  bool plans_written_ = false;                 // kChanges: the first decision lists every worker
+  std::vector<BatchSize> last_batch_;          // kChanges: the previous decision's values
+  std::vector<std::string> last_weight_;
   Status first_error_;
 };
 

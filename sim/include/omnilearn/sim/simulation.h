@@ -22,11 +22,16 @@ struct SimOptions {
   std::vector<std::string> argv;
   // Extra string fields for manifest.json (e.g. "git_sha", "omnilearn_version"); written as JSON strings.
   std::map<std::string, std::string> manifest_fields;
-  // Passed to SimGrid's engine as its command line (`--cfg=...`, `--log=...`).
+  // Passed to SimGrid's engine as its command line: only `--cfg=name:value` and `--log=category.setting:value`
+  // (anything else, a malformed one or a model name SimGrid does not know is an error naming it; SimGrid would
+  // abort). Later settings override earlier ones, so append to these defaults rather than replace them.
   // The network defaults to CM02 (plain max-min sharing) without TCP cross-traffic, so that the flow-by-flow and
-  // the analytic all-reduce agree; pass SimGrid's own settings here to change that.
+  // the analytic all-reduce agree. Actor stacks are 512 KiB without guard pages (contexts/guard-size:0): a guard
+  // page costs each actor two memory mappings, and Linux's default vm.max_map_count (65,530) then stops a run at
+  // about 32,000 actors.
   std::vector<std::string> simgrid_args = {"--log=root.thres:critical", "--cfg=contexts/stack-size:512",
-                                           "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0"};
+                                           "--cfg=contexts/guard-size:0", "--cfg=network/model:CM02",
+                                           "--cfg=network/crosstraffic:0"};
   // Called from the simulation thread with the fraction of the run done, in [0, 1], non-decreasing; at most
   // about 100 calls plus a final 1.0. Must not call back into the simulator.
   std::function<void(double)> progress;
@@ -34,6 +39,18 @@ struct SimOptions {
   // sharing, computed in O(distinct link speeds) instead of one SimGrid flow per worker; 8,192 flows per step
   // make SimGrid quadratic). 0: always analytic.
   std::size_t flow_allreduce_max_workers = 512;
+  // How BSP steps are driven. kPerWorker: one actor per worker that computes, meets the others at barriers and
+  // sends its ring flow. kCoordinator: one actor starts every participant's computation as an activity on its host,
+  // waits for them and computes the analytic all-reduce (or starts the ring flows itself): the same activities on
+  // the same hosts at the same times, without N actors and 3 barriers per step. kAuto: kCoordinator when the
+  // cluster has more workers than flow_allreduce_max_workers (its all-reduce is analytic), else kPerWorker.
+  // Random draws (bursting quota phases, compute jitter) are taken in worker order by the coordinator, in the order
+  // SimGrid wakes the actors by the per-worker actors: with those, the two give different (equally valid) samples.
+  enum class BspActors { kAuto, kPerWorker, kCoordinator };
+  BspActors bsp_actors = BspActors::kAuto;
+  // plans.csv's form (run::PlanRows): kAuto writes a row per worker per decision up to 64 workers, and above that
+  // only the workers whose batch or weight changed, after a marker row per decision.
+  run::PlanRows plan_rows = run::PlanRows::kAuto;
   // Per-worker per-iteration rows in iterations.csv. Turn off for very large runs (the summary stays exact).
   bool iteration_rows = true;
   // timeline.json is written when both this and the scenario's outputs.timeline are true.

@@ -1,0 +1,75 @@
+#!/bin/sh
+# Scale benchmarks of `omnilearn sim` from the command line, each run in its own process under /usr/bin/time -v
+# (CPU seconds and peak RSS). Prints measured numbers, one line each, then the growth exponents:
+#   bsp N I    BSP on bench/scenarios/bsp-scale.yaml, N workers x I iterations, --no-iterations
+#   ASP        bench/scenarios/asp-churn.yaml (each worker's speed moves every minute) and asp-steady.yaml (no
+#              changes), 64 and 2,048 workers for about a day of simulated time, --no-iterations
+# The marginal CPU per BSP step is (cpu(30 iterations) - cpu(10 iterations)) / 20, which leaves out start-up
+# (platform, controller, files); the exponent between two sizes is log(cost ratio) / log(size ratio).
+# Usage: bench/sim_scale_cli.sh [path/to/omnilearn] [out_dir] [quick]   (quick: the smaller sizes only)
+set -eu
+BIN=${1:-build/cli/omnilearn}
+OUT=${2:-/tmp/omnilearn_sim_scale_cli}
+QUICK=${3:-}
+HERE=$(dirname "$0")
+mkdir -p "$OUT"
+
+# run NAME ARGS...: prints "cpu_s wall_s rss_mb" of one `omnilearn sim` run.
+run() {
+  name=$1
+  shift
+  /usr/bin/time -v -o "$OUT/$name.time" "$BIN" sim "$@" --quiet --no-iterations --no-timeline --force \
+    --out "$OUT/$name" >"$OUT/$name.log" 2>&1 || { cat "$OUT/$name.log" >&2; exit 1; }
+  awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} /Elapsed \(wall clock\)/ {w=$2}
+    /Maximum resident/ {r=$2}
+    END {n=split(w, p, ":"); wall=0; for (i=1; i<=n; i++) wall=wall*60+p[i];
+         printf "%.3f %.2f %.0f\n", u+s, wall, r/1024}' "$OUT/$name.time"
+}
+
+bsp() {  # N ITERATIONS
+  run "bsp-$1-$2" "$HERE/scenarios/bsp-scale.yaml" --set "cluster.workers=$1" --set "workload.global_batch=$((32 * $1))" \
+    --set "max_iterations=$2"
+}
+
+echo "# BSP: N workers x I iterations (cpu_s wall_s peak_rss_mb)"
+sizes="4096 16384 65536"
+[ "$QUICK" = quick ] && sizes="1024 4096"
+prev_n="" prev_step=""
+for n in $sizes; do
+  a=$(bsp "$n" 10) b=$(bsp "$n" 30)
+  step=$(echo "$a $b" | awk '{printf "%.6f", ($4 - $1) / 20}')
+  echo "bsp workers=$n iterations=10: $a | iterations=30: $b | marginal cpu per step ${step} s ($(echo "$step $n" | awk '{printf "%.2f", $1 / $2 * 1e6}') us per worker-step)"
+  if [ -n "$prev_n" ]; then
+    echo "bsp per-step cpu growth $prev_n -> $n: N^$(echo "$prev_step $step $prev_n $n" | awk '{printf "%.2f", log($2 / $1) / log($4 / $3)}')"
+  fi
+  prev_n=$n prev_step=$step
+done
+if [ "$QUICK" != quick ]; then
+  echo "bsp workers=65536 iterations=20 (the target: < 60 s, < 2 GB): $(bsp 65536 20)"
+fi
+
+echo "# ASP: N workers, U updates, with a speed random walk moving every minute (churn) and without (steady)"
+echo "# (cpu_s wall_s peak_rss_mb); per-update cost from the steady runs, per-change cost from the difference"
+asp() {  # KIND N UPDATES
+  r=$(run "asp-$1-$2" "$HERE/scenarios/asp-$1.yaml" --set "cluster.workers=$2" --set "workload.global_batch=$((2 * $2))" \
+    --set "max_iterations=$3")
+  simulated=$(sed -n 's/.*"total_time_s": \([0-9.]*\).*/\1/p' "$OUT/asp-$1-$2/summary.json")
+  changes=$(($(wc -l <"$OUT/asp-$1-$2/availability.csv") - 1))
+  plans=$(wc -c <"$OUT/asp-$1-$2/plans.csv")
+  echo "$r $simulated $changes $plans"
+}
+prev_n="" prev_update=""
+for spec in 64:10400 2048:16500; do
+  n=${spec%:*} updates=${spec#*:}
+  [ "$QUICK" = quick ] && [ "$n" = 2048 ] && n=512 updates=4000
+  c=$(asp churn "$n" "$updates")
+  s=$(asp steady "$n" "$updates")
+  update=$(echo "$s $updates" | awk '{printf "%.2f", $1 / $7 * 1e6}')
+  change=$(echo "$c $s" | awk '{printf "%.2f", ($1 - $7) / $5 * 1e6}')
+  echo "asp workers=$n updates=$updates churn: $(echo "$c" | awk '{printf "cpu %s s, wall %s s, rss %s MB, %.0f s simulated, %s availability changes, plans.csv %s bytes", $1, $2, $3, $4, $5, $6}')"
+  echo "asp workers=$n updates=$updates steady: $(echo "$s" | awk '{printf "cpu %s s, wall %s s, rss %s MB, %.0f s simulated", $1, $2, $3, $4}') | cpu per update ${update} us, per availability change ${change} us"
+  if [ -n "$prev_n" ]; then
+    echo "asp per-update cpu growth $prev_n -> $n: N^$(echo "$prev_update $update $prev_n $n" | awk '{printf "%.2f", log($2 / $1) / log($4 / $3)}')"
+  fi
+  prev_n=$n prev_update=$update
+done

@@ -1,0 +1,160 @@
+// The simulator's scale paths give the rows of its reference paths: BSP steps driven by one coordinator against one
+// actor per worker, plans.csv written compactly against in full, and SimGrid settings passed through.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "sim_test_support.h"
+
+namespace omnilearn::sim {
+namespace {
+
+using testing::four_worker_scenario;
+using testing::read_csv;
+using testing::read_text;
+using testing::run_in_child;
+using testing::summary_number;
+using testing::test_dir;
+
+// Eight unequal workers on unequal links; `churn` adds a Markov on/off generator that takes workers down
+// mid-iteration and back.
+scenarios::Scenario eight_workers(bool churn, const std::string& policy = "omnilearn") {
+  auto s = four_worker_scenario({12, 12, 8, 16, 4, 6, 12, 24}, policy);
+  s.cluster.workers[0].bandwidth_Bps = 0.3e9;
+  s.cluster.workers[5].bandwidth_Bps = 0.6e9;
+  s.cluster.backbone_bandwidth_Bps = 4.0e9;
+  s.workload.global_batch = 256;
+  s.workload.dataset_samples = 256 * 40;
+  s.policy.max_batch = 128;
+  if (churn) {
+    s.availability.kind = scenarios::AvailabilitySpec::Kind::kGenerator;
+    s.availability.generator.kind = scenarios::GeneratorKind::kMarkov;
+    s.availability.generator.mtbf_s = 6;
+    s.availability.generator.mttr_s = 1.5;
+    s.availability.generator.duration_s = 200;
+  }
+  return s;
+}
+
+void expect_same_run(const std::string& a, const std::string& b) {
+  for (const char* file : {"iterations.csv", "plans.csv", "availability.csv", "summary.json", "timeline.json"}) {
+    EXPECT_EQ(read_text(a + "/" + file), read_text(b + "/" + file)) << file;
+  }
+}
+
+TEST(SimScale, CoordinatorStepsGiveTheRowsOfPerWorkerActors) {
+  for (const bool churn : {false, true}) {
+    const auto s = eight_workers(churn);
+    SimOptions actors;
+    actors.flow_allreduce_max_workers = 0;  // analytic all-reduce in both
+    actors.bsp_actors = SimOptions::BspActors::kPerWorker;
+    SimOptions coordinator = actors;
+    coordinator.bsp_actors = SimOptions::BspActors::kCoordinator;
+    const std::string a = test_dir(churn ? "actors-churn" : "actors");
+    const std::string b = test_dir(churn ? "coordinator-churn" : "coordinator");
+    ASSERT_EQ(run_in_child(s, a, actors), "");
+    ASSERT_EQ(run_in_child(s, b, coordinator), "");
+    if (churn) {
+      // The run must exercise failures: aborted iterations (batch 0 rows) and availability changes.
+      EXPECT_GT(read_csv(a + "/availability.csv").size(), 10u);
+    }
+    SCOPED_TRACE(churn ? "churn" : "steady");
+    expect_same_run(a, b);
+  }
+}
+
+TEST(SimScale, CfgReachesSimGridAndTheManifest) {
+  // LV08 models TCP (bandwidth factor 0.97, latency factor 13.01): the same flows take longer than under CM02.
+  const auto s = eight_workers(false, "uniform");
+  const std::string cm02 = test_dir("cm02");
+  const std::string lv08 = test_dir("lv08");
+  ASSERT_EQ(run_in_child(s, cm02), "");
+  SimOptions options;
+  options.simgrid_args.push_back("--cfg=network/model:LV08");
+  ASSERT_EQ(run_in_child(s, lv08, options), "");
+  EXPECT_GT(summary_number(lv08, "total_time_s"), summary_number(cm02, "total_time_s"));
+  const auto manifest = nlohmann::json::parse(read_text(lv08 + "/manifest.json"));
+  EXPECT_EQ(manifest["simgrid_args"].back(), "--cfg=network/model:LV08");
+  // The defaults include stacks without guard pages (so that 65,536 actors need no kernel setting).
+  const auto defaults = nlohmann::json::parse(read_text(cm02 + "/manifest.json"))["simgrid_args"];
+  EXPECT_NE(std::find(defaults.begin(), defaults.end(), "--cfg=contexts/guard-size:0"), defaults.end());
+}
+
+TEST(SimScale, BadSimGridSettingsAreClearErrorsNotAborts) {
+  const auto s = four_worker_scenario({12, 12}, "uniform");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--cfg=network/model:Nope", "network/model must be one of LV08"},  // SimGrid would abort
+      {"--cfg=nocolon", "expected --cfg=name:value"},                    // SimGrid would abort
+      {"--log=bad", "expected --log=category.setting:value"},            // SimGrid would abort
+      {"--log=root.thres:loud", "the threshold must be one of"},
+      {"--cfg=bogus/key:1", "Bad config key: bogus/key"},                // SimGrid throws
+      {"--cfg=contexts/stack-size:abc", "invalid integer"},
+      {"--help-cfg", "only --cfg=name:value and --log=category.setting:value"},
+  };
+  for (const auto& [arg, expected] : cases) {
+    SimOptions options;
+    options.simgrid_args.push_back(arg);
+    const std::string error = run_in_child(s, test_dir("bad"), options);
+    EXPECT_NE(error.find(expected), std::string::npos) << arg << ": " << error;
+    EXPECT_NE(error.find(arg), std::string::npos) << arg << ": " << error;
+    EXPECT_EQ(error.find("Existing config keys"), std::string::npos) << error;
+  }
+}
+
+// plans.csv's decisions as full per-worker tables, from either form: (step, time, reason) and batch/weight cells.
+struct PlanTable {
+  std::vector<std::string> heads;
+  std::vector<std::vector<std::string>> batch, weight;
+};
+PlanTable read_plans(const std::string& dir, std::size_t workers) {
+  PlanTable t;
+  std::vector<std::string> batch(workers), weight(workers);
+  bool compact = false;
+  std::string key;
+  for (const auto& r : read_csv(dir + "/plans.csv")) {
+    const std::string head = r.at("step") + "/" + r.at("time_s") + "/" + r.at("reason") + "/" + r.at("changed") +
+                             "/" + r.at("imbalance");
+    if (r.at("worker").empty()) {  // a compact decision's marker
+      compact = true;
+      t.heads.push_back(head);
+      t.batch.push_back(batch);
+      t.weight.push_back(weight);
+      continue;
+    }
+    const auto k = std::stoul(r.at("worker"));
+    if (!compact && (k == 0 || t.heads.empty())) {
+      t.heads.push_back(head);
+      t.batch.push_back(batch);
+      t.weight.push_back(weight);
+    }
+    t.batch.back()[k] = batch[k] = r.at("batch");
+    t.weight.back()[k] = weight[k] = r.at("weight");
+  }
+  return t;
+}
+
+TEST(SimScale, CompactPlansReadBackToTheFullPlans) {
+  const auto s = eight_workers(true);
+  SimOptions full, changes;
+  full.plan_rows = run::PlanRows::kFull;
+  changes.plan_rows = run::PlanRows::kChanges;
+  const std::string a = test_dir("full");
+  const std::string b = test_dir("changes");
+  ASSERT_EQ(run_in_child(s, a, full), "");
+  ASSERT_EQ(run_in_child(s, b, changes), "");
+  const PlanTable f = read_plans(a, 8), c = read_plans(b, 8);
+  ASSERT_GT(f.heads.size(), 5u);
+  EXPECT_EQ(c.heads, f.heads);
+  EXPECT_EQ(c.batch, f.batch);
+  EXPECT_EQ(c.weight, f.weight);
+  EXPECT_LT(read_csv(b + "/plans.csv").size(), read_csv(a + "/plans.csv").size());
+  // Everything else is the same run.
+  for (const char* file : {"iterations.csv", "availability.csv", "summary.json"}) {
+    EXPECT_EQ(read_text(a + "/" + file), read_text(b + "/" + file)) << file;
+  }
+}
+
+}  // namespace
+}  // namespace omnilearn::sim
