@@ -10,6 +10,9 @@
 #include "cli/stop_signals.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/sim/simulation.h"
+#ifdef OMNILEARN_HAVE_TORCH_NUMERICS
+#include "omnilearn/emulator/torch_numerics.h"
+#endif
 
 namespace omnilearn::cli {
 
@@ -44,6 +47,9 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
       "plan-rows", po::value<std::string>()->default_value("auto"),
       "plans.csv's rows per decision: full (one per worker), changes (a marker row, then the workers whose batch or "
       "weight changed), auto (full up to 64 workers, changes above)")(
+      "threads", po::value<int>()->default_value(0),
+      "workload.numerics: real: LibTorch threads for the real training (0: the CPUs this process may use; the same "
+      "count gives the same numbers)")(
       "force", "reuse a run folder that is not empty: first remove the files a run writes there (manifest.json, the "
       "CSVs, summary.json, timeline.json), nothing else");
   po::variables_map vm;
@@ -77,6 +83,13 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
     std::cerr << "omnilearn sim: --plan-rows " << plan_rows << ": expected auto, full or changes\n";
     return 2;
   }
+#ifdef OMNILEARN_HAVE_TORCH_NUMERICS
+  // Virtual-time training (workload.numerics: real): the testbed's LibTorch code computes what the simulator times.
+  options.numerics = emulator::torch_numerics_factory(emulator::TorchNumericsOptions{vm["threads"].as<int>()});
+  if (scenario->workload.numerics == scenarios::Numerics::kReal) {
+    options.manifest_fields["numerics_threads"] = std::to_string(vm["threads"].as<int>());
+  }
+#endif
   ProgressBar bar("sim " + scenario->name, !vm.count("quiet"));
   options.progress = [&bar](double done) { bar.update(done); };
   const StopSignals signals;
@@ -102,6 +115,11 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
   std::printf("  total %.2f s, mean iteration %.4f s, idle %.1f%%, %lld decisions, %lld batch changes\n",
               summary->total_time_s, summary->mean_iteration_s, 100.0 * summary->idle_fraction,
               static_cast<long long>(summary->decisions), static_cast<long long>(summary->batch_changes));
+  if (summary->final_accuracy) {
+    std::printf("  final accuracy %.4f", *summary->final_accuracy);
+    if (summary->time_to_target_s) std::printf(", target reached at %.2f s (simulated)", *summary->time_to_target_s);
+    std::printf("\n");
+  }
   if (summary->mean_staleness) {
     std::printf("  staleness mean %.2f, max %lld\n", *summary->mean_staleness,
                 static_cast<long long>(summary->max_staleness.value_or(0)));
