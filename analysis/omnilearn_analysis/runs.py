@@ -83,9 +83,11 @@ def expand_plans(plans: pd.DataFrame) -> pd.DataFrame:
     """plans.csv in its long form, one row per worker and decision, whichever form the file uses.
 
     Runs of more than 64 workers write plans.csv compactly (scenarios/README.md "Run folders"): each decision opens
-    with a marker row whose worker, batch and weight cells are empty, followed by one row per worker whose batch or
-    weight differs from the previous decision (the first decision lists every worker). Here each worker keeps its
-    values until a later decision lists it again, so both forms read back to the same table."""
+    with a marker row whose worker and weight cells are empty, followed by one row per worker whose batch or weight
+    differs from the previous decision (the first decision lists every worker). Each worker keeps its values until
+    a later decision lists it again. A marker whose batch cell holds a number (the sum of the batches) says that
+    this decision's weights are every worker's batch share, b_k / sum (0 when the sum is 0), computed here as the
+    controller did; its rows then list batch changes only. Both forms read back to the same table."""
     if plans.empty or not plans["worker"].isna().any():
         return plans
     marker = plans["worker"].isna()
@@ -93,21 +95,31 @@ def expand_plans(plans: pd.DataFrame) -> pd.DataFrame:
     if (decision < 0).any():
         raise RunFormatError("plans.csv: a compact plans.csv must open with a decision's marker row")
     heads = plans.loc[marker, ["step", "epoch", "time_s", "reason", "changed", "imbalance"]].reset_index(drop=True)
+    totals = plans.loc[marker, "batch"].reset_index(drop=True)
     rows = plans.loc[~marker].assign(decision=decision[~marker].to_numpy())
     rows = rows.astype({"worker": "int64"})
     decisions = range(len(heads))
-    wide = {col: rows.pivot_table(index="decision", columns="worker", values=col, aggfunc="last")
-                .reindex(decisions).ffill() for col in ("batch", "weight")}
-    workers = wide["batch"].columns
+    batch = (rows.pivot_table(index="decision", columns="worker", values="batch", aggfunc="last")
+             .reindex(decisions).ffill())
+    workers = batch.columns
+    if batch.isna().to_numpy().any():
+        raise RunFormatError("plans.csv: a worker has no batch before its first listing (the first decision must "
+                             "list every worker)")
+    weight = (rows.pivot_table(index="decision", columns="worker", values="weight", aggfunc="last")
+              .reindex(index=decisions, columns=workers))
+    shares = totals.notna().to_numpy()
+    if shares.any():
+        total = totals.to_numpy(dtype="float64")[shares][:, None]
+        derived = batch.to_numpy(dtype="float64")[shares]
+        with_sum = total > 0
+        weight.iloc[shares] = (derived / (total + (~with_sum))) * with_sum  # b / sum, 0 for a sum of 0
+    weight = weight.ffill()
     long = pd.DataFrame({
         "decision": [d for d in decisions for _ in workers],
         "worker": list(workers) * len(heads),
-        "batch": wide["batch"].to_numpy().reshape(-1),
-        "weight": wide["weight"].to_numpy().reshape(-1),
+        "batch": batch.to_numpy().reshape(-1),
+        "weight": weight.to_numpy().reshape(-1),
     })
-    if long["batch"].isna().any():
-        raise RunFormatError("plans.csv: a worker has no batch before its first listing (the first decision must "
-                             "list every worker)")
     long = long.astype({"batch": "int64"})
     out = heads.iloc[long["decision"].to_numpy()].reset_index(drop=True)
     out["worker"] = long["worker"].to_numpy()

@@ -60,3 +60,21 @@ def test_a_compact_file_without_its_first_marker_is_an_error():
                                     "weight"])
     with pytest.raises(RunFormatError, match="marker row"):
         expand_plans(compact)
+
+
+def test_a_marker_with_the_batch_sum_gives_batch_share_weights():
+    columns = ["step", "epoch", "time_s", "reason", "changed", "imbalance", "worker", "batch", "weight"]
+    compact = pd.DataFrame([
+        (0, 0, 0.0, "initial", True, 0.0, None, 96, None),
+        (0, 0, 0.0, "initial", True, 0.0, 0, 32, None),
+        (0, 0, 0.0, "initial", True, 0.0, 1, 48, None),
+        (0, 0, 0.0, "initial", True, 0.0, 2, 16, None),
+        (7, 0, 2.0, "membership", True, 0.0, None, 80, None),
+        (7, 0, 2.0, "membership", True, 0.0, 2, 0, None),
+        (9, 0, 3.0, "scheduled", True, 0.0, None, None, None),
+        (9, 0, 3.0, "scheduled", True, 0.0, 0, 32, 0.5),
+        (9, 0, 3.0, "scheduled", True, 0.0, 1, 48, 0.5),
+    ], columns=columns)
+    plans = expand_plans(compact)
+    assert plans["batch"].tolist() == [32, 48, 16, 32, 48, 0, 32, 48, 0]
+    assert plans["weight"].tolist() == [32 / 96, 48 / 96, 16 / 96, 32 / 80, 48 / 80, 0.0, 0.5, 0.5, 0.0]

@@ -131,15 +131,24 @@ void RunWriter::add(const PlanRecord& r) {
       plans_ << prefix << k << ',' << num(r.batch[k]) << ',' << (k < r.weight.size() ? num(r.weight[k]) : "") << '\n';
     }
   } else {
-    // Compared as written text, so that a reader's carried-forward value is exactly the one in the file.
-    std::string rows = prefix + ",,\n";
+    // When every weight is exactly b_k / sum(b) (the controller's lambda), the marker carries the sum in its batch
+    // cell and the rows list batch changes only (weight cells empty): a reader divides, as the controller did.
+    std::int64_t sum = 0;
+    for (const BatchSize b : r.batch) sum += b;
+    bool shares = r.weight.size() == r.batch.size();
+    for (std::size_t k = 0; shares && k < r.batch.size(); ++k) {
+      const double share = sum > 0 ? static_cast<double>(r.batch[k]) / static_cast<double>(sum) : 0.0;
+      shares = r.weight[k] == share;
+    }
+    std::string rows = prefix + (shares ? ',' + num(sum) + ",\n" : std::string(",,\n"));
     if (last_batch_.size() != r.batch.size()) plans_written_ = false;
     last_batch_.resize(r.batch.size());
     last_weight_.resize(r.batch.size());
     for (std::size_t k = 0; k < r.batch.size(); ++k) {
+      // Compared as written text, so that a reader's carried-forward value is exactly the one in the file.
       std::string weight = k < r.weight.size() ? num(r.weight[k]) : "";
-      if (plans_written_ && last_batch_[k] == r.batch[k] && last_weight_[k] == weight) continue;
-      rows += prefix + std::to_string(k) + ',' + num(r.batch[k]) + ',' + weight + '\n';
+      const bool listed = !plans_written_ || last_batch_[k] != r.batch[k] || (!shares && last_weight_[k] != weight);
+      if (listed) rows += prefix + std::to_string(k) + ',' + num(r.batch[k]) + ',' + (shares ? "" : weight) + '\n';
       last_batch_[k] = r.batch[k];
       last_weight_[k] = std::move(weight);
     }

@@ -41,7 +41,8 @@ void AspDriver::start() {
 void AspDriver::on_availability(WorkerId worker, double fraction) {
   Slot& s = slots_[worker];
   if (fraction <= 0.0 && s.exec) s.exec->cancel();
-  if (fraction > 0.0 && !sg4::this_actor::is_maestro()) wake_->notify_all();
+  // Only a down worker waits for this; a notification nobody waits for would still cost a simcall per change.
+  if (fraction > 0.0 && waiting_ > 0 && !sg4::this_actor::is_maestro()) wake_->notify_all();
 }
 
 void AspDriver::fail(const Status& status) {
@@ -62,7 +63,9 @@ void AspDriver::worker(WorkerId k) {
   while (!done_) {
     if (ctx_.availability.is_down(k)) {
       std::unique_lock<sg4::Mutex> lock(*mutex_);
+      ++waiting_;
       wake_->wait(lock, [&] { return done_ || !ctx_.availability.is_down(k); });
+      --waiting_;
       batch = batch_for(k);
       continue;
     }

@@ -61,6 +61,7 @@ class AspDriver {
   std::vector<Slot> slots_;
   simgrid::s4u::MutexPtr mutex_;
   simgrid::s4u::ConditionVariablePtr wake_;  // a worker came back up, or the run ended
+  std::int64_t waiting_ = 0;  // workers blocked on wake_
   std::int64_t updates_ = 0;
   bool done_ = false;
   Seconds end_time_s_ = 0.0;

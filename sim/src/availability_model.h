@@ -29,6 +29,14 @@ class AvailabilityModel {
   // The run's availability plan (resolved once: epoch phases, timed changes) in SimGrid's terms.
   static Result<std::unique_ptr<AvailabilityModel>> create(const run::AvailabilityPlan& plan);
 
+  // False when install() attaches a speed profile that does not repeat (SimGrid's cpu/optim:TI refuses those).
+  bool speed_profiles_repeat() const {
+    if (period_s_ > 0.0) return true;
+    for (const auto& points : timed_) {
+      if (points.size() >= 2) return false;
+    }
+    return true;
+  }
   // Extra power-state fractions per worker (epoch schedules switch between them with Host::set_pstate).
   const std::vector<std::vector<double>>& pstate_fractions() const { return pstate_fractions_; }
   // Builds each worker's speed profile once and attaches it. Call after the platform is built, before running.

@@ -31,13 +31,24 @@ BspDriver::BspDriver(RunContext& context)
       collective_(context.scenario, context.platform, context.cost.gradient_bytes()),
       phase_rng_(context.scenario.seed) {}
 
+bool BspDriver::per_worker_actors(const SimOptions& options, std::size_t workers) {
+  switch (options.bsp_actors) {
+    case SimOptions::BspActors::kPerWorker: return true;
+    case SimOptions::BspActors::kCoordinator: return false;
+    case SimOptions::BspActors::kAuto: break;
+  }
+  return workers <= options.flow_allreduce_max_workers;
+}
+
+std::size_t BspDriver::actor_count(const SimOptions& options, std::size_t workers) {
+  const std::size_t drivers =
+      per_worker_actors(options, workers) ? workers : (workers + kWorkersPerStepper - 1) / kWorkersPerStepper;
+  return drivers + 1;  // and the coordinator
+}
+
 void BspDriver::start() {
   const auto n = static_cast<unsigned>(slots_.size());
-  switch (ctx_.options.bsp_actors) {
-    case SimOptions::BspActors::kPerWorker: per_worker_ = true; break;
-    case SimOptions::BspActors::kCoordinator: per_worker_ = false; break;
-    case SimOptions::BspActors::kAuto: per_worker_ = n <= ctx_.options.flow_allreduce_max_workers; break;
-  }
+  per_worker_ = per_worker_actors(ctx_.options, n);
   if (per_worker_) {
     start_ = sg4::Barrier::create(n + 1);
     end_ = sg4::Barrier::create(n + 1);

@@ -23,6 +23,11 @@ class BspDriver {
  public:
   explicit BspDriver(RunContext& context);
 
+  // Whether a run of `workers` workers gets one actor per worker (else a coordinator and steppers), and how many
+  // actors it creates in all.
+  static bool per_worker_actors(const SimOptions& options, std::size_t workers);
+  static std::size_t actor_count(const SimOptions& options, std::size_t workers);
+
   // Creates the actors. Call once, before the engine runs.
   void start();
   // An availability change, already recorded and reported to the controller: a worker that goes down while

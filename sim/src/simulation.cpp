@@ -1,13 +1,10 @@
 #include "omnilearn/sim/simulation.h"
 
-#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <exception>
-#include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,6 +24,7 @@
 #include "omnilearn/sim/iteration_cost_model.h"
 #include "platform_builder.h"
 #include "run_context.h"
+#include "simgrid_settings.h"
 
 namespace omnilearn::sim {
 namespace {
@@ -47,11 +45,12 @@ controller::TrueCostProvider true_costs(const IterationCostModel& cost, const Av
 }
 
 // manifest.json: everything but the wall-clock block is a function of the scenario and the options.
-run::Manifest make_manifest(const scenarios::Scenario& scenario, const SimOptions& options) {
+run::Manifest make_manifest(const scenarios::Scenario& scenario, const SimOptions& options,
+                            const std::vector<std::string>& simgrid_args) {
   run::Manifest m("sim", scenario, options.argv);
   m.set("versions", {{"simgrid", std::to_string(SIMGRID_VERSION_MAJOR) + "." + std::to_string(SIMGRID_VERSION_MINOR) +
                                      "." + std::to_string(SIMGRID_VERSION_PATCH)}});
-  m.set("simgrid_args", options.simgrid_args);
+  m.set("simgrid_args", simgrid_args);
   m.set("iteration_rows", options.iteration_rows);
   // Which all-reduce model the run uses: the algorithm, the analytic or flow-level path, the overlap buckets.
   const scenarios::AllreduceSpec& allreduce = scenario.workload.allreduce;
@@ -76,81 +75,6 @@ Result<std::unique_ptr<run::RunRecorder>> open_recorder(const scenarios::Scenari
   if (!writer) return writer.status();
   return std::make_unique<run::RunRecorder>(std::move(writer).value(),
                                             run::RecorderOptions{options.iteration_rows, timeline, options.plan_rows});
-}
-
-// SimGrid aborts the process on a malformed setting or an unknown model name instead of throwing; those are
-// caught here, before the engine reads them. Values SimGrid itself rejects by throwing (an unknown key, a bad
-// number) are caught around the engine's construction.
-Status check_simgrid_args(const std::vector<std::string>& args) {
-  static const std::map<std::string, std::vector<std::string>> kModels = {
-      {"network/model", {"LV08", "Constant", "SMPI", "IB", "CM02", "ns-3"}},
-      {"cpu/model", {"Cas01"}},
-      {"host/model", {"default", "compound", "ptask_L07"}},
-      {"disk/model", {"S19"}},
-      {"contexts/factory", {"thread", "raw", "ucontext", "boost"}},
-      {"network/optim", {"Full", "Lazy"}},
-      {"cpu/optim", {"Full", "TI", "Lazy"}},
-  };
-  static const std::vector<std::string> kLogSettings = {"thres", "threshold", "fmt", "app", "appender", "add",
-                                                        "additivity"};
-  static const std::vector<std::string> kLevels = {"trace", "debug", "verbose", "info", "warning", "error",
-                                                   "critical"};
-  auto one_of = [](const std::string& v, const std::vector<std::string>& set) {
-    return std::find(set.begin(), set.end(), v) != set.end();
-  };
-  auto join = [](const std::vector<std::string>& set) {
-    std::string out;
-    for (const std::string& v : set) out += (out.empty() ? "" : ", ") + v;
-    return out;
-  };
-  for (const std::string& arg : args) {
-    if (arg.rfind("--cfg=", 0) == 0) {
-      const std::string setting = arg.substr(6);
-      const auto colon = setting.find(':');
-      if (colon == std::string::npos || colon == 0) {
-        return Status::invalid_argument("SimGrid setting '" + arg + "': expected --cfg=name:value");
-      }
-      const std::string name = setting.substr(0, colon), value = setting.substr(colon + 1);
-      const auto models = kModels.find(name);
-      if (models != kModels.end() && !one_of(value, models->second)) {
-        return Status::invalid_argument("SimGrid setting '" + arg + "': " + name + " must be one of " +
-                                        join(models->second));
-      }
-    } else if (arg.rfind("--log=", 0) == 0) {
-      // category.setting:value, several separated by spaces; or no_loc.
-      std::istringstream words(arg.substr(6));
-      bool any = false;
-      for (std::string word; words >> word;) {
-        any = true;
-        if (word == "no_loc") continue;
-        const auto colon = word.find(':');
-        const auto dot = word.rfind('.', colon);
-        const std::string setting =
-            dot == std::string::npos || colon == std::string::npos ? "" : word.substr(dot + 1, colon - dot - 1);
-        if (dot == 0 || !one_of(setting, kLogSettings)) {
-          return Status::invalid_argument("SimGrid log setting '" + arg + "': expected --log=category.setting:value "
-                                          "with setting one of " + join(kLogSettings) +
-                                          " (e.g. --log=root.thres:info)");
-        }
-        const std::string value = word.substr(colon + 1);
-        if ((setting == "thres" || setting == "threshold") && !one_of(value, kLevels)) {
-          return Status::invalid_argument("SimGrid log setting '" + arg + "': the threshold must be one of " +
-                                          join(kLevels));
-        }
-      }
-      if (!any) return Status::invalid_argument("SimGrid log setting '" + arg + "': empty");
-    } else {
-      return Status::invalid_argument("SimGrid argument '" + arg +
-                                      "': only --cfg=name:value and --log=category.setting:value are passed on");
-    }
-  }
-  return Status::ok();
-}
-
-std::vector<std::string> engine_argv(const SimOptions& options) {
-  std::vector<std::string> args{"omnilearn-sim"};
-  args.insert(args.end(), options.simgrid_args.begin(), options.simgrid_args.end());
-  return args;
 }
 
 // Virtual-time training's numerics, made before anything is written, or none for a time-only scenario.
@@ -213,7 +137,15 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
   if (!numerics) return numerics.status();
 
   OMNI_RETURN_IF_ERROR(check_simgrid_args(options.simgrid_args));
-  std::vector<std::string> args = engine_argv(options);
+  const std::size_t workers = scenario.cluster.workers.size();
+  const std::size_t actors = (scenario.mode == controller::TrainingMode::kAsp
+                                  ? workers + 1  // and the parameter server
+                                  : BspDriver::actor_count(options, workers)) +
+                             1;  // and the availability actor
+  auto simgrid_args = effective_simgrid_args(options, actors, (*availability)->speed_profiles_repeat());
+  if (!simgrid_args) return simgrid_args.status();
+  std::vector<std::string> args{"omnilearn-sim"};
+  args.insert(args.end(), simgrid_args->begin(), simgrid_args->end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -239,7 +171,7 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
     auto platform = build_platform(scenario.cluster, (*availability)->pstate_fractions());
     if (!platform) return platform.status();
     (*availability)->install(platform->workers);
-    const run::Manifest manifest = make_manifest(scenario, options);
+    const run::Manifest manifest = make_manifest(scenario, options, *simgrid_args);
     auto recorder = open_recorder(scenario, options, manifest);
     if (!recorder) return recorder.status();
     RunContext ctx{scenario, options, *platform, *cost, **availability, *controller, **recorder};

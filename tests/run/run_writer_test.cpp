@@ -133,6 +133,30 @@ TEST(RunWriter, CompactPlansListOnlyWhatChangedAfterAMarker) {
             "10,0,3,held-by-dead-band,false,0.01,,,\n");
 }
 
+TEST(RunWriter, CompactPlansWithBatchShareWeightsListBatchChangesOnly) {
+  TempDir dir;
+  auto w = RunWriter::open((dir.path() / "r").string(), "{}", /*timeline=*/false);
+  ASSERT_TRUE(w.is_ok()) << w.status().message();
+  (*w)->set_plan_rows(PlanRows::kChanges);
+  // Weights b_k / 96, then b_k / 80 after worker 2 leaves: every weight changes, one batch does.
+  (*w)->add(PlanRecord{0, 0, 0.0, "initial", true, 0.0, {32, 48, 16}, {32.0 / 96, 48.0 / 96, 16.0 / 96}});
+  (*w)->add(PlanRecord{7, 0, 2.0, "membership", true, 0.0, {32, 48, 0}, {32.0 / 80, 48.0 / 80, 0.0}});
+  // Weights that are not the batch shares are written out.
+  (*w)->add(PlanRecord{9, 0, 3.0, "scheduled", true, 0.0, {32, 48, 0}, {0.5, 0.5, 0.0}});
+  ASSERT_TRUE((*w)->close().is_ok());
+  EXPECT_EQ(read_file(dir.path() / "r" / "plans.csv"),
+            "step,epoch,time_s,reason,changed,imbalance,worker,batch,weight\n"
+            "0,0,0,initial,true,0,,96,\n"
+            "0,0,0,initial,true,0,0,32,\n"
+            "0,0,0,initial,true,0,1,48,\n"
+            "0,0,0,initial,true,0,2,16,\n"
+            "7,0,2,membership,true,0,,80,\n"
+            "7,0,2,membership,true,0,2,0,\n"
+            "9,0,3,scheduled,true,0,,,\n"
+            "9,0,3,scheduled,true,0,0,32,0.5\n"
+            "9,0,3,scheduled,true,0,1,48,0.5\n");
+}
+
 TEST(RunWriter, PlansAreFullUpTo64WorkersAndCompactAbove) {
   for (const std::size_t n : {kFullPlanRowsMaxWorkers, kFullPlanRowsMaxWorkers + 1}) {
     TempDir dir;

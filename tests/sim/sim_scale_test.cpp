@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <charconv>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -65,6 +66,20 @@ TEST(SimScale, CoordinatorStepsGiveTheRowsOfPerWorkerActors) {
   }
 }
 
+TEST(SimScale, CoordinatorFlowsMatchPerWorkerFlows) {
+  // A coordinated step with few participants sends the ring flows itself: the same flows, from one actor.
+  const auto s = eight_workers(true);
+  SimOptions actors;
+  actors.bsp_actors = SimOptions::BspActors::kPerWorker;
+  SimOptions coordinator;
+  coordinator.bsp_actors = SimOptions::BspActors::kCoordinator;
+  const std::string a = test_dir("actors");
+  const std::string b = test_dir("coordinator");
+  ASSERT_EQ(run_in_child(s, a, actors), "");
+  ASSERT_EQ(run_in_child(s, b, coordinator), "");
+  expect_same_run(a, b);
+}
+
 TEST(SimScale, CfgReachesSimGridAndTheManifest) {
   // LV08 models TCP (bandwidth factor 0.97, latency factor 13.01): the same flows take longer than under CM02.
   const auto s = eight_workers(false, "uniform");
@@ -77,9 +92,28 @@ TEST(SimScale, CfgReachesSimGridAndTheManifest) {
   EXPECT_GT(summary_number(lv08, "total_time_s"), summary_number(cm02, "total_time_s"));
   const auto manifest = nlohmann::json::parse(read_text(lv08 + "/manifest.json"));
   EXPECT_EQ(manifest["simgrid_args"].back(), "--cfg=network/model:LV08");
-  // The defaults include stacks without guard pages (so that 65,536 actors need no kernel setting).
-  const auto defaults = nlohmann::json::parse(read_text(cm02 + "/manifest.json"))["simgrid_args"];
-  EXPECT_NE(std::find(defaults.begin(), defaults.end(), "--cfg=contexts/guard-size:0"), defaults.end());
+}
+
+TEST(SimScale, StacksGoUnguardedOnlyWhenTheActorsWouldPassTheMappingLimit) {
+  const auto s = eight_workers(false, "uniform");
+  const std::string guarded = test_dir("guarded");
+  ASSERT_EQ(run_in_child(s, guarded), "");
+  const auto args = nlohmann::json::parse(read_text(guarded + "/manifest.json"))["simgrid_args"];
+  EXPECT_EQ(std::find(args.begin(), args.end(), "--cfg=contexts/guard-size:0"), args.end());
+  // 10 actors need 2 x 10 + 4,096 mappings: over a limit of 4,000, the stacks lose their guard pages.
+  SimOptions low;
+  low.max_map_count = 4000;
+  const std::string unguarded = test_dir("unguarded");
+  ASSERT_EQ(run_in_child(s, unguarded, low), "");
+  EXPECT_EQ(nlohmann::json::parse(read_text(unguarded + "/manifest.json"))["simgrid_args"].front(),
+            "--cfg=contexts/guard-size:0");
+  for (const char* file : {"iterations.csv", "plans.csv", "summary.json"}) {
+    EXPECT_EQ(read_text(guarded + "/" + file), read_text(unguarded + "/" + file)) << file;
+  }
+  // A guard the user asks for is then an error that says what to set.
+  low.simgrid_args.push_back("--cfg=contexts/guard-size:1");
+  const std::string error = run_in_child(s, test_dir("asked"), low);
+  EXPECT_NE(error.find("sysctl -w vm.max_map_count=4116"), std::string::npos) << error;
 }
 
 TEST(SimScale, BadSimGridSettingsAreClearErrorsNotAborts) {
@@ -101,6 +135,11 @@ TEST(SimScale, BadSimGridSettingsAreClearErrorsNotAborts) {
     EXPECT_NE(error.find(arg), std::string::npos) << arg << ": " << error;
     EXPECT_EQ(error.find("Existing config keys"), std::string::npos) << error;
   }
+  // SimGrid's trace integration asserts on speed profiles that do not repeat (a Markov generator's).
+  SimOptions ti;
+  ti.simgrid_args.push_back("--cfg=cpu/optim:TI");
+  const std::string error = run_in_child(eight_workers(true), test_dir("ti"), ti);
+  EXPECT_NE(error.find("trace integration needs availability that repeats"), std::string::npos) << error;
 }
 
 // plans.csv's decisions as full per-worker tables, from either form: (step, time, reason) and batch/weight cells.
@@ -108,16 +147,31 @@ struct PlanTable {
   std::vector<std::string> heads;
   std::vector<std::vector<std::string>> batch, weight;
 };
+std::string shortest(double v) {
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, end);
+}
 PlanTable read_plans(const std::string& dir, std::size_t workers) {
   PlanTable t;
   std::vector<std::string> batch(workers), weight(workers);
   bool compact = false;
-  std::string key;
+  std::string total;  // a compact decision's sum of batches: its weights are the batch shares
+  auto finish_decision = [&] {
+    if (total.empty() || t.heads.empty()) return;
+    for (std::size_t k = 0; k < workers; ++k) {
+      const long long sum = std::stoll(total);
+      weight[k] = shortest(sum > 0 ? static_cast<double>(std::stoll(batch[k])) / static_cast<double>(sum) : 0.0);
+    }
+    t.weight.back() = weight;
+  };
   for (const auto& r : read_csv(dir + "/plans.csv")) {
     const std::string head = r.at("step") + "/" + r.at("time_s") + "/" + r.at("reason") + "/" + r.at("changed") +
                              "/" + r.at("imbalance");
     if (r.at("worker").empty()) {  // a compact decision's marker
+      finish_decision();
       compact = true;
+      total = r.at("batch");
       t.heads.push_back(head);
       t.batch.push_back(batch);
       t.weight.push_back(weight);
@@ -132,6 +186,7 @@ PlanTable read_plans(const std::string& dir, std::size_t workers) {
     t.batch.back()[k] = batch[k] = r.at("batch");
     t.weight.back()[k] = weight[k] = r.at("weight");
   }
+  finish_decision();
   return t;
 }
 

@@ -16,9 +16,11 @@
 
 namespace omnilearn::run {
 
-// plans.csv's rows per decision. kFull: one per worker. kChanges: a marker row (worker, batch and weight empty)
-// opening each decision, then one row per worker whose batch or weight differs from the previous decision (every
-// worker at the first); a reader carries each worker's values forward. kAuto: kFull up to kFullPlanRowsMaxWorkers
+// plans.csv's rows per decision. kFull: one per worker. kChanges: a marker row (worker and weight empty) opening
+// each decision, then one row per worker whose batch or weight differs from the previous decision (every worker at
+// the first); a reader carries each worker's values forward. When every weight is exactly b_k / sum(b) (as the
+// controller computes them), the marker's batch cell holds sum(b), only batch changes are listed, with empty weight
+// cells, and every worker's weight is b_k / sum(b) (0 when the sum is 0); otherwise the marker's batch cell is empty. kAuto: kFull up to kFullPlanRowsMaxWorkers
 // workers, kChanges above (a 2,048-worker run with churn otherwise writes hundreds of MB of unchanged rows).
 enum class PlanRows { kAuto, kFull, kChanges };
 inline constexpr std::size_t kFullPlanRowsMaxWorkers = 64;

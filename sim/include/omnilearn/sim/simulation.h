@@ -27,12 +27,13 @@ struct SimOptions {
   // (anything else, a malformed one or a model name SimGrid does not know is an error naming it; SimGrid would
   // abort). Later settings override earlier ones, so append to these defaults rather than replace them.
   // The network defaults to CM02 (plain max-min sharing) without TCP cross-traffic, so that the flow-by-flow and
-  // the analytic all-reduce agree. Actor stacks are 512 KiB without guard pages (contexts/guard-size:0): a guard
-  // page costs each actor two memory mappings, and Linux's default vm.max_map_count (65,530) then stops a run at
-  // about 32,000 actors.
+  // the analytic all-reduce agree. Actor stacks are 512 KiB. SimGrid guards each stack with a page, which costs
+  // two memory mappings per actor: when the run's actors would pass vm.max_map_count (65,530 by default: about
+  // 32,000 actors), run_simulation puts --cfg=contexts/guard-size:0 before these (and has malloc map large blocks
+  // lazily, so unguarded stacks cost only the memory they touch); a guard size set here then is an error that
+  // says which vm.max_map_count the run needs.
   std::vector<std::string> simgrid_args = {"--log=root.thres:critical", "--cfg=contexts/stack-size:512",
-                                           "--cfg=contexts/guard-size:0", "--cfg=network/model:CM02",
-                                           "--cfg=network/crosstraffic:0"};
+                                           "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0"};
   // Called from the simulation thread with the fraction of the run done, in [0, 1], non-decreasing; at most
   // about 100 calls plus a final 1.0. Must not call back into the simulator.
   std::function<void(double)> progress;
@@ -40,6 +41,9 @@ struct SimOptions {
   // sharing, computed in O(distinct link speeds) instead of one SimGrid flow per worker; 8,192 flows per step
   // make SimGrid quadratic). 0: always analytic.
   std::size_t flow_allreduce_max_workers = 512;
+  // The kernel's limit on memory mappings that decides whether stacks go unguarded (see simgrid_args); 0: read
+  // /proc/sys/vm/max_map_count.
+  std::size_t max_map_count = 0;
   // How BSP steps are driven. kPerWorker: one actor per worker that computes, meets the others at barriers and
   // sends its ring flow. kCoordinator: one actor starts every participant's computation as an activity on its host,
   // waits for them and computes the analytic all-reduce (or starts the ring flows itself): the same activities on
