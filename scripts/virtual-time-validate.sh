@@ -59,6 +59,6 @@ for seed in $seeds; do
         --set "policy.name=$policy"
   done
 done
-PYTHONPATH=analysis python3 -m omnilearn_analysis virtual-time "$testbed" "$out" --seeds $seeds --levels $levels \
+PYTHONPATH=analysis "${OMNILEARN_PYTHON:-/usr/bin/python3}" -m omnilearn_analysis virtual-time "$testbed" "$out" --seeds $seeds --levels $levels \
   --out "$out/comparison.csv" || failed=1
 exit $failed

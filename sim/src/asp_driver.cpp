@@ -115,7 +115,9 @@ void AspDriver::server() {
     if (!done_) {
       const Seconds t = now();
       // Virtual-time training: the push is computed on the parameters k pulled and applied now, at its arrival.
-      if (ctx_.training != nullptr) slot.reply.outcome = ctx_.training->asp_push(k, push->batch, slot.reply.staleness);
+      if (ctx_.training != nullptr) {
+        slot.reply.outcome = ctx_.training->asp_push(k, push->batch, slot.reply.staleness);
+      }
       Status st = ctx_.controller.report(controller::IterationDone{k, updates_, t, push->compute_s, push->batch});
       if (!st.is_ok()) fail(st);
       const bool epoch_ended = progress_.add(push->batch, t);
