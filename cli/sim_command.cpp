@@ -47,7 +47,7 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
       "plan-rows", po::value<std::string>()->default_value("auto"),
       "plans.csv's rows per decision: full (one per worker), changes (a marker row, then the workers whose batch or "
       "weight changed), auto (full up to 64 workers, changes above)")(
-      "threads", po::value<int>()->default_value(0),
+      "threads", po::value<int>()->default_value(1),
       "workload.numerics: real: LibTorch threads for the real training (0: the CPUs this process may use; the same "
       "count gives the same numbers)")(
       "force", "reuse a run folder that is not empty: first remove the files a run writes there (manifest.json, the "

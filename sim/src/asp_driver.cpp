@@ -67,6 +67,12 @@ void AspDriver::worker(WorkerId k) {
       wake_->wait(lock, [&] { return done_ || !ctx_.availability.is_down(k); });
       --waiting_;
       batch = batch_for(k);
+      if (ctx_.training != nullptr) {
+        // Virtual-time training: as the testbed's worker, which keeps pulling while down (batch 0), it returns with
+        // the server's current parameters, and its next push's staleness counts from now.
+        slot.pulled = updates_;
+        ctx_.training->asp_pull(k);
+      }
       continue;
     }
     const Seconds t0 = now();
