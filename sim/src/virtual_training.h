@@ -21,8 +21,8 @@ namespace omnilearn::sim {
 
 class VirtualTraining {
  public:
-  // `bsp`: evaluations are labelled with the 0-based step (as the testbed's BSP rank 0 does), else with the count
-  // of applied updates (the parameter server's).
+  // BSP evaluations are labelled with the 0-based step (as the testbed's rank 0 does), ASP ones with the count of
+  // applied updates (the parameter server's). `recorder` must outlive this.
   VirtualTraining(const scenarios::Scenario& scenario, std::unique_ptr<TrainingNumerics> numerics,
                   run::RunRecorder& recorder);
 
