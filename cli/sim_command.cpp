@@ -13,10 +13,39 @@
 #ifdef OMNILEARN_HAVE_TORCH_NUMERICS
 #include "omnilearn/emulator/torch_numerics.h"
 #endif
+#if defined(OMNILEARN_SIM_TRAIN_PATH) && !defined(OMNILEARN_HAVE_TORCH_NUMERICS)
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#endif
 
 namespace omnilearn::cli {
 
 namespace po = boost::program_options;
+
+#if defined(OMNILEARN_SIM_TRAIN_PATH) && !defined(OMNILEARN_HAVE_TORCH_NUMERICS)
+namespace {
+// Replaces this process with omnilearn-sim-train (the same command linked with LibTorch), the same argv: next to this
+// binary, else where the build put it. Returns only on failure, with the exit code.
+int exec_sim_train(const std::vector<std::string>& argv) {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::string path = OMNILEARN_SIM_TRAIN_PATH;
+  if (!ec && std::filesystem::exists(self.parent_path() / "omnilearn-sim-train", ec)) {
+    path = (self.parent_path() / "omnilearn-sim-train").string();
+  }
+  std::vector<std::string> words = argv;
+  std::vector<char*> ptrs;
+  for (std::string& w : words) ptrs.push_back(w.data());
+  ptrs.push_back(nullptr);
+  ::execv(path.c_str(), ptrs.data());
+  std::cerr << "omnilearn sim: workload.numerics: real runs in " << path << ", which cannot be started: "
+            << std::strerror(errno) << "\n";
+  return 1;
+}
+}  // namespace
+#endif
 
 int run_sim_command(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
   po::options_description opts(
@@ -83,6 +112,10 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
     std::cerr << "omnilearn sim: --plan-rows " << plan_rows << ": expected auto, full or changes\n";
     return 2;
   }
+#if defined(OMNILEARN_SIM_TRAIN_PATH) && !defined(OMNILEARN_HAVE_TORCH_NUMERICS)
+  // Virtual-time training needs LibTorch, which this binary does not load: its twin omnilearn-sim-train does.
+  if (scenario->workload.numerics == scenarios::Numerics::kReal) return exec_sim_train(argv);
+#endif
 #ifdef OMNILEARN_HAVE_TORCH_NUMERICS
   // Virtual-time training (workload.numerics: real): the testbed's LibTorch code computes what the simulator times.
   options.numerics = emulator::torch_numerics_factory(emulator::TorchNumericsOptions{vm["threads"].as<int>()});
