@@ -60,6 +60,12 @@ def main(argv: list[str] | None = None) -> int:
             table, path = write_validation(args.testbed, args.sim, args.out, args.level,
                                            Options(window=args.window, warmup=args.warmup), args.repeat)
             print(format_table(table))
+            if "accuracy_max_gap_pts" in table.columns:  # the simulator trained too (omnilearn validate --train)
+                r = table.iloc[0]
+                print(f"accuracy curves: max gap {r['accuracy_max_gap_pts']:.2f} points at the common evaluations; "
+                      f"steps to target testbed {r['testbed_steps_to_target']:.0f}, sim {r['sim_steps_to_target']:.0f}; "
+                      f"time to target testbed {r['testbed_time_to_target_s']:.1f} s, "
+                      f"sim {r['sim_time_to_target_s']:.1f} s")
             print(path)
         elif args.command == "testbed":
             from .testbed import format_level_table, write_testbed_results
