@@ -1,5 +1,7 @@
 // `omnilearn sim`: load one scenario (with --set overrides), simulate it, write its run folder, print a summary.
 #include <boost/program_options.hpp>
+
+#include <optional>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -10,12 +12,46 @@
 #include "cli/stop_signals.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/sim/simulation.h"
+#ifdef OMNILEARN_HAVE_TORCH_NUMERICS
+#include "omnilearn/emulator/torch_numerics.h"
+#endif
+#if defined(OMNILEARN_HAVE_SIM_TRAIN) && !defined(OMNILEARN_HAVE_TORCH_NUMERICS)
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#endif
 
 namespace omnilearn::cli {
 
 namespace po = boost::program_options;
 
-int run_sim_command(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
+#if defined(OMNILEARN_HAVE_SIM_TRAIN) && !defined(OMNILEARN_HAVE_TORCH_NUMERICS)
+namespace {
+// Replaces this process with omnilearn-sim-train (the same command linked with LibTorch), the same argv: the one next
+// to this binary (the build folder and an installed bin/ hold both), else the one on PATH. No path is compiled in.
+// Returns only on failure, with the exit code.
+int exec_sim_train(const std::vector<std::string>& argv) {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::string path = "omnilearn-sim-train";
+  if (!ec && std::filesystem::exists(self.parent_path() / path, ec)) path = (self.parent_path() / path).string();
+  std::vector<std::string> words = argv;
+  std::vector<char*> ptrs;
+  for (std::string& w : words) ptrs.push_back(w.data());
+  ptrs.push_back(nullptr);
+  ::execvp(path.c_str(), ptrs.data());
+  std::cerr << "omnilearn sim: workload.numerics: real runs in " << path << ", which cannot be started: "
+            << std::strerror(errno) << "\n";
+  return 1;
+}
+}  // namespace
+#endif
+
+namespace {
+
+// The options of `omnilearn sim`, with its help text.
+po::options_description sim_options() {
   po::options_description opts(
       "omnilearn sim SCENARIO [options]\n\n"
       "Simulates SCENARIO (a YAML file) in SimGrid and writes its run folder: manifest.json, iterations.csv,\n"
@@ -44,19 +80,18 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
       "plan-rows", po::value<std::string>()->default_value("auto"),
       "plans.csv's rows per decision: full (one per worker), changes (a marker row, then the workers whose batch or "
       "weight changed), auto (full up to 64 workers, changes above)")(
+      "threads", po::value<int>()->default_value(1),
+      "workload.numerics: real: LibTorch threads for the real training (0: the CPUs this process may use; the same "
+      "count gives the same numbers)")(
       "force", "reuse a run folder that is not empty: first remove the files a run writes there (manifest.json, the "
       "CSVs, summary.json, timeline.json), nothing else");
-  po::variables_map vm;
-  if (auto done = parse_command_line("sim", args, opts, "scenario", /*required=*/true, vm)) return *done;
-  std::vector<std::string> overrides = vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
-  if (vm.count("seed")) overrides.push_back("seed=" + std::to_string(vm["seed"].as<std::uint64_t>()));
-  auto scenario = scenarios::load_scenario(vm["scenario"].as<std::string>(), overrides);
-  if (!scenario) {
-    std::cerr << "omnilearn sim: " << scenario.status().message() << "\n";
-    return 1;
-  }
-  sim::SimOptions options;
-  options.output_dir = vm.count("out") ? vm["out"].as<std::string>() : scenario->outputs.dir + "/" + scenario->name;
+  return opts;
+}
+
+// The run's options from the command line; a usage error is printed and its exit code returned instead.
+std::optional<int> read_sim_options(const po::variables_map& vm, const scenarios::Scenario& scenario,
+                                    const std::vector<std::string>& argv, sim::SimOptions& options) {
+  options.output_dir = vm.count("out") ? vm["out"].as<std::string>() : scenario.outputs.dir + "/" + scenario.name;
   options.argv = argv;
   options.manifest_fields["omnilearn_version"] = version_string();
   options.iteration_rows = !vm.count("no-iterations");
@@ -77,6 +112,54 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
     std::cerr << "omnilearn sim: --plan-rows " << plan_rows << ": expected auto, full or changes\n";
     return 2;
   }
+#if defined(OMNILEARN_HAVE_SIM_TRAIN) && !defined(OMNILEARN_HAVE_TORCH_NUMERICS)
+  // Virtual-time training needs LibTorch, which this binary does not load: its twin omnilearn-sim-train does.
+  if (scenario.workload.numerics == scenarios::Numerics::kReal) return exec_sim_train(argv);
+#endif
+#ifdef OMNILEARN_HAVE_TORCH_NUMERICS
+  // Virtual-time training (workload.numerics: real): the testbed's LibTorch code computes what the simulator times.
+  options.numerics = emulator::torch_numerics_factory(emulator::TorchNumericsOptions{vm["threads"].as<int>()});
+  if (scenario.workload.numerics == scenarios::Numerics::kReal) {
+    options.manifest_fields["numerics_threads"] = std::to_string(vm["threads"].as<int>());
+  }
+#endif
+  return std::nullopt;
+}
+
+void print_summary(const scenarios::Scenario& scenario, const sim::SimOptions& options, const run::RunSummary& s) {
+  std::printf("%s: %s %s, %lld workers, %lld iterations, %lld epochs\n", scenario.name.c_str(),
+              s.mode.c_str(), s.policy.c_str(), static_cast<long long>(s.workers),
+              static_cast<long long>(s.iterations), static_cast<long long>(s.epochs));
+  std::printf("  total %.2f s, mean iteration %.4f s, idle %.1f%%, %lld decisions, %lld batch changes\n",
+              s.total_time_s, s.mean_iteration_s, 100.0 * s.idle_fraction,
+              static_cast<long long>(s.decisions), static_cast<long long>(s.batch_changes));
+  if (s.final_accuracy) {
+    std::printf("  final accuracy %.4f", *s.final_accuracy);
+    if (s.time_to_target_s) std::printf(", target reached at %.2f s (simulated)", *s.time_to_target_s);
+    std::printf("\n");
+  }
+  if (s.mean_staleness) {
+    std::printf("  staleness mean %.2f, max %lld\n", *s.mean_staleness,
+                static_cast<long long>(s.max_staleness.value_or(0)));
+  }
+  std::printf("  run folder: %s\n", options.output_dir.c_str());
+}
+
+}  // namespace
+
+int run_sim_command(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
+  const po::options_description opts = sim_options();
+  po::variables_map vm;
+  if (auto done = parse_command_line("sim", args, opts, "scenario", /*required=*/true, vm)) return *done;
+  std::vector<std::string> overrides = vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (vm.count("seed")) overrides.push_back("seed=" + std::to_string(vm["seed"].as<std::uint64_t>()));
+  auto scenario = scenarios::load_scenario(vm["scenario"].as<std::string>(), overrides);
+  if (!scenario) {
+    std::cerr << "omnilearn sim: " << scenario.status().message() << "\n";
+    return 1;
+  }
+  sim::SimOptions options;
+  if (auto usage = read_sim_options(vm, *scenario, argv, options)) return *usage;
   ProgressBar bar("sim " + scenario->name, !vm.count("quiet"));
   options.progress = [&bar](double done) { bar.update(done); };
   const StopSignals signals;
@@ -96,17 +179,7 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
     std::cerr << "omnilearn sim: " << scenario->source_path << ": " << summary.status().message() << "\n";
     return 1;
   }
-  std::printf("%s: %s %s, %lld workers, %lld iterations, %lld epochs\n", scenario->name.c_str(),
-              summary->mode.c_str(), summary->policy.c_str(), static_cast<long long>(summary->workers),
-              static_cast<long long>(summary->iterations), static_cast<long long>(summary->epochs));
-  std::printf("  total %.2f s, mean iteration %.4f s, idle %.1f%%, %lld decisions, %lld batch changes\n",
-              summary->total_time_s, summary->mean_iteration_s, 100.0 * summary->idle_fraction,
-              static_cast<long long>(summary->decisions), static_cast<long long>(summary->batch_changes));
-  if (summary->mean_staleness) {
-    std::printf("  staleness mean %.2f, max %lld\n", *summary->mean_staleness,
-                static_cast<long long>(summary->max_staleness.value_or(0)));
-  }
-  std::printf("  run folder: %s\n", options.output_dir.c_str());
+  print_summary(*scenario, options, *summary);
   return 0;
 }
 

@@ -116,6 +116,7 @@ struct ValidateRequest {
   long long share_batch = 32;
   std::optional<double> host_cpu_available;
   bool continuous_slowdown = false;
+  bool train = false;  // --train: the simulator trains too (workload.numerics: real); accuracy curves compared
   int window = 20;
   std::string python;  // --python: the python of the comparison ("": OMNILEARN_PYTHON, else /usr/bin/python3)
   std::string self;  // this binary, which runs the stages
@@ -180,6 +181,9 @@ po::options_description validate_options() {
       "continuous-slowdown",
       "slow throttled workers down by the calibration loop's measured throughput (super-linear) instead of by its "
       "achieved CPU share")(
+      "train",
+      "virtual-time training: the simulator also trains the testbed's network (workload.numerics: real), and "
+      "validation.csv compares the accuracy curves, the steps and the time to the target too")(
       "window", po::value<int>()->default_value(20), "steps per window of the max error")(
       "python", po::value<std::string>(),
       "the python that runs the comparison (default: OMNILEARN_PYTHON, else /usr/bin/python3)");
@@ -226,6 +230,7 @@ bool read_options(const po::variables_map& vm, ValidateRequest& r) {
   r.host_cpu_available = optional_value<double>(vm, "host-cpu-available");
   r.share_batch = vm["share-batch"].as<long long>();
   r.continuous_slowdown = vm.count("continuous-slowdown") > 0;
+  r.train = vm.count("train") > 0;
   r.window = vm["window"].as<int>();
   r.python = optional_value<std::string>(vm, "python").value_or("");
   return true;
@@ -376,6 +381,7 @@ bool run_sim(const ValidateRequest& r, const fs::path& calibration, const emulat
   std::vector<std::string> sim = stage_words(r, "sim", r.out / "sim");
   sim.insert(sim.end(), {"--set", "workload.model=" + profile.string(), "--set",
                          "max_iterations=" + std::to_string(facts.iterations)});
+  if (r.train) sim.insert(sim.end(), {"--set", "workload.numerics=real"});
   if (int rc = spawn_and_wait(sim); rc != 0) {
     std::cerr << "omnilearn validate: the simulation failed (exit " << rc << ")\n";
     return false;

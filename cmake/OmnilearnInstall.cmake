@@ -2,7 +2,7 @@
 # base/include/omnilearn/base/install_layout.h), the exported package `find_package(OmniLearn)`, and CPack's
 # Debian package (`cpack -G DEB` in the build folder).
 #
-#   P/bin/omnilearn                                  the command line
+#   P/bin/omnilearn                                  the command line (and omnilearn-sim-train, with LibTorch)
 #   P/libexec/omnilearn/omnilearn-emulate-worker     the testbed worker (when LibTorch was found)
 #   P/share/omnilearn/analysis/omnilearn_analysis/   the Python package behind `omnilearn report`
 #   P/share/omnilearn/scenarios/, traces/            scenario files; derived traces (data/) with FORMAT.md
@@ -33,6 +33,9 @@ install(FILES ${PROJECT_BINARY_DIR}/OmniLearnConfig.cmake ${PROJECT_BINARY_DIR}/
 # Programs.
 if(TARGET omnilearn)
   install(TARGETS omnilearn RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+if(TARGET omnilearn-sim-train)  # omnilearn sim hands workload.numerics: real to it, found next to omnilearn
+  install(TARGETS omnilearn-sim-train RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 if(TARGET omnilearn-emulate-worker)
   install(TARGETS omnilearn-emulate-worker RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/omnilearn)

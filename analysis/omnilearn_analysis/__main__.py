@@ -1,4 +1,4 @@
-"""Command line: python3 -m omnilearn_analysis {report,validate,testbed,trace-plot,check-timeline} ... (--help)."""
+"""Command line: python3 -m omnilearn_analysis {report,validate,testbed,virtual-time,trace-plot,check-timeline} ... (--help)."""
 
 from __future__ import annotations
 
@@ -36,6 +36,15 @@ def main(argv: list[str] | None = None) -> int:
                                          "range (run folders named <scenario>-<policy>-s<seed>)",
                         epilog="example: python3 -m omnilearn_analysis testbed runs/testbed-results")
     tb.add_argument("folder", help="folder of run folders (scripts/testbed-results.sh writes one)")
+    vt = sub.add_parser("virtual-time", help="virtual-time training (omnilearn sim, workload.numerics: real) "
+                                             "against the testbed's runs of the same scenarios and seeds",
+                        epilog="example: python3 -m omnilearn_analysis virtual-time runs/tb-r1 runs/virtual-time "
+                               "--out runs/virtual-time/comparison.csv")
+    vt.add_argument("testbed", help="folder of testbed run folders (<scenario>-<policy>-s<seed>)")
+    vt.add_argument("sim", help="folder of the simulator's run folders, named alike")
+    vt.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
+    vt.add_argument("--levels", type=int, nargs="+", default=[1, 2, 4, 8])
+    vt.add_argument("--out", required=True, help="CSV file to write")
     ct = sub.add_parser("check-timeline", help="check that a timeline.json is valid trace-event JSON")
     ct.add_argument("timeline")
     args = parser.parse_args(argv)
@@ -51,12 +60,23 @@ def main(argv: list[str] | None = None) -> int:
             table, path = write_validation(args.testbed, args.sim, args.out, args.level,
                                            Options(window=args.window, warmup=args.warmup), args.repeat)
             print(format_table(table))
+            if "accuracy_max_gap_pts" in table.columns:  # the simulator trained too (omnilearn validate --train)
+                r = table.iloc[0]
+                print(f"accuracy curves: max gap {r['accuracy_max_gap_pts']:.2f} points at the common evaluations; "
+                      f"steps to target testbed {r['testbed_steps_to_target']:.0f}, sim {r['sim_steps_to_target']:.0f}; "
+                      f"time to target testbed {r['testbed_time_to_target_s']:.1f} s, "
+                      f"sim {r['sim_time_to_target_s']:.1f} s")
             print(path)
         elif args.command == "testbed":
             from .testbed import format_level_table, write_testbed_results
             runs, table = write_testbed_results(args.folder)
             print(format_level_table(table))
             print(f"{args.folder}/runs.csv, {args.folder}/levels.csv ({len(runs)} runs)")
+        elif args.command == "virtual-time":
+            from .virtual_time import format_table as vt_table, write_comparison
+            table, path = write_comparison(args.testbed, args.sim, args.seeds, args.levels, args.out)
+            print(vt_table(table))
+            print(path)
         elif args.command == "trace-plot":
             from .figures import trace_availability
             trace = pd.read_csv(args.trace, comment="#")

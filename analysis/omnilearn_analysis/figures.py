@@ -104,6 +104,24 @@ def accuracy(run: Run):
     return fig
 
 
+def accuracy_overlay(runs: list[Run], title: str = "test accuracy against time"):
+    """Every run's test accuracy against its time (simulated seconds for virtual-time training, wall seconds on the
+    testbed), one line per run labelled with its policy: how policies compare in accuracy, not only in speed."""
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for run in runs:
+        ev = run.evaluations
+        if ev.empty:
+            continue
+        ax.plot(ev["time_s"], ev["accuracy"], marker="o", markersize=2, label=f"{run.name} ({run.policy})")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("test accuracy")
+    ax.set_title(title)
+    if len(runs) <= 12:
+        ax.legend(fontsize="x-small")
+    fig.tight_layout()
+    return fig
+
+
 def staleness(run: Run):
     """Histogram of the staleness of applied updates (ASP)."""
     fig, ax = plt.subplots(figsize=(6, 3.5))

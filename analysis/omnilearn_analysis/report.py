@@ -53,6 +53,10 @@ def _sweep_section(path: Path, out: Path, prefix: str) -> str:
              "<h3>Policies compared</h3>", comparison.to_html(index=False, float_format="%.2f", na_rep=""),
              _embed(figures.sweep_bars(table, metric), out / f"{prefix}bars.png"),
              "<h3>All points</h3>", table.to_html(index=False, na_rep="")]
+    with_accuracy = [r for r in runs.values() if not r.evaluations.empty]
+    if with_accuracy:
+        parts.insert(4, _embed(figures.accuracy_overlay(with_accuracy, "test accuracy against time, every point"),
+                               out / f"{prefix}accuracy.png"))
     return "\n".join(parts)
 
 
@@ -62,15 +66,21 @@ def write_report(paths: list[str], out_dir: str) -> Path:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     sections = []
+    runs_with_accuracy = []
     for i, p in enumerate(paths):
         path = Path(p)
         prefix = f"{i:02d}-{path.name}-"
         if is_sweep_dir(path):
             sections.append(_sweep_section(path, out, prefix))
         elif is_run_dir(path):
-            sections.append(_run_section(load_run(path), out, prefix))
+            run = load_run(path)
+            runs_with_accuracy += [run] if not run.evaluations.empty else []
+            sections.append(_run_section(run, out, prefix))
         else:
             raise RunFormatError(f"{path}: neither a run folder (summary.json) nor a sweep folder (sweep.csv)")
+    if len(runs_with_accuracy) > 1:  # the policies' accuracy curves side by side
+        sections.insert(0, "<h2>Accuracy against time</h2>" +
+                        _embed(figures.accuracy_overlay(runs_with_accuracy), out / "accuracy-all.png"))
     page = ("<!doctype html><html><head><meta charset='utf-8'><title>OmniLearn report</title><style>"
             "body{font-family:sans-serif;max-width:1100px;margin:auto}table{border-collapse:collapse;font-size:12px}"
             "td,th{border:1px solid #ccc;padding:2px 6px}img{max-width:100%}</style></head><body>"

@@ -209,12 +209,31 @@ def format_table(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def add_accuracy_columns(table: pd.DataFrame, testbed_dir: Path, sim_dir: Path) -> pd.DataFrame:
+    """With a simulator run that trained (omnilearn validate --train: workload.numerics: real), the same columns on
+    every row: the largest accuracy gap (points) at the steps both evaluated, and the steps and time to the target
+    of each side. Unchanged otherwise."""
+    from .virtual_time import _curve_gap, _summary
+    ev = sim_dir / "evaluations.csv"
+    if not ev.exists() or len(pd.read_csv(ev)) == 0:
+        return table
+    t, s = _summary(testbed_dir), _summary(sim_dir)
+    table = table.copy()
+    table["accuracy_max_gap_pts"] = _curve_gap(testbed_dir, sim_dir)
+    table["testbed_steps_to_target"] = t.get("extra", {}).get("steps_to_target", np.nan)
+    table["sim_steps_to_target"] = s.get("extra", {}).get("steps_to_target", np.nan)
+    table["testbed_time_to_target_s"] = t.get("time_to_target_s", np.nan)
+    table["sim_time_to_target_s"] = s.get("time_to_target_s", np.nan)
+    return table
+
+
 def write_validation(testbed_dir: str | Path, sim_dir: str | Path, out_dir: str | Path, level: str | None = None,
                      options: Options | None = None, repeat_dirs=()) -> tuple[pd.DataFrame, Path]:
     """Compares the two run folders (and the testbed with its repeats) and writes OUT/validation.csv; returns the
     table and the file's path."""
     repeats = [load_run(d) for d in repeat_dirs]
     table = compare(load_run(testbed_dir), load_run(sim_dir), level, options, repeats)
+    table = add_accuracy_columns(table, Path(testbed_dir), Path(sim_dir))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "validation.csv"

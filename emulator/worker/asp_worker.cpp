@@ -268,12 +268,12 @@ class ParameterServer {
     return Status::ok();
   }
 
-  // w -= η_k g_k (η_k = η b_k / b_ref with lr_scaling, times the warm-up ramp).
+  // w -= η_k g_k (η_k = η b_k / b_ref with lr_scaling, or η sqrt(b_k / b_ref) by its rule; times the warm-up ramp).
   void apply(BatchSize batch) {
     const auto a0 = Clock::now();
     unflatten_from(params_, push_[0], /*grads=*/true);
     double lr = s_.learning_rate;
-    if (s_.lr_scaling) lr *= static_cast<double>(batch) / b_ref_;
+    if (s_.lr_scaling) lr *= lr_scale(s_.lr_scaling_rule, static_cast<double>(batch) / b_ref_);
     if (s_.warmup_updates > 0) lr *= std::min(1.0, static_cast<double>(updates_ + 1) / static_cast<double>(s_.warmup_updates));
     static_cast<torch::optim::SGDOptions&>(sgd_->param_groups()[0].options()).lr(lr);
     sgd_->step();

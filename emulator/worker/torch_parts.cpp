@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -307,6 +308,10 @@ StepResult forward_backward(Net& net, const torch::Tensor& x, const torch::Tenso
     net.set_training(true);
   }
   return r;
+}
+
+double lr_scale(scenarios::LrScalingRule rule, double ratio) {
+  return rule == scenarios::LrScalingRule::kSqrt ? std::sqrt(ratio) : ratio;
 }
 
 void note_cost_overrun(const StepResult& step, double cpu_target_s, const std::string& who, bool& warned) {

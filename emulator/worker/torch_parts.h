@@ -80,4 +80,8 @@ struct Evaluation {
 };
 Evaluation evaluate(Net& net, const Split& test);
 
+// ASP's learning-rate factor for a push of `ratio` = b_k / b_ref (emulator.lr_scaling): the ratio itself (linear), or
+// its square root.
+double lr_scale(scenarios::LrScalingRule rule, double ratio);
+
 }  // namespace omnilearn::emulator::worker

@@ -119,6 +119,7 @@ std::string scenario_to_json(const Scenario& s) {
                 {"global_batch", s.workload.global_batch},
                 {"epochs", s.workload.epochs},
                 {"sample_budget", s.workload.sample_budget}};
+  if (s.workload.numerics == Numerics::kReal) workload["numerics"] = "real";  // absent: time only, as before
   const AllreduceSpec& ar = s.workload.allreduce;
   workload["allreduce"] = Json{{"algorithm", to_text(ar.algorithm)},
                                {"chunks", ar.chunks},

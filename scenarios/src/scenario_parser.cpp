@@ -101,9 +101,9 @@ Status parse_emulator(const detail::YamlSource& source, const YAML::Node& node, 
   auto reader = MapReader::open(source, node, "emulator",
                                 {"network", "device", "cpu_budget", "cpu_per_core", "cpu_period_s", "throttle", "cpuset",
                                  "sample_cost_s", "target_accuracy", "eval_every", "eval_samples", "time_budget_s",
-                                 "learning_rate", "momentum", "lr_scaling", "warmup_updates", "stall_timeout_s",
-                                 "stop_grace_s", "data_source", "cache_dir", "model_file", "input_shape", "loss",
-                                 "train_data", "test_data"});
+                                 "learning_rate", "momentum", "lr_scaling", "lr_scaling_rule", "warmup_updates",
+                                 "stall_timeout_s", "stop_grace_s", "data_source", "cache_dir", "model_file",
+                                 "input_shape", "loss", "train_data", "test_data"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
   OMNI_RETURN_IF_ERROR(r.read_choice("network", out.network,
@@ -126,6 +126,8 @@ Status parse_emulator(const detail::YamlSource& source, const YAML::Node& node, 
   OMNI_RETURN_IF_ERROR(r.read("learning_rate", out.learning_rate, Range::kPositive));
   OMNI_RETURN_IF_ERROR(r.read("momentum", out.momentum, Range::kUnit));
   OMNI_RETURN_IF_ERROR(r.read("lr_scaling", out.lr_scaling));
+  OMNI_RETURN_IF_ERROR(r.read_choice("lr_scaling_rule", out.lr_scaling_rule,
+                                     {{"linear", LrScalingRule::kLinear}, {"sqrt", LrScalingRule::kSqrt}}));
   OMNI_RETURN_IF_ERROR(r.read("warmup_updates", out.warmup_updates, Range::kNonNegative));
   OMNI_RETURN_IF_ERROR(r.read("stall_timeout_s", out.stall_timeout_s, Range::kNonNegative));
   OMNI_RETURN_IF_ERROR(r.read("stop_grace_s", out.stop_grace_s, Range::kNonNegative));

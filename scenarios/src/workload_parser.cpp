@@ -174,9 +174,10 @@ Status parse_allreduce(const ParseContext& ctx, const MapReader& workload, Allre
 Status parse_workload(const ParseContext& ctx, const YAML::Node& node, WorkloadSpec& out) {
   auto reader = MapReader::open(ctx.source, node, "workload",
                                 {"model", "dataset", "dataset_samples", "global_batch", "epochs", "sample_budget",
-                                 "allreduce", "buckets", "bucket_bytes"});
+                                 "allreduce", "buckets", "bucket_bytes", "numerics"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
+  OMNI_RETURN_IF_ERROR(r.read_choice("numerics", out.numerics, {{"time", Numerics::kTime}, {"real", Numerics::kReal}}));
 
   OMNI_RETURN_IF_ERROR(r.read("dataset", out.dataset));
   const auto dataset = find_dataset(out.dataset);

@@ -67,6 +67,12 @@ void AspDriver::worker(WorkerId k) {
       wake_->wait(lock, [&] { return done_ || !ctx_.availability.is_down(k); });
       --waiting_;
       batch = batch_for(k);
+      if (ctx_.training != nullptr) {
+        // Virtual-time training: as the testbed's worker, which keeps pulling while down (batch 0), it returns with
+        // the server's current parameters, and its next push's staleness counts from now.
+        slot.pulled = updates_;
+        ctx_.training->asp_pull(k);
+      }
       continue;
     }
     const Seconds t0 = now();
@@ -94,6 +100,7 @@ void AspDriver::worker(WorkerId k) {
     r.comm_s = t2 - t1;
     r.batch = batch;
     r.staleness = reply->staleness;
+    if (reply->outcome) r.loss = reply->outcome->loss, r.accuracy = reply->outcome->accuracy;
     ctx_.recorder.iteration(r);
     batch = reply->batch;
   }
@@ -110,12 +117,19 @@ void AspDriver::server() {
     slot.reply.staleness = updates_ - slot.pulled;
     ++updates_;
     slot.reply.update = updates_;
+    slot.reply.outcome.reset();
     if (!done_) {
       const Seconds t = now();
+      // Virtual-time training: the push is computed on the parameters k pulled and applied now, at its arrival.
+      if (ctx_.training != nullptr) {
+        slot.reply.outcome = ctx_.training->asp_push(k, push->batch, slot.reply.staleness);
+      }
       Status st = ctx_.controller.report(controller::IterationDone{k, updates_, t, push->compute_s, push->batch});
       if (!st.is_ok()) fail(st);
-      if (progress_.add(push->batch, t)) ctx_.availability.enter_epoch(progress_.epoch(), t);
-      if (progress_.done() || !status_.is_ok()) {
+      const bool epoch_ended = progress_.add(push->batch, t);
+      if (epoch_ended) ctx_.availability.enter_epoch(progress_.epoch(), t);
+      if (ctx_.training != nullptr) ctx_.training->after_update(updates_, progress_.epoch(), epoch_ended, t);
+      if (progress_.done() || !status_.is_ok() || (ctx_.training != nullptr && ctx_.training->done())) {
         done_ = true;
         end_time_s_ = t;
         progress_.finish();
@@ -131,6 +145,7 @@ void AspDriver::server() {
     }
     slot.reply.batch = batch_for(k);
     slot.pulled = updates_;
+    if (ctx_.training != nullptr) ctx_.training->asp_pull(k);
     slot.inbox->put_init(&slot.reply, static_cast<std::uint64_t>(ctx_.cost.gradient_bytes()))->detach();
   }
 }

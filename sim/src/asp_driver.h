@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <simgrid/s4u/ConditionVariable.hpp>
@@ -40,6 +41,7 @@ class AspDriver {
     BatchSize batch = 0;
     std::int64_t update = 0;     // the server's update count after applying this worker's gradient
     std::int64_t staleness = 0;  // updates applied between this worker's previous pull and this push
+    std::optional<BatchOutcome> outcome;  // virtual-time training: what the pushed batch computed
   };
   struct Slot {
     simgrid::s4u::ExecPtr exec;

@@ -285,6 +285,15 @@ std::size_t BspDriver::prepare_step() {
 void BspDriver::close_step(Seconds step_start_s) {
   const Seconds t = now();
   std::int64_t samples = 0;
+  std::vector<std::optional<BatchOutcome>> outcomes;  // virtual-time training: what each worker's batch computed
+  if (ctx_.training != nullptr) {
+    std::vector<BatchSize> batch(slots_.size(), 0);
+    std::vector<bool> lost(slots_.size(), false);
+    for (WorkerId k = 0; k < slots_.size(); ++k) {
+      if (slots_[k].participating) batch[k] = slots_[k].batch, lost[k] = slots_[k].aborted;
+    }
+    outcomes = ctx_.training->bsp_step(batch, lost);
+  }
   for (WorkerId k = 0; k < slots_.size(); ++k) {
     const Slot& s = slots_[k];
     if (!s.participating) continue;
@@ -302,14 +311,17 @@ void BspDriver::close_step(Seconds step_start_s) {
     r.comm_s = s.comm_end_s - s.comm_start_s;
     r.wait_s = (s.comm_start_s - s.compute_end_s) + (t - s.comm_end_s);
     r.batch = s.aborted ? 0 : s.batch;  // an aborted iteration processed nothing
+    if (k < outcomes.size() && outcomes[k]) r.loss = outcomes[k]->loss, r.accuracy = outcomes[k]->accuracy;
     ctx_.recorder.iteration(r);
   }
   ++step_;
-  if (progress_.add(samples, t)) ctx_.availability.enter_epoch(progress_.epoch(), t);
+  const bool epoch_ended = progress_.add(samples, t);
+  if (epoch_ended) ctx_.availability.enter_epoch(progress_.epoch(), t);
+  if (ctx_.training != nullptr) ctx_.training->after_update(step_, progress_.epoch(), epoch_ended, t);
 }
 
 void BspDriver::coordinator() {
-  while (status_.is_ok() && !progress_.done()) {
+  while (status_.is_ok() && !finished()) {
     const std::size_t participants = prepare_step();
     if (participants == 0) {
       // Every worker is down: wait for the next availability change, then ask for a plan again.
@@ -342,7 +354,7 @@ void BspDriver::coordinator() {
     }
     if (last_comm_end > now()) sg4::this_actor::sleep_until(last_comm_end);
     close_step(step_start);
-    if (progress_.done()) break;
+    if (finished()) break;
     auto plan = ctx_.controller.plan_next(controller::DecisionPoint{step_, progress_.epoch(), now()});
     if (!plan) {
       fail(plan.status());

@@ -66,6 +66,8 @@ class BspDriver {
   // model.compute_jitter_shared of its log-variance from this step's common draw step_z_, the rest from phase_rng_.
   double jitter_factor(double cv);
   void close_step(Seconds step_start_s);
+  // The run's stop condition: the progress's, or (virtual-time training) the target or time budget.
+  bool finished() { return progress_.done() || (ctx_.training != nullptr && ctx_.training->done()); }
   void fail(const Status& status);
 
   RunContext& ctx_;

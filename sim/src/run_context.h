@@ -9,6 +9,7 @@
 #include "omnilearn/sim/iteration_cost_model.h"
 #include "omnilearn/sim/simulation.h"
 #include "platform_builder.h"
+#include "virtual_training.h"
 
 namespace omnilearn::sim {
 
@@ -20,6 +21,7 @@ struct RunContext {
   AvailabilityModel& availability;
   controller::Controller& controller;
   run::RunRecorder& recorder;
+  VirtualTraining* training = nullptr;  // workload.numerics: real (else null: time only)
 };
 
 }  // namespace omnilearn::sim

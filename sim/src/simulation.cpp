@@ -77,6 +77,21 @@ Result<std::unique_ptr<run::RunRecorder>> open_recorder(const scenarios::Scenari
                                             run::RecorderOptions{options.iteration_rows, timeline, options.plan_rows});
 }
 
+// Virtual-time training's numerics, made before anything is written, or none for a time-only scenario.
+Result<std::unique_ptr<TrainingNumerics>> make_numerics(const scenarios::Scenario& scenario, const SimOptions& options) {
+  if (scenario.workload.numerics != scenarios::Numerics::kReal) return std::unique_ptr<TrainingNumerics>{};
+  if (!options.numerics) {
+    return Status::invalid_argument(
+        "workload.numerics: real trains the model for real and needs LibTorch, but this omnilearn was built without "
+        "it (configure with OMNILEARN_BUILD_EMULATOR=ON where LibTorch is found: Debian's libtorch-dev); "
+        "workload.numerics: time simulates the timing alone");
+  }
+  auto numerics = options.numerics(scenario);
+  if (!numerics) return numerics.status();
+  if (!*numerics) return Status::internal("workload.numerics: real: the numerics factory returned nothing");
+  return numerics;
+}
+
 template <typename Driver>
 Result<run::RunSummary> drive(simgrid::s4u::Engine& engine, RunContext& ctx) {
   Driver driver(ctx);
@@ -97,7 +112,13 @@ Result<run::RunSummary> drive(simgrid::s4u::Engine& engine, RunContext& ctx) {
   engine.run();
   OMNI_RETURN_IF_ERROR(listener_status);
   OMNI_RETURN_IF_ERROR(driver.status());
-  return driver.summary();
+  run::RunSummary summary = driver.summary();
+  if (ctx.training != nullptr) {
+    ctx.training->finish(summary.iterations, summary.epochs, summary.total_time_s);
+    OMNI_RETURN_IF_ERROR(ctx.training->status());
+    ctx.training->fill(summary);
+  }
+  return summary;
 }
 
 }  // namespace
@@ -112,6 +133,8 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
   if (!availability) return availability.status();
   auto controller = run::make_controller(run::controller_spec(scenario), true_costs(*cost, **availability));
   if (!controller) return controller.status();
+  auto numerics = make_numerics(scenario, options);
+  if (!numerics) return numerics.status();
 
   OMNI_RETURN_IF_ERROR(check_simgrid_args(options.simgrid_args));
   const std::size_t workers = scenario.cluster.workers.size();
@@ -152,6 +175,8 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
     auto recorder = open_recorder(scenario, options, manifest);
     if (!recorder) return recorder.status();
     RunContext ctx{scenario, options, *platform, *cost, **availability, *controller, **recorder};
+    std::optional<VirtualTraining> training;
+    if (*numerics) ctx.training = &training.emplace(scenario, std::move(*numerics), **recorder);
     auto summary = scenario.mode == controller::TrainingMode::kAsp ? drive<AspDriver>(engine, ctx)
                                                                      : drive<BspDriver>(engine, ctx);
     if (!summary) return summary.status();

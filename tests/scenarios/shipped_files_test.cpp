@@ -1,9 +1,10 @@
-// Every YAML file shipped under scenarios/ parses (sweep-*.yaml as sweeps), and the paper scenarios say
-// what the paper's setups are.
+// Every YAML file shipped under scenarios/ parses (sweep-*.yaml as sweeps, profiles/*.yaml as model profiles), and
+// the paper scenarios say what the paper's setups are.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
+#include "omnilearn/scenarios/model_profile_file.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/scenarios/sweep.h"
 
@@ -25,7 +26,10 @@ TEST(ShippedFiles, EveryYamlFileParses) {
     const auto& p = entry.path();
     if (!entry.is_regular_file() || (p.extension() != ".yaml" && p.extension() != ".yml")) continue;
     SCOPED_TRACE(p.string());
-    if (p.filename().string().starts_with("sweep")) {
+    if (p.parent_path().filename() == "profiles") {  // model profiles (omnilearn calibrate / validate wrote them)
+      auto profile = load_model_profile(p.string());
+      EXPECT_TRUE(profile.is_ok()) << profile.status().message();
+    } else if (p.filename().string().starts_with("sweep")) {
       auto s = load_sweep(p.string());
       ASSERT_TRUE(s.is_ok()) << s.status().message();
       for (const SweepPoint& point : expand(*s)) {

@@ -134,6 +134,11 @@ struct ModelProfile {
   std::optional<double> host_cpu_available;
 };
 
+// What a simulated iteration computes. kTime: only how long it takes (the cost model). kReal: virtual-time
+// training: the simulator decides when each iteration happens and a real LibTorch model (the testbed's network and
+// data, `emulator:` settings) computes it, so the run also has losses, evaluations and a time to target accuracy.
+enum class Numerics { kTime, kReal };
+
 struct WorkloadSpec {
   ModelProfile model;
   std::string dataset = "cifar10";
@@ -143,6 +148,7 @@ struct WorkloadSpec {
   AllreduceSpec allreduce;
   std::int64_t sample_budget = 0;   // 0: train `epochs` epochs; else stop after this many samples (the parser
                                     // then sets `epochs` to the epochs the budget reaches into, rounded up)
+  Numerics numerics = Numerics::kTime;  // `omnilearn sim` only; kReal needs an omnilearn built with LibTorch
 };
 
 struct PolicySpec {
@@ -216,6 +222,8 @@ enum class Network { kFromModel, kLeNet, kResNet, kTorchScript };
 // log-likelihood of log-probabilities (a module that ends in log_softmax).
 enum class Loss { kCrossEntropy, kNll };
 enum class Device { kCpu, kCuda };
+// How ASP's learning-rate scaling (emulator.lr_scaling) grows with a push's batch.
+enum class LrScalingRule { kLinear, kSqrt };
 // What a worker's CPU quota holds: its compute threads only (its communication threads run unthrottled, as on a node
 // with fewer cores; cgroup v1), or the whole process, communication included.
 enum class QuotaScope { kCompute, kProcess };
@@ -242,6 +250,7 @@ struct EmulatorSpec {
   double learning_rate = 0.05;
   double momentum = 0.9;
   bool lr_scaling = false;           // ASP: the server applies worker k's push with rate η b_k / b_ref (b_ref = B / n)
+  LrScalingRule lr_scaling_rule = LrScalingRule::kLinear;  // with lr_scaling: η b_k / b_ref, or η sqrt(b_k / b_ref)
   // Learning-rate warm-up: the rate rises linearly to learning_rate over the first this many updates (BSP steps,
   // ASP applied pushes). 0: none.
   std::int64_t warmup_updates = 0;

@@ -20,10 +20,12 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Network, {{Network::kFromModel, ""}, {Network::kLeN
                                        {Network::kTorchScript, "torchscript"}})
 NLOHMANN_JSON_SERIALIZE_ENUM(Loss, {{Loss::kCrossEntropy, "cross-entropy"}, {Loss::kNll, "nll"}})
 NLOHMANN_JSON_SERIALIZE_ENUM(Device, {{Device::kCpu, "cpu"}, {Device::kCuda, "cuda"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(LrScalingRule, {{LrScalingRule::kLinear, "linear"}, {LrScalingRule::kSqrt, "sqrt"}})
 NLOHMANN_JSON_SERIALIZE_ENUM(QuotaScope, {{QuotaScope::kCompute, "compute"}, {QuotaScope::kProcess, "process"}})
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EmulatorSpec, network, device, cpu_budget, cpu_per_core, cpu_period_s,
                                                 throttle, cpuset, sample_cost_s, target_accuracy, eval_every,
                                                 eval_samples, time_budget_s, learning_rate, momentum, lr_scaling,
+                                                lr_scaling_rule,
                                                 warmup_updates, stall_timeout_s, stop_grace_s, data_source, cache_dir,
                                                 model_file, input_shape, loss, train_data, test_data)
 

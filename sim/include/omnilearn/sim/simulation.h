@@ -12,6 +12,7 @@
 #include "omnilearn/base/status.h"
 #include "omnilearn/run/run_writer.h"
 #include "omnilearn/scenarios/scenario.h"
+#include "omnilearn/sim/numerics.h"
 
 namespace omnilearn::sim {
 
@@ -66,6 +67,9 @@ struct SimOptions {
   // an error saying it was stopped. It must be cheap and async-signal-safe to feed (a flag a signal handler sets).
   // SimGrid installs its own SIGINT handler (which exits at once); run_simulation puts the caller's back.
   std::function<bool()> stop_requested;
+  // Virtual-time training (workload.numerics: real): makes the real numerics the drivers call. Empty in a build
+  // without LibTorch, where such a scenario is refused naming workload.numerics. Unused by time-only scenarios.
+  NumericsFactory numerics;
 };
 
 // Runs `scenario` to its stop condition (epochs, sample_budget or max_iterations) and writes the run folder.

@@ -1,0 +1,170 @@
+// Virtual-time training with the real LibTorch numerics (workload.numerics: real) on Fashion-MNIST: one worker
+// matches plain single-process SGD step for step, BSP's accuracy per step does not depend on the policy when the
+// batches sum to B, ASP applies each push with the staleness the run folder records, and a run repeats itself.
+// Each simulation runs in a forked child (one SimGrid engine per process) before this process touches Torch.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "../sim/sim_test_support.h"
+#include "omnilearn/emulator/dataset_cache.h"
+#include "omnilearn/emulator/global_sampler.h"
+#include "omnilearn/emulator/torch_numerics.h"
+#include "omnilearn/scenarios/scenario_parser.h"
+#include "torch_parts.h"
+
+namespace omnilearn::emulator {
+namespace {
+
+using sim::testing::read_csv;
+using sim::testing::read_text;
+using sim::testing::run_in_child;
+using sim::testing::summary_number;
+using sim::testing::test_dir;
+
+constexpr const char* kDataSource = "/usr/share/datasets/fashion-mnist";
+
+// Four LeNet workers at the testbed's HL8 core split (or one worker), 3,000 training samples, `extra` appended.
+std::string scenario_yaml(bool one_worker, const std::string& mode, const std::string& extra) {
+  std::string nodes = one_worker ? "    - {name: w0, cores: 8, core_speed: 6e9, bandwidth: 10GBps, latency: 1us}\n"
+                                 : "    - {name: w0, cores: 6, core_speed: 6e9, bandwidth: 10GBps, latency: 1us}\n"
+                                   "    - {name: w1, cores: 6, core_speed: 6e9, bandwidth: 10GBps, latency: 1us}\n"
+                                   "    - {name: w2, cores: 4, core_speed: 6e9, bandwidth: 10GBps, latency: 1us}\n"
+                                   "    - {name: w3, cores: 32, core_speed: 6e9, bandwidth: 10GBps, latency: 1us}\n";
+  return "seed: 3\nmode: " + mode +
+         "\ncluster:\n  topology: star\n  nodes:\n" + nodes +
+         "  backbone: {bandwidth: 10GBps, latency: 1us}\n"
+         "workload:\n"
+         "  model: {name: lenet, parameters: 22310, flops_per_sample: 2.3e6, flops_per_iteration: 2.2e5}\n"
+         "  dataset: fashion-mnist\n  dataset_samples: 3000\n  global_batch: " +
+         std::string(one_worker ? "64" : "128") +
+         "\n  epochs: 1\n  numerics: real\n"
+         "emulator: {target_accuracy: 0, eval_every: 10, eval_samples: 1000, learning_rate: 0.05, momentum: 0.9,\n"
+         "           warmup_updates: 5}\n" + extra;
+}
+
+scenarios::Scenario load(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
+  auto s = scenarios::parse_scenario(yaml, "virtual-time.yaml", overrides);
+  EXPECT_TRUE(s) << s.status().message();
+  return *s;
+}
+
+sim::SimOptions numerics_options() {
+  sim::SimOptions o;
+  o.numerics = torch_numerics_factory(TorchNumericsOptions{/*threads=*/1});
+  return o;
+}
+
+bool have_data() { return std::filesystem::exists(std::string(kDataSource) + "/train-images-idx3-ubyte.gz"); }
+
+TEST(VirtualTimeTest, OneWorkerMatchesPlainSgdStepForStep) {
+  if (!have_data()) GTEST_SKIP() << "no Fashion-MNIST at " << kDataSource << " (Debian: dataset-fashion-mnist)";
+  const scenarios::Scenario s = load(scenario_yaml(/*one_worker=*/true, "bsp", "policy: {name: uniform, min_batch: 16, max_batch: 96}\n"));
+  const std::string dir = test_dir("run");
+  ASSERT_EQ(run_in_child(s, dir, numerics_options()), "");
+  const auto rows = read_csv(dir + "/iterations.csv");
+  ASSERT_EQ(rows.size(), 47u);  // 3,000 samples at 64: 46 steps and a remainder of 56
+
+  // Plain SGD in this process: the same seed, sampler, network, optimiser and warm-up.
+  at::set_num_threads(1);
+  auto data_dir = prepare_fashion_mnist(kDataSource, default_dataset_cache_dir());
+  ASSERT_TRUE(data_dir) << data_dir.status().message();
+  auto train = worker::read_split(*data_dir, "train", 3000);
+  auto test = worker::read_split(*data_dir, "t10k", 1000);
+  ASSERT_TRUE(train && test);
+  torch::manual_seed(3);
+  worker::Net net = worker::make_net(Network::kLeNet);
+  torch::optim::SGD sgd(net.parameters, torch::optim::SGDOptions(0.05).momentum(0.9));
+  GlobalSampler sampler(3000, 3);
+  const std::vector<BatchSize> batch{64};
+  for (std::size_t step = 0; step < rows.size(); ++step) {
+    const StepAssignment a = sampler.next(batch);
+    const auto idx_span = sampler.indices(a, 0);
+    auto idx = torch::from_blob(const_cast<std::int64_t*>(idx_span.data()), {a.batch[0]}, torch::kInt64);
+    const worker::StepResult r = worker::forward_backward(net, train->images.index_select(0, idx),
+                                                          train->labels.index_select(0, idx));
+    static_cast<torch::optim::SGDOptions&>(sgd.param_groups()[0].options())
+        .lr(0.05 * std::min(1.0, static_cast<double>(step + 1) / 5.0));
+    sgd.step();
+    const double simulated = std::stod(rows[step].at("loss"));
+    EXPECT_NEAR(simulated, r.loss, 1e-6 * std::max(1.0, std::abs(r.loss))) << "step " << step;
+  }
+  const worker::Evaluation ev = worker::evaluate(net, *test);
+  const auto evaluations = read_csv(dir + "/evaluations.csv");
+  ASSERT_EQ(evaluations.size(), 5u);  // steps 10, 20, 30, 40 and the end (47)
+  EXPECT_NEAR(std::stod(evaluations.back().at("accuracy")), ev.accuracy, 1e-9);
+  EXPECT_NEAR(std::stod(evaluations.back().at("loss")), ev.loss, 1e-6);
+}
+
+TEST(VirtualTimeTest, BspAccuracyPerStepDoesNotDependOnThePolicy) {
+  if (!have_data()) GTEST_SKIP() << "no Fashion-MNIST at " << kDataSource;
+  const std::string policy = "policy: {name: omnilearn, min_batch: 16, max_batch: 96, dead_band: 0.05, decide: every-n, "
+                             "every_n: 5, memory_guard: false}\n";
+  const scenarios::Scenario omni = load(scenario_yaml(false, "bsp", policy));
+  const scenarios::Scenario uniform = load(scenario_yaml(false, "bsp", policy), {"policy.name=uniform"});
+  const std::string a = test_dir("omnilearn"), b = test_dir("uniform");
+  ASSERT_EQ(run_in_child(omni, a, numerics_options()), "");
+  ASSERT_EQ(run_in_child(uniform, b, numerics_options()), "");
+  EXPECT_GT(summary_number(a, "batch_changes"), 0.0) << "the omnilearn run must change the batches";
+  const auto ea = read_csv(a + "/evaluations.csv"), eb = read_csv(b + "/evaluations.csv");
+  ASSERT_EQ(ea.size(), eb.size());
+  ASSERT_GE(ea.size(), 3u);
+  for (std::size_t i = 0; i < ea.size(); ++i) {
+    EXPECT_EQ(ea[i].at("step"), eb[i].at("step"));
+    // The same samples each step, split otherwise: the same gradient up to float rounding.
+    EXPECT_NEAR(std::stod(ea[i].at("accuracy")), std::stod(eb[i].at("accuracy")), 0.003) << "evaluation " << i;
+    EXPECT_NEAR(std::stod(ea[i].at("loss")), std::stod(eb[i].at("loss")), 2e-3) << "evaluation " << i;
+  }
+  // ... while the simulated time to the same step differs (HL8: the balanced run is faster).
+  EXPECT_LT(std::stod(ea.back().at("time_s")), 0.9 * std::stod(eb.back().at("time_s")));
+}
+
+TEST(VirtualTimeTest, AspAppliesTheStalenessTheRunFolderRecords) {
+  if (!have_data()) GTEST_SKIP() << "no Fashion-MNIST at " << kDataSource;
+  const std::string policy = "policy: {name: omnilearn, min_batch: 16, max_batch: 96, every_n: 20, memory_guard: false}\n"
+                             "max_iterations: 150\n";
+  // The testbed's ASP optimiser (momentum 0.5, a lower rate), five epochs of 3,000 samples, capped at 150 pushes.
+  const scenarios::Scenario s =
+      load(scenario_yaml(false, "asp", policy), {"emulator.lr_scaling=true", "emulator.lr_scaling_rule=sqrt",
+                                                 "emulator.learning_rate=0.02", "emulator.momentum=0.5",
+                                                 "workload.epochs=5"});
+  const std::string dir = test_dir("run");
+  // The numerics count each push's staleness from the parameter versions they hold and fail the run on any
+  // difference from the simulator's count.
+  ASSERT_EQ(run_in_child(s, dir, numerics_options()), "");
+  const auto rows = read_csv(dir + "/iterations.csv");
+  double staleness = 0.0;
+  int applied = 0, stale = 0;
+  for (const auto& r : rows) {
+    if (r.at("loss").empty()) continue;  // a push that arrived after the run's last update
+    staleness += std::stod(r.at("staleness"));
+    stale += std::stoll(r.at("staleness")) > 0 ? 1 : 0;
+    ++applied;
+  }
+  EXPECT_EQ(applied, 150);
+  EXPECT_GT(stale, 100) << "four asynchronous workers: most pushes are stale";
+  EXPECT_GT(staleness / applied, 1.0);
+  EXPECT_GE(summary_number(dir, "numerics_peak_versions"), 2.0);
+  EXPECT_LE(summary_number(dir, "numerics_peak_versions"), 5.0);  // at most workers + 1 versions
+  EXPECT_GT(summary_number(dir, "final_accuracy"), 0.4);  // it learns (0.557 here)
+}
+
+TEST(VirtualTimeTest, SameScenarioAndThreadsGiveTheSameFiles) {
+  if (!have_data()) GTEST_SKIP() << "no Fashion-MNIST at " << kDataSource;
+  const std::string policy = "policy: {name: omnilearn, min_batch: 16, max_batch: 96, every_n: 20, memory_guard: false}\n"
+                             "max_iterations: 60\n";
+  const scenarios::Scenario s = load(scenario_yaml(false, "asp", policy));
+  const std::string a = test_dir("a"), b = test_dir("b");
+  ASSERT_EQ(run_in_child(s, a, numerics_options()), "");
+  ASSERT_EQ(run_in_child(s, b, numerics_options()), "");
+  for (const char* f : {"iterations.csv", "evaluations.csv", "plans.csv", "summary.json"}) {
+    EXPECT_EQ(read_text(a + "/" + f), read_text(b + "/" + f)) << f;
+  }
+}
+
+}  // namespace
+}  // namespace omnilearn::emulator

@@ -1,0 +1,99 @@
+// Virtual-time training's simulator side (workload.numerics: real) against a scripted fake at the numerics seam:
+// the refusal without numerics, the evaluation schedule, the stop at the target accuracy and the time to target.
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "omnilearn/sim/numerics.h"
+#include "sim_test_support.h"
+
+namespace omnilearn::sim {
+namespace {
+
+using testing::read_csv;
+using testing::run_in_child;
+using testing::summary_number;
+using testing::test_dir;
+
+// Each evaluation is 0.1 more accurate than the last; each batch's loss is its worker's id.
+class ScriptedNumerics final : public TrainingNumerics {
+ public:
+  Result<std::vector<std::optional<BatchOutcome>>> bsp_step(std::span<const BatchSize> batch,
+                                                            const std::vector<bool>& lost) override {
+    std::vector<std::optional<BatchOutcome>> out(batch.size());
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+      if (batch[k] > 0 && !lost[k]) out[k] = BatchOutcome{static_cast<double>(k), 0.5};
+    }
+    return out;
+  }
+  Result<BatchOutcome> asp_push(WorkerId k, BatchSize, std::int64_t) override {
+    return BatchOutcome{static_cast<double>(k), 0.5};
+  }
+  void asp_pull(WorkerId) override {}
+  Result<EvaluationOutcome> evaluate() override {
+    ++evaluations_;
+    return EvaluationOutcome{1.0, 0.1 * evaluations_};
+  }
+  std::int64_t parameters() const override { return 42; }
+
+ private:
+  int evaluations_ = 0;
+};
+
+scenarios::Scenario real_numerics_scenario(controller::TrainingMode mode) {
+  scenarios::Scenario s = testing::four_worker_scenario({6, 6, 4, 32}, "uniform");
+  s.mode = mode;
+  s.workload.numerics = scenarios::Numerics::kReal;
+  s.emulator.eval_every = 5;
+  s.emulator.target_accuracy = 0.45;
+  return s;
+}
+
+TEST(VirtualTrainingTest, RefusedWithoutNumericsNamingTheSetting) {
+  const std::string dir = test_dir("run");
+  const std::string msg = run_in_child(real_numerics_scenario(controller::TrainingMode::kBsp), dir);
+  EXPECT_NE(msg.find("workload.numerics: real"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("LibTorch"), std::string::npos) << msg;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/manifest.json")) << "refused before the run folder is made";
+}
+
+TEST(VirtualTrainingTest, BspEvaluatesOnScheduleAndStopsAtTheTarget) {
+  const std::string dir = test_dir("run");
+  SimOptions options;
+  options.numerics = [](const scenarios::Scenario&) -> Result<std::unique_ptr<TrainingNumerics>> {
+    return std::unique_ptr<TrainingNumerics>(std::make_unique<ScriptedNumerics>());
+  };
+  ASSERT_EQ(run_in_child(real_numerics_scenario(controller::TrainingMode::kBsp), dir, options), "");
+  const auto evaluations = read_csv(dir + "/evaluations.csv");
+  ASSERT_EQ(evaluations.size(), 5u);  // 0.1 ... 0.5: the fifth reaches 0.45
+  EXPECT_EQ(evaluations.back().at("step"), "24");  // after 25 steps, labelled 0-based as the testbed does
+  const auto iterations = read_csv(dir + "/iterations.csv");
+  ASSERT_EQ(iterations.size(), 25u * 4u);  // the run stopped at the target
+  EXPECT_EQ(iterations[3].at("loss"), "3");
+  EXPECT_DOUBLE_EQ(summary_number(dir, "time_to_target_s"), std::stod(evaluations.back().at("time_s")));
+  EXPECT_DOUBLE_EQ(summary_number(dir, "steps_to_target"), 25.0);
+  EXPECT_DOUBLE_EQ(summary_number(dir, "final_accuracy"), 0.5);
+}
+
+TEST(VirtualTrainingTest, AspEvaluatesEveryNUpdatesWithLossesInTheRows) {
+  const std::string dir = test_dir("run");
+  SimOptions options;
+  options.numerics = [](const scenarios::Scenario&) -> Result<std::unique_ptr<TrainingNumerics>> {
+    return std::unique_ptr<TrainingNumerics>(std::make_unique<ScriptedNumerics>());
+  };
+  ASSERT_EQ(run_in_child(real_numerics_scenario(controller::TrainingMode::kAsp), dir, options), "");
+  const auto evaluations = read_csv(dir + "/evaluations.csv");
+  ASSERT_EQ(evaluations.size(), 5u);
+  EXPECT_EQ(evaluations.back().at("step"), "25");  // the server's update count
+  EXPECT_DOUBLE_EQ(summary_number(dir, "steps_to_target"), 25.0);
+  for (const auto& row : read_csv(dir + "/iterations.csv")) {
+    if (std::stoll(row.at("step")) <= 25) {
+      EXPECT_EQ(row.at("loss"), row.at("worker"));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace omnilearn::sim
