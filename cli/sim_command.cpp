@@ -1,10 +1,10 @@
 // `omnilearn sim`: load one scenario (with --set overrides), simulate it, write its run folder, print a summary.
 #include <boost/program_options.hpp>
 
-#include <optional>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <optional>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
