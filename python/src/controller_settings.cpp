@@ -1,11 +1,12 @@
 #include "controller_settings.h"
 
-#include <algorithm>
 #include <cmath>
 #include <utility>
 
-#include "omnilearn/controller/policy_registry.h"
+#include <nlohmann/json.hpp>
+
 #include "omnilearn/run/controller_factory.h"
+#include "omnilearn/scenarios/scenario_parser.h"
 
 namespace omnilearn::python {
 namespace {
@@ -27,74 +28,28 @@ const char* decide_text(controller::DecisionTrigger t) {
 }  // namespace
 
 Result<scenarios::Scenario> to_scenario(const ControllerSettings& s) {
-  scenarios::Scenario sc;
-  if (s.mode == "bsp") {
-    sc.mode = controller::TrainingMode::kBsp;
-  } else if (s.mode == "asp") {
-    sc.mode = controller::TrainingMode::kAsp;
-  } else {
-    return bad("mode", "expected 'bsp' or 'asp', got '" + s.mode + "'");
-  }
-  // The scenario parser's rules for a `policy:` mapping (scenarios/src/scenario_parser.cpp, parse_policy).
-  const std::vector<std::string> known = controller::make_default_registry().names();
-  if (std::find(known.begin(), known.end(), s.name) == known.end()) {
-    std::string list;
-    for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-    return bad("name", "unknown policy '" + s.name + "' (expected one of: " + list + ")");
-  }
-  sc.policy.name = s.name;
-  if (sc.mode == controller::TrainingMode::kAsp && s.name == "omnilearn") sc.policy.name = "omnilearn-asp";
-  if (sc.mode == controller::TrainingMode::kBsp && s.name == "omnilearn-asp") {
-    return bad("name", "'omnilearn-asp' does not conserve the global batch: in bsp mode use 'omnilearn'");
-  }
-  if (s.min_batch < 1) return bad("min_batch", "must be >= 1, got " + std::to_string(s.min_batch));
-  if (s.max_batch < s.min_batch) {
-    return bad("max_batch", "expected min_batch <= max_batch, got " + std::to_string(s.min_batch) + " > " +
-                                std::to_string(s.max_batch));
-  }
-  if (!(s.dead_band >= 0.0)) return bad("dead_band", "must be >= 0");
-  if (!(s.ewma_alpha > 0.0 && s.ewma_alpha <= 1.0)) return bad("ewma_alpha", "must be in (0, 1]");
-  if (s.decide == "every-n") {
-    sc.policy.trigger = controller::DecisionTrigger::kEveryNIterations;
-  } else if (s.decide == "every-epoch") {
-    sc.policy.trigger = controller::DecisionTrigger::kEveryEpoch;
-  } else if (s.decide == "imbalance") {
-    sc.policy.trigger = controller::DecisionTrigger::kImbalance;
-  } else {
-    return bad("decide", "expected 'every-n', 'every-epoch' or 'imbalance', got '" + s.decide + "'");
-  }
-  if (s.every_n < 1) return bad("every_n", "must be >= 1, got " + std::to_string(s.every_n));
-  if (!(s.imbalance_threshold > 0.0)) return bad("imbalance_threshold", "must be > 0");
-  if (!(s.gain > 0.0) || !std::isfinite(s.gain)) return bad("gain", "must be a positive number");
-  if (s.fit_window < 2) return bad("fit_window", "must be an integer >= 2 (points for a line fit)");
-  if (!(s.memory_guard_tolerance >= 0.0 && s.memory_guard_tolerance < 1.0)) {
-    return bad("memory_guard_tolerance", "must be in [0, 1)");
-  }
-  if (s.global_batch < 1) return bad("global_batch", "must be >= 1, got " + std::to_string(s.global_batch));
   if (s.capacities.empty()) return bad("capacities", "at least one worker is required");
   for (std::size_t k = 0; k < s.capacities.size(); ++k) {
     if (!(s.capacities[k] > 0.0) || !std::isfinite(s.capacities[k])) {
       return bad("capacities[" + std::to_string(k) + "]", "must be a positive number");
     }
   }
-  sc.policy.gain = s.gain;
-  sc.policy.fit_window = static_cast<std::size_t>(s.fit_window);
-  sc.policy.min_batch = s.min_batch;
-  sc.policy.max_batch = s.max_batch;
-  sc.policy.dead_band = s.dead_band;
-  sc.policy.ewma_alpha = s.ewma_alpha;
-  sc.policy.every_n = s.every_n;
-  sc.policy.imbalance_threshold = s.imbalance_threshold;
-  sc.policy.memory_guard = s.memory_guard;
-  sc.policy.memory_guard_tolerance = s.memory_guard_tolerance;
-  sc.workload.global_batch = s.global_batch;
+  // A scenario document (JSON is YAML) through the scenario parser: its rules for a `policy:` mapping, the mode and
+  // the global batch are the only ones, and its messages name the key at fault.
+  nlohmann::json nodes = nlohmann::json::array();
   for (std::size_t k = 0; k < s.capacities.size(); ++k) {
-    scenarios::NodeSpec node;
-    node.name = "worker" + std::to_string(k);
-    node.speed_flops = s.capacities[k];
-    sc.cluster.workers.push_back(node);
+    nodes.push_back({{"name", "worker" + std::to_string(k)}, {"speed", s.capacities[k]}});
   }
-  return sc;
+  const nlohmann::json doc = {
+      {"mode", s.mode},
+      {"cluster", {{"nodes", nodes}}},
+      {"workload", {{"model", "resnet18"}, {"global_batch", s.global_batch}}},
+      {"policy",
+       {{"name", s.name}, {"gain", s.gain}, {"fit_window", s.fit_window}, {"min_batch", s.min_batch},
+        {"max_batch", s.max_batch}, {"dead_band", s.dead_band}, {"ewma_alpha", s.ewma_alpha}, {"decide", s.decide},
+        {"every_n", s.every_n}, {"imbalance_threshold", s.imbalance_threshold}, {"memory_guard", s.memory_guard},
+        {"memory_guard_tolerance", s.memory_guard_tolerance}}}};
+  return scenarios::parse_scenario(doc.dump(), "Controller settings");
 }
 
 ControllerSettings from_scenario(const scenarios::Scenario& sc) {
