@@ -96,6 +96,13 @@ class Launch {
   Status make_groups();
   Status write_configuration();
   Status apply_initial_availability();
+  // Local process k: the ASP parameter server (the last one) or worker mine_.begin + k, its Gloo rank and threads.
+  struct Role {
+    bool server = false;
+    std::size_t rank = 0;
+    int threads = 1;
+  };
+  Role role(std::size_t k) const;
   std::vector<std::string> worker_argv(std::size_t k) const;
   std::vector<std::string> worker_env(int threads) const;
   Status start_workers();
@@ -286,10 +293,16 @@ Status Launch::prepare() {
   return apply_initial_availability();
 }
 
+Launch::Role Launch::role(std::size_t k) const {
+  Role r;
+  r.server = asp_ && k == n_;
+  r.rank = r.server ? n_ : mine_.begin + k;
+  r.threads = r.server || cuda_ ? 1 : threads_for_share(shares_[r.rank]);
+  return r;
+}
+
 std::vector<std::string> Launch::worker_argv(std::size_t k) const {
-  const bool server = asp_ && k == n_;
-  const std::size_t rank = server ? n_ : mine_.begin + k;
-  const int threads = server || cuda_ ? 1 : threads_for_share(shares_[rank]);
+  const auto [server, rank, threads] = role(k);
   std::vector<std::string> argv = {worker_exe_, "--config", config_path_, "--rank", std::to_string(rank), "--out-fd",
                                    "{out_fd}", "--in-fd", "{in_fd}", "--threads", std::to_string(threads)};
   if (server) argv.push_back("--server");
@@ -327,9 +340,7 @@ std::vector<std::string> Launch::worker_env(int threads) const {
 
 Status Launch::start_workers() {
   for (std::size_t k = 0; k < processes_; ++k) {
-    const bool server = asp_ && k == n_;
-    const std::size_t rank = server ? n_ : mine_.begin + k;
-    const int threads = server || cuda_ ? 1 : threads_for_share(shares_[rank]);
+    const auto [server, rank, threads] = role(k);
     const WorkerId id = local_id(rank);
     std::vector<std::string> env = worker_env(threads);
     if (mps_ && !server) {
