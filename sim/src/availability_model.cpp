@@ -30,7 +30,7 @@ Result<std::unique_ptr<AvailabilityModel>> AvailabilityModel::create(const run::
       if (f > 0.0 && f < 1.0 && std::find(ps.begin(), ps.end(), f) == ps.end()) ps.push_back(f);
     }
   }
-  m->plan_ = plan;
+  m->plan_ = &plan;
   if (const auto& trace = plan.timed()) {
     for (std::size_t k = 0; k < n; ++k) m->timed_[k] = trace->changes(static_cast<WorkerId>(k));
     m->period_s_ = trace->loop_after_s().value_or(0.0);
@@ -73,7 +73,7 @@ void AvailabilityModel::apply_initial(Listener listener) {
   listener_ = std::move(listener);
   for (WorkerId k = 0; k < worker_count(); ++k) {
     const double time_level = timed_[k].empty() ? 1.0 : timed_[k].front().fraction;
-    const std::vector<double>* epoch_levels = plan_.epoch_levels(0);
+    const std::vector<double>* epoch_levels = plan_->epoch_levels(0);
     const double epoch_level = epoch_levels != nullptr ? (*epoch_levels)[k] : 1.0;
     if (time_level != 1.0 && !hosts_.empty() && timed_[k].size() < 2 && period_s_ <= 0.0 && time_level > 0.0) {
       // A constant level without a profile: express it as a one-point profile.
@@ -118,7 +118,7 @@ void AvailabilityModel::run_actor() {
 }
 
 void AvailabilityModel::enter_epoch(std::int64_t epoch, Seconds now_s) {
-  const std::vector<double>* levels = plan_.epoch_levels(epoch);
+  const std::vector<double>* levels = plan_->epoch_levels(epoch);
   if (levels == nullptr) return;
   for (WorkerId k = 0; k < worker_count(); ++k) set_level(k, (*levels)[k], time_level_[k], now_s);
 }

@@ -26,7 +26,8 @@ class AvailabilityModel {
   // Called for every applied change: worker, its new fraction of nominal speed (0 = down), simulated time.
   using Listener = std::function<void(WorkerId, double, Seconds)>;
 
-  // The run's availability plan (resolved once: epoch phases, timed changes) in SimGrid's terms.
+  // The run's availability plan (resolved once: epoch phases, timed changes) in SimGrid's terms. `plan` must
+  // outlive the model.
   static Result<std::unique_ptr<AvailabilityModel>> create(const run::AvailabilityPlan& plan);
 
   // False when install() attaches a speed profile that does not repeat (SimGrid's cpu/optim:TI refuses those).
@@ -62,7 +63,8 @@ class AvailabilityModel {
   void set_level(WorkerId k, double epoch_level, double time_level, Seconds now_s);
 
   std::vector<simgrid::s4u::Host*> hosts_;
-  run::AvailabilityPlan plan_;
+  const run::AvailabilityPlan* plan_ = nullptr;  // outlives the model (run_simulation owns both); not copied:
+                                                 // its timed trace can be large, and timed_ holds what is needed
   std::vector<std::vector<double>> pstate_fractions_;
   std::vector<std::vector<traces::TracePoint>> timed_;     // per worker, simulated seconds, first at 0
   Seconds period_s_ = 0.0;                                  // > 0: timed_ repeats with this period
