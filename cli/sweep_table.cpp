@@ -44,7 +44,9 @@ std::string csv_cell(const std::string& s) {
 
 const std::vector<std::string> SweepTable::kSummaryFields{
     "policy", "mode", "workers", "iterations", "epochs", "total_time_s", "mean_iteration_s", "idle_fraction",
-    "mean_staleness", "max_staleness", "decisions", "batch_changes"};
+    "mean_staleness", "max_staleness", "decisions", "batch_changes",
+    // Virtual-time training (workload.numerics: real) and the testbed: empty for time-only runs.
+    "final_accuracy", "time_to_target_s"};
 
 Result<SweepTable> gather_sweep_table(const scenarios::Sweep& sweep, const std::vector<scenarios::SweepPoint>& points,
                                       const std::vector<int>& exit_codes, const std::string& out) {
