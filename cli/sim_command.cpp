@@ -58,12 +58,19 @@ po::options_description sim_options() {
       "plans.csv, availability.csv, summary.json, timeline.json. The folder must be new or empty (--force replaces\n"
       "an earlier run's files there) and is locked while the run lasts: a second run into it is refused.\n"
       "SIGINT or SIGTERM stops the run at the next step: the rows so far are kept whole, timeline.json is closed\n"
-      "valid, summary.json is not written. Exit codes: 0 done, 1 failure, 2 usage, 130 SIGINT, 143 SIGTERM.\n\n"
+      "valid, summary.json is not written. Exit codes: 0 done, 1 failure, 2 usage, 130 SIGINT, 143 SIGTERM.\n"
+      "Virtual-time training (workload.numerics: real): SimGrid times the run and the testbed's LibTorch code\n"
+      "trains for real (BSP steps, ASP pushes at their simulated arrival with their staleness), adding\n"
+      "evaluations.csv, loss and accuracy in iterations.csv, final_accuracy and time_to_target_s (simulated\n"
+      "seconds) to the folder; emulator.* sets the network, data, optimiser, eval_every, target_accuracy and\n"
+      "time_budget_s. It needs a build with LibTorch (omnilearn-sim-train, run for such a scenario).\n\n"
       "examples:\n"
       "  omnilearn sim scenarios/paper/bsp-hl8.yaml\n"
       "  omnilearn sim scenarios/paper/bsp-hl8.yaml --set policy.name=uniform --out runs/hl8-uniform\n"
       "  omnilearn sim scenarios/paper/bsp-dynamic.yaml --set policy.dead_band=0.1 --seed 7\n"
-      "  omnilearn sim scenarios/paper/bsp-hl8.yaml --out runs/hl8-uniform --force   (again, into the same folder)\n\n"
+      "  omnilearn sim scenarios/paper/bsp-hl8.yaml --out runs/hl8-uniform --force   (again, into the same folder)\n"
+      "  omnilearn sim scenarios/testbed/asp-hl8.yaml --set workload.numerics=real --set workload.model=profiles/hl8.yaml\n"
+      "      --set emulator.eval_every=250 --out runs/vt-asp-hl8   (virtual-time training)\n\n"
       "options");
   opts.add_options()("help,h", "print this help")("scenario", po::value<std::string>(), "scenario YAML file")(
       "set", po::value<std::vector<std::string>>()->composing(),

@@ -1,4 +1,4 @@
-"""Command line: python3 -m omnilearn_analysis {report,validate,testbed,virtual-time,trace-plot,check-timeline} ... (--help)."""
+"""Command line: python3 -m omnilearn_analysis {report,validate,testbed,virtual-time,asp-study,trace-plot,check-timeline} ... (--help)."""
 
 from __future__ import annotations
 
@@ -45,6 +45,11 @@ def main(argv: list[str] | None = None) -> int:
     vt.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     vt.add_argument("--levels", type=int, nargs="+", default=[1, 2, 4, 8])
     vt.add_argument("--out", required=True, help="CSV file to write")
+    st = sub.add_parser("asp-study", help="the ASP study's sweep (virtual-time training): mean final accuracy and "
+                                          "time to a target with 95%% intervals, omnilearn - uniform paired by seed",
+                        epilog="example: python3 -m omnilearn_analysis asp-study runs/asp-study --target 0.85")
+    st.add_argument("sweep", help="sweep folder of scenarios/testbed/sweep-asp-virtual-time.yaml (with sweep.csv)")
+    st.add_argument("--target", type=float, default=0.85, help="target test accuracy (default 0.85)")
     ct = sub.add_parser("check-timeline", help="check that a timeline.json is valid trace-event JSON")
     ct.add_argument("timeline")
     args = parser.parse_args(argv)
@@ -72,6 +77,11 @@ def main(argv: list[str] | None = None) -> int:
             runs, table = write_testbed_results(args.folder)
             print(format_level_table(table))
             print(f"{args.folder}/runs.csv, {args.folder}/levels.csv ({len(runs)} runs)")
+        elif args.command == "asp-study":
+            from .asp_study import write_study
+            text, paths = write_study(args.sweep, args.target)
+            print(text)
+            print(", ".join(str(p) for p in paths))
         elif args.command == "virtual-time":
             from .virtual_time import format_table as vt_table, write_comparison
             table, path = write_comparison(args.testbed, args.sim, args.seeds, args.levels, args.out)
@@ -89,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             for p in problems:
                 print(p, file=sys.stderr)
             return 1 if problems else 0
-    except (RunFormatError, OSError, pd.errors.ParserError) as e:
+    except (RunFormatError, OSError, ValueError, pd.errors.ParserError) as e:
         print(f"omnilearn report: {e}", file=sys.stderr)
         return 1
     return 0
