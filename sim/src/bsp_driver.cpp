@@ -65,6 +65,7 @@ void BspDriver::start() {
   const auto n = static_cast<unsigned>(slots_.size());
   per_worker_ = per_worker_actors(ctx_.options, n);
   analytic_ = !per_worker_ && analytic_compute_applies(ctx_.scenario, ctx_.options);
+  if (analytic_) read_peak_speeds();
   if (per_worker_) {
     start_ = sg4::Barrier::create(n + 1);
     end_ = sg4::Barrier::create(n + 1);
@@ -208,9 +209,7 @@ Seconds BspDriver::compute_analytic() {
   for (WorkerId k = 0; k < slots_.size(); ++k) {
     Slot& slot = slots_[k];
     if (!slot.participating) continue;
-    // get_speed(): the power state's speed (epoch schedules), which SimGrid's rate multiplies by the profile's scale.
-    const ComputeEnd end =
-        analytic_compute_end(ctx_.availability, k, t0, slot.flops, ctx_.platform.workers[k]->get_speed());
+    const ComputeEnd end = analytic_compute_end(ctx_.availability, k, t0, slot.flops, slot.peak_flops);
     slot.aborted = end.aborted;
     slot.compute_end_s = end.end_s;
     slot.compute_s = end.end_s - t0;
@@ -218,6 +217,11 @@ Seconds BspDriver::compute_analytic() {
   }
   if (last_end > t0) sg4::this_actor::sleep_until(last_end);
   return last_end;
+}
+
+void BspDriver::read_peak_speeds() {
+  // Host::get_speed(): the power state's speed, which SimGrid's rate multiplies by the speed profile's scale.
+  for (WorkerId k = 0; k < slots_.size(); ++k) slots_[k].peak_flops = ctx_.platform.workers[k]->get_speed();
 }
 
 void BspDriver::run_step_coordinated() {
@@ -359,7 +363,10 @@ void BspDriver::close_step(Seconds step_start_s) {
   }
   ++step_;
   const bool epoch_ended = progress_.add(samples, t);
-  if (epoch_ended) ctx_.availability.enter_epoch(progress_.epoch(), t);
+  if (epoch_ended) {
+    ctx_.availability.enter_epoch(progress_.epoch(), t);
+    if (analytic_) read_peak_speeds();
+  }
   if (ctx_.training != nullptr) ctx_.training->after_update(step_, progress_.epoch(), epoch_ended, t);
 }
 

@@ -48,6 +48,7 @@ class BspDriver {
     Seconds extra_latency_s = 0.0;
     Seconds analytic_comm_s = -1.0;  // >= 0: the analytic model's time replaces the flow
     double flops = 0.0;       // this step's work (coordinator mode: drawn by the coordinator in worker order)
+    double peak_flops = 0.0;  // analytic path: the host's speed in its power state (read_peak_speeds())
     Seconds cancel_s = 0.0;   // when on_availability cancelled `exec` (coordinator mode)
     Seconds compute_s = 0.0;  // this step's, written by the worker before the end barrier
     Seconds compute_end_s = 0.0, comm_start_s = 0.0, comm_end_s = 0.0;
@@ -59,6 +60,9 @@ class BspDriver {
   void run_step_coordinated();
   // Each participant's computation end from its flops, host and speed profile; sleeps until the last, returned.
   Seconds compute_analytic();
+  // Reads each host's speed in its power state (they change only at epoch boundaries, with epoch schedules): one
+  // read per host and step would be a cache miss per worker, a fifth of a step's CPU at 65,536 workers.
+  void read_peak_speeds();
   // The activity path, where the analytic one does not apply (start()): the computations as activities on the
   // participants' hosts, started and awaited by steppers of kWorkersPerStepper workers each.
   void stepper(WorkerId first, WorkerId last);
