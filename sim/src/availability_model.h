@@ -62,8 +62,8 @@ class AvailabilityModel {
   // after the rest of the period), which may differ in the last digits from the time the actor announces.
   struct SpeedChange {
     Seconds time_s = std::numeric_limits<double>::infinity();       // infinity: no further change
-    double scale = 1.0;                                              // the profile's value from time_s on
-    bool down = false;                                               // a down keeps the last scale (install())
+    double scale = 1.0;                                             // the profile's value from time_s on
+    bool down = false;                                              // a down keeps the last scale (install())
     Seconds announced_s = std::numeric_limits<double>::infinity();  // when run_actor() reports it
   };
   // Worker k's profile scale in force at t: changes dated at or before t applied, as SimGrid applies them before
