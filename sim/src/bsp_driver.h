@@ -49,7 +49,7 @@ class BspDriver {
     Seconds analytic_comm_s = -1.0;  // >= 0: the analytic model's time replaces the flow
     double flops = 0.0;       // this step's work (coordinator mode: drawn by the coordinator in worker order)
     double peak_flops = 0.0;  // analytic path: the host's speed in its power state (read_peak_speeds())
-    Seconds cancel_s = 0.0;   // when on_availability cancelled `exec` (coordinator mode)
+    Seconds cancel_s = 0.0;   // when on_availability cancelled `exec` (the steppers' activity path)
     Seconds compute_s = 0.0;  // this step's, written by the worker before the end barrier
     Seconds compute_end_s = 0.0, comm_start_s = 0.0, comm_end_s = 0.0;
   };
