@@ -4,8 +4,9 @@
 #   bsp N I    BSP on bench/scenarios/bsp-scale.yaml, N workers x I iterations, --no-iterations
 #   ASP        bench/scenarios/asp-churn.yaml (each worker's speed moves every minute) and asp-steady.yaml (no
 #              changes), 64 and 2,048 workers for about a day of simulated time, --no-iterations
-# The marginal CPU per BSP step is (cpu(30 iterations) - cpu(10 iterations)) / 20, which leaves out start-up
-# (platform, controller, files); the exponent between two sizes is log(cost ratio) / log(size ratio).
+# The marginal CPU per BSP step is (cpu(1010 iterations) - cpu(10 iterations)) / 1000, which leaves out start-up
+# (platform, controller, files): a step takes milliseconds, and /usr/bin/time counts in 10 ms; the exponent
+# between two sizes is log(cost ratio) / log(size ratio).
 # Usage: bench/sim_scale_cli.sh [path/to/omnilearn] [out_dir] [quick]   (quick: the smaller sizes only)
 set -eu
 BIN=${1:-build/cli/omnilearn}
@@ -36,9 +37,9 @@ sizes="4096 16384 65536"
 [ "$QUICK" = quick ] && sizes="1024 4096"
 prev_n="" prev_step=""
 for n in $sizes; do
-  a=$(bsp "$n" 10) b=$(bsp "$n" 30)
-  step=$(echo "$a $b" | awk '{printf "%.6f", ($4 - $1) / 20}')
-  echo "bsp workers=$n iterations=10: $a | iterations=30: $b | marginal cpu per step ${step} s ($(echo "$step $n" | awk '{printf "%.2f", $1 / $2 * 1e6}') us per worker-step)"
+  a=$(bsp "$n" 10) b=$(bsp "$n" 1010)
+  step=$(echo "$a $b" | awk '{printf "%.6f", ($4 - $1) / 1000}')
+  echo "bsp workers=$n iterations=10: $a | iterations=1010: $b | marginal cpu per step ${step} s ($(echo "$step $n" | awk '{printf "%.3f", $1 / $2 * 1e6}') us per worker-step)"
   if [ -n "$prev_n" ]; then
     echo "bsp per-step cpu growth $prev_n -> $n: N^$(echo "$prev_step $step $prev_n $n" | awk '{printf "%.2f", log($2 / $1) / log($4 / $3)}')"
   fi

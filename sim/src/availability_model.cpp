@@ -35,6 +35,13 @@ Result<std::unique_ptr<AvailabilityModel>> AvailabilityModel::create(const run::
     for (std::size_t k = 0; k < n; ++k) m->timed_[k] = trace->changes(static_cast<WorkerId>(k));
     m->period_s_ = trace->loop_after_s().value_or(0.0);
   }
+  // Every reading starts before the first point, dated at its time as SimGrid dates a profile's first event. A
+  // worker without a profile reads the same scale: a level of 1 or a down keeps SimGrid's scale of 1.
+  m->speed_readings_.assign(n, {});
+  for (WorkerId k = 0; k < n; ++k) {
+    SpeedReading& r = m->speed_readings_[k];
+    if (!m->timed_[k].empty()) r.next = m->speed_change(k, r, m->timed_[k].front().time_s);
+  }
   return m;
 }
 
@@ -121,6 +128,39 @@ void AvailabilityModel::enter_epoch(std::int64_t epoch, Seconds now_s) {
   const std::vector<double>* levels = plan_->epoch_levels(epoch);
   if (levels == nullptr) return;
   for (WorkerId k = 0; k < worker_count(); ++k) set_level(k, (*levels)[k], time_level_[k], now_s);
+}
+
+AvailabilityModel::SpeedChange AvailabilityModel::speed_change(WorkerId k, const SpeedReading& reading,
+                                                               Seconds time_s) const {
+  const traces::TracePoint& p = timed_[k][reading.index];
+  return SpeedChange{time_s, p.fraction > 0.0 ? p.fraction : reading.last_up, p.fraction <= 0.0,
+                     p.time_s + static_cast<double>(reading.cycle) * period_s_};
+}
+
+double AvailabilityModel::speed_scale_at(WorkerId k, Seconds t) {
+  while (speed_readings_[k].next.time_s <= t) pass_speed_change(k);
+  return speed_readings_[k].scale;
+}
+
+void AvailabilityModel::pass_speed_change(WorkerId k) {
+  SpeedReading& r = speed_readings_[k];
+  const std::vector<traces::TracePoint>& points = timed_[k];
+  r.scale = r.next.scale;
+  if (!r.next.down) r.last_up = r.next.scale;
+  // SimGrid's profile (ProfileBuilder::from_string) keeps the gaps between the text's times and dates each event
+  // as the previous event's date plus its gap; a repeat's first gap is its time plus the rest of the period.
+  Seconds gap_s = 0.0;
+  if (r.index + 1 < points.size()) {
+    ++r.index;
+    gap_s = points[r.index].time_s - points[r.index - 1].time_s;
+  } else if (period_s_ > 0.0) {
+    r.index = 0, ++r.cycle, r.last_up = 1.0;
+    gap_s = points.front().time_s + (period_s_ - points.back().time_s);
+  } else {
+    r.next = SpeedChange{};
+    return;
+  }
+  r.next = speed_change(k, r, r.next.time_s + gap_s);
 }
 
 }  // namespace omnilearn::sim

@@ -57,10 +57,35 @@ class AvailabilityModel {
   bool changes_pending() const { return next_change_s_ < std::numeric_limits<double>::infinity(); }
   Seconds next_change_s() const { return next_change_s_; }
 
+  // One change of a worker's speed profile (install(), apply_initial()) as SimGrid applies it. `time_s` is
+  // SimGrid's own date of it (each the previous date plus the gap between the trace's times, a repeat's first
+  // after the rest of the period), which may differ in the last digits from the time the actor announces.
+  struct SpeedChange {
+    Seconds time_s = std::numeric_limits<double>::infinity();       // infinity: no further change
+    double scale = 1.0;                                             // the profile's value from time_s on
+    bool down = false;                                              // a down keeps the last scale (install())
+    Seconds announced_s = std::numeric_limits<double>::infinity();  // when run_actor() reports it
+  };
+  // Worker k's profile scale in force at t: changes dated at or before t applied, as SimGrid applies them before
+  // that instant's actors run. Moves k's reading to t; O(1) amortised while no read of k asks for an earlier t.
+  double speed_scale_at(WorkerId k, Seconds t);
+  // The first change after k's reading; pass_speed_change puts its scale in force and reads the following one.
+  const SpeedChange& next_speed_change(WorkerId k) const { return speed_readings_[k].next; }
+  void pass_speed_change(WorkerId k);
+
  private:
   AvailabilityModel() = default;
   void run_actor();
   void set_level(WorkerId k, double epoch_level, double time_level, Seconds now_s);
+  // Worker k's reading of its speed profile: the scale in force and the next change.
+  struct SpeedReading {
+    std::size_t index = 0;   // of `next` in timed_[k]
+    std::int64_t cycle = 0;  // of `next`, when the trace repeats
+    double scale = 1.0;
+    double last_up = 1.0;  // the last scale that was not a down's, in this pass over timed_[k] (install())
+    SpeedChange next;
+  };
+  SpeedChange speed_change(WorkerId k, const SpeedReading& reading, Seconds time_s) const;
 
   std::vector<simgrid::s4u::Host*> hosts_;
   const run::AvailabilityPlan* plan_ = nullptr;  // outlives the model (run_simulation owns both); not copied:
@@ -72,6 +97,7 @@ class AvailabilityModel {
   std::vector<double> time_level_;
   Listener listener_;
   Seconds next_change_s_ = std::numeric_limits<double>::infinity();
+  std::vector<SpeedReading> speed_readings_;  // per worker
 };
 
 }  // namespace omnilearn::sim

@@ -13,6 +13,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 
+#include "analytic_compute.h"
 #include "ring_allreduce_model.h"
 
 namespace omnilearn::sim {
@@ -21,6 +22,20 @@ namespace {
 namespace sg4 = simgrid::s4u;
 
 Seconds now() { return sg4::Engine::get_clock(); }
+
+// Whether the coordinator may compute the computations' ends itself: analytic_compute.h repeats SimGrid's default CPU
+// model on hosts that run one computation each and change speed only through the availability model. A platform
+// file's hosts may carry their own profiles or serve two workers, and these settings change the CPU model or its
+// precisions: those runs keep the activities.
+bool analytic_compute_applies(const scenarios::Scenario& scenario, const SimOptions& options) {
+  if (scenario.cluster.topology == scenarios::Topology::kPlatformFile) return false;
+  for (const std::string& arg : options.simgrid_args) {
+    for (const char* prefix : {"--cfg=cpu/", "--cfg=host/", "--cfg=maxmin/", "--cfg=surf/"}) {
+      if (arg.rfind(prefix, 0) == 0) return false;
+    }
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -49,13 +64,15 @@ std::size_t BspDriver::actor_count(const SimOptions& options, std::size_t worker
 void BspDriver::start() {
   const auto n = static_cast<unsigned>(slots_.size());
   per_worker_ = per_worker_actors(ctx_.options, n);
+  analytic_ = !per_worker_ && analytic_compute_applies(ctx_.scenario, ctx_.options);
+  if (analytic_) read_peak_speeds();
   if (per_worker_) {
     start_ = sg4::Barrier::create(n + 1);
     end_ = sg4::Barrier::create(n + 1);
     for (WorkerId k = 0; k < n; ++k) {
       sg4::Actor::create("worker-" + std::to_string(k), ctx_.platform.workers[k], [this, k] { worker(k); });
     }
-  } else {
+  } else if (!analytic_) {
     // SimGrid 3.32 keeps an actor's activities in a list it searches on every completion: one actor starting
     // every worker's computation costs O(N^2) per step; a stepper per kWorkersPerStepper workers keeps it linear.
     const unsigned steppers = (n + kWorkersPerStepper - 1) / kWorkersPerStepper;
@@ -183,15 +200,45 @@ void BspDriver::stepper(WorkerId first, WorkerId last) {
   }
 }
 
-void BspDriver::run_step_activities() {
-  // The draws in worker order, then every stepper computes; the all-reduce starts when the last computation is
-  // over (the per-worker actors' compute barrier).
+Seconds BspDriver::compute_analytic() {
+  // No SimGrid activity: the clock moves once, to the last end. The availability actor still applies and reports
+  // each change at its time, and a down it reports during the step was foreseen here (on_availability has nothing
+  // to cancel).
+  const Seconds t0 = now();
+  Seconds last_end = t0;
+  for (WorkerId k = 0; k < slots_.size(); ++k) {
+    Slot& slot = slots_[k];
+    if (!slot.participating) continue;
+    const ComputeEnd end = analytic_compute_end(ctx_.availability, k, t0, slot.flops, slot.peak_flops);
+    slot.aborted = end.aborted;
+    slot.compute_end_s = end.end_s;
+    slot.compute_s = end.end_s - t0;
+    last_end = std::max(last_end, end.end_s);
+  }
+  if (last_end > t0) sg4::this_actor::sleep_until(last_end);
+  return last_end;
+}
+
+void BspDriver::read_peak_speeds() {
+  // Host::get_speed(): the power state's speed, which SimGrid's rate multiplies by the speed profile's scale.
+  for (WorkerId k = 0; k < slots_.size(); ++k) slots_[k].peak_flops = ctx_.platform.workers[k]->get_speed();
+}
+
+void BspDriver::run_step_coordinated() {
+  // The draws in worker order, then the computations; the all-reduce starts when the last one is over (the
+  // per-worker actors' compute barrier). With activities that is SimGrid's clock at the last one's end; the
+  // analytic path takes the end it computed (a sleep's clock can differ from it in the last digit).
   for (WorkerId k = 0; k < slots_.size(); ++k) {
     if (slots_[k].participating) slots_[k].flops = step_flops(k, slots_[k].batch);
   }
-  start_->wait();
-  end_->wait();
-  const Seconds t2 = now();
+  Seconds t2 = 0.0;
+  if (analytic_) {
+    t2 = compute_analytic();
+  } else {
+    start_->wait();
+    end_->wait();
+    t2 = now();
+  }
   std::vector<std::pair<WorkerId, sg4::CommPtr>> flows;
   for (WorkerId k = 0; k < slots_.size(); ++k) {
     Slot& slot = slots_[k];
@@ -316,7 +363,10 @@ void BspDriver::close_step(Seconds step_start_s) {
   }
   ++step_;
   const bool epoch_ended = progress_.add(samples, t);
-  if (epoch_ended) ctx_.availability.enter_epoch(progress_.epoch(), t);
+  if (epoch_ended) {
+    ctx_.availability.enter_epoch(progress_.epoch(), t);
+    if (analytic_) read_peak_speeds();
+  }
   if (ctx_.training != nullptr) ctx_.training->after_update(step_, progress_.epoch(), epoch_ended, t);
 }
 
@@ -346,7 +396,7 @@ void BspDriver::coordinator() {
       start_->wait();
       end_->wait();
     } else {
-      run_step_activities();
+      run_step_coordinated();
     }
     Seconds last_comm_end = now();
     for (const Slot& slot : slots_) {
@@ -365,7 +415,7 @@ void BspDriver::coordinator() {
   end_time_s_ = now();
   done_ = true;
   progress_.finish();
-  start_->wait();  // releases the workers (or steppers), which see done_ and return
+  if (start_) start_->wait();  // releases the workers (or steppers), which see done_ and return
 }
 
 run::RunSummary BspDriver::summary() const {

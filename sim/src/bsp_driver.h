@@ -1,6 +1,7 @@
 // BspDriver: bulk-synchronous data parallelism on a SimGrid platform. Each worker computes its batch on its host
-// (with one actor per worker, or as activities a coordinator starts: SimOptions.bsp_actors); a modelled ring
-// all-reduce follows; a coordinator actor closes each step, feeds the controller and installs the next plan.
+// (with one actor per worker, or, in coordinator mode (SimOptions.bsp_actors), as end times the coordinator computes
+// itself: analytic_compute.h); a modelled ring all-reduce follows; a coordinator actor closes each step, feeds the
+// controller and installs the next plan.
 // Not thread-safe: lives in the simulation thread and must not move after start().
 #pragma once
 
@@ -23,15 +24,15 @@ class BspDriver {
  public:
   explicit BspDriver(RunContext& context);
 
-  // Whether a run of `workers` workers gets one actor per worker (else a coordinator and steppers), and how many
-  // actors it creates in all.
+  // Whether a run of `workers` workers gets one actor per worker (else a coordinator), and how many actors it
+  // creates at most (coordinator mode counts the steppers of its activity path).
   static bool per_worker_actors(const SimOptions& options, std::size_t workers);
   static std::size_t actor_count(const SimOptions& options, std::size_t workers);
 
   // Creates the actors. Call once, before the engine runs.
   void start();
   // An availability change, already recorded and reported to the controller: a worker that goes down while
-  // computing loses its iteration (its execution is cancelled).
+  // computing loses its iteration (its execution is cancelled; the analytic path foresaw it).
   void on_availability(WorkerId worker, double fraction);
   // After the engine ran: the first error met (an invalid plan, ...), and the summary fields the driver knows.
   const Status& status() const { return status_; }
@@ -47,16 +48,23 @@ class BspDriver {
     Seconds extra_latency_s = 0.0;
     Seconds analytic_comm_s = -1.0;  // >= 0: the analytic model's time replaces the flow
     double flops = 0.0;       // this step's work (coordinator mode: drawn by the coordinator in worker order)
-    Seconds cancel_s = 0.0;   // when on_availability cancelled `exec` (coordinator mode)
+    double peak_flops = 0.0;  // analytic path: the host's speed in its power state (read_peak_speeds())
+    Seconds cancel_s = 0.0;   // when on_availability cancelled `exec` (the steppers' activity path)
     Seconds compute_s = 0.0;  // this step's, written by the worker before the end barrier
     Seconds compute_end_s = 0.0, comm_start_s = 0.0, comm_end_s = 0.0;
   };
 
   void worker(WorkerId k);
   void coordinator();
-  // Coordinator mode: one step's computations as activities on the participants' hosts (started and awaited by
-  // the steppers, kWorkersPerStepper workers each), then the all-reduce.
-  void run_step_activities();
+  // Coordinator mode: one step's computations, then the all-reduce.
+  void run_step_coordinated();
+  // Each participant's computation end from its flops, host and speed profile; sleeps until the last, returned.
+  Seconds compute_analytic();
+  // Reads each host's speed in its power state (they change only at epoch boundaries, with epoch schedules): one
+  // read per host and step would be a cache miss per worker, a fifth of a step's CPU at 65,536 workers.
+  void read_peak_speeds();
+  // The activity path, where the analytic one does not apply (start()): the computations as activities on the
+  // participants' hosts, started and awaited by steppers of kWorkersPerStepper workers each.
   void stepper(WorkerId first, WorkerId last);
   static constexpr unsigned kWorkersPerStepper = 64;
   // This step's flop for worker k at batch b (draws its quota phase and jitter from phase_rng_ when modelled).
@@ -82,7 +90,8 @@ class BspDriver {
   double ring_bytes_ = 0.0;
   std::int64_t step_ = 0;
   bool done_ = false;
-  bool per_worker_ = true;  // one actor per worker (else the coordinator starts activities)
+  bool per_worker_ = true;  // one actor per worker (else the coordinator drives every step)
+  bool analytic_ = false;   // coordinator mode without activities (else steppers start them)
   Seconds end_time_s_ = 0.0;
   Status status_;
 };
