@@ -228,6 +228,7 @@ void BspDriver::run_step_coordinated() {
   // The draws in worker order, then the computations; the all-reduce starts when the last one is over (the
   // per-worker actors' compute barrier). With activities that is SimGrid's clock at the last one's end; the
   // analytic path takes the end it computed (a sleep's clock can differ from it in the last digit).
+  const Seconds t0 = now();
   for (WorkerId k = 0; k < slots_.size(); ++k) {
     if (slots_[k].participating) slots_[k].flops = step_flops(k, slots_[k].batch);
   }
@@ -238,6 +239,15 @@ void BspDriver::run_step_coordinated() {
     start_->wait();
     end_->wait();
     t2 = now();
+  }
+  if (collective_.active()) {
+    // Another algorithm, topology or overlap (collective_step.h), as the worker actors run it: an aborted
+    // participant takes part but its all-reduce ends when it starts.
+    const Seconds end = collective_.run_for_all(t0, t2);
+    for (Slot& slot : slots_) {
+      if (slot.participating) slot.comm_start_s = t2, slot.comm_end_s = slot.aborted ? t2 : end;
+    }
+    return;
   }
   std::vector<std::pair<WorkerId, sg4::CommPtr>> flows;
   for (WorkerId k = 0; k < slots_.size(); ++k) {

@@ -93,35 +93,43 @@ std::optional<Seconds> CollectiveStep::star_time_s(const std::vector<WorkerId>& 
                              cluster.backbone_latency_s, tcp_gamma_);
 }
 
+void CollectiveStep::measure_flow_level() {
+  const scenarios::AllreduceSpec& spec = scenario_.workload.allreduce;
+  std::vector<simgrid::s4u::Host*> hosts;
+  for (WorkerId w : participants_) hosts.push_back(platform_.workers[w]);
+  // Chunks for a tree: the closed form's best for the longest route from the leader and its narrowest link.
+  double bandwidth = 0.0;
+  Seconds alpha = 0.0;
+  if (spec.algorithm == scenarios::AllreduceAlgorithm::kDoubleBinaryTree && spec.chunks <= 0) {
+    std::vector<simgrid::s4u::Link*> links;
+    for (std::size_t i = 1; i < hosts.size(); ++i) {
+      double latency = 0.0;
+      links.clear();
+      hosts.front()->route_to(hosts[i], links, &latency);
+      alpha = std::max(alpha, latency);
+      for (const simgrid::s4u::Link* l : links) {
+        bandwidth = bandwidth > 0.0 ? std::min(bandwidth, l->get_bandwidth()) : l->get_bandwidth();
+      }
+    }
+  }
+  const std::int64_t chunks = tree_chunks(spec, participants_.size(), bucket_bytes_, alpha, bandwidth);
+  const Seconds measured = run_schedule(make_schedule(spec, participants_, bucket_bytes_, chunks), hosts);
+  measured_[participants_] = measured;
+  bucket_s_ = measured;
+  ++flow_level_runs_;
+}
+
 Seconds CollectiveStep::run(WorkerId k, Seconds step_start_s, Seconds compute_end_s) {
   if (bucket_s_ < 0.0) {
-    if (k == participants_.front()) {
-      const scenarios::AllreduceSpec& spec = scenario_.workload.allreduce;
-      std::vector<simgrid::s4u::Host*> hosts;
-      for (WorkerId w : participants_) hosts.push_back(platform_.workers[w]);
-      // Chunks for a tree: the closed form's best for the longest route from the leader and its narrowest link.
-      double bandwidth = 0.0;
-      Seconds alpha = 0.0;
-      if (spec.algorithm == scenarios::AllreduceAlgorithm::kDoubleBinaryTree && spec.chunks <= 0) {
-        std::vector<simgrid::s4u::Link*> links;
-        for (std::size_t i = 1; i < hosts.size(); ++i) {
-          double latency = 0.0;
-          links.clear();
-          hosts.front()->route_to(hosts[i], links, &latency);
-          alpha = std::max(alpha, latency);
-          for (const simgrid::s4u::Link* l : links) {
-            bandwidth = bandwidth > 0.0 ? std::min(bandwidth, l->get_bandwidth()) : l->get_bandwidth();
-          }
-        }
-      }
-      const std::int64_t chunks = tree_chunks(spec, participants_.size(), bucket_bytes_, alpha, bandwidth);
-      const Seconds measured = run_schedule(make_schedule(spec, participants_, bucket_bytes_, chunks), hosts);
-      measured_[participants_] = measured;
-      bucket_s_ = measured;
-      ++flow_level_runs_;
-    }
+    if (k == participants_.front()) measure_flow_level();
     done_->wait();
   }
+  const double backward = scenario_.workload.model.backward_fraction;
+  return overlapped_end_s(step_start_s, compute_end_s, buckets_, backward, bucket_s_) + fixed_s_;
+}
+
+Seconds CollectiveStep::run_for_all(Seconds step_start_s, Seconds compute_end_s) {
+  if (bucket_s_ < 0.0) measure_flow_level();
   const double backward = scenario_.workload.model.backward_fraction;
   return overlapped_end_s(step_start_s, compute_end_s, buckets_, backward, bucket_s_) + fixed_s_;
 }

@@ -41,12 +41,16 @@ class CollectiveStep {
   // `step_start_s`: when its all-reduce is over, buckets overlapping the backward pass included. Every participant
   // must call it (the flow-level path synchronises them).
   Seconds run(WorkerId k, Seconds step_start_s, Seconds compute_end_s);
+  // The same for every participant at once, from the one actor that drives a step (BspDriver's coordinator mode).
+  Seconds run_for_all(Seconds step_start_s, Seconds compute_end_s);
   std::int64_t buckets() const { return buckets_; }
   std::int64_t flow_level_runs() const { return flow_level_runs_; }
 
  private:
   // The max-min analytic time of a bucket on a star with unequal links, when each rank has one flow out and in.
   std::optional<Seconds> star_time_s(const std::vector<WorkerId>& participants) const;
+  // The flow-level run of this step's schedule on the platform (from the calling actor), remembered per set.
+  void measure_flow_level();
 
   const scenarios::Scenario& scenario_;
   const SimPlatform& platform_;

@@ -80,6 +80,43 @@ TEST(SimScale, CoordinatorFlowsMatchPerWorkerFlows) {
   expect_same_run(a, b);
 }
 
+// Above 512 workers the coordinator drives every step: it must run the scenario's collective (algorithm, topology,
+// buckets) as the worker actors do, not the star's plain ring. Flow-level (a fat-tree, hierarchical ring) and
+// analytic (halving-doubling with overlapping buckets on the star), each with churn.
+TEST(SimScale, CoordinatorRunsTheScenariosCollective) {
+  auto fat_tree = eight_workers(true);
+  fat_tree.cluster.topology = scenarios::Topology::kFatTree;
+  fat_tree.cluster.network.levels = 2;
+  fat_tree.cluster.network.down = {4, 3};  // 12 leaves: 8 workers and the parameter server
+  fat_tree.cluster.network.up = {1, 1};
+  fat_tree.cluster.network.link_count = {1, 1};
+  fat_tree.cluster.network.bandwidth_Bps = 1e9;
+  fat_tree.cluster.network.latency_s = 5e-6;
+  fat_tree.workload.allreduce.algorithm = scenarios::AllreduceAlgorithm::kHierarchicalRing;
+  fat_tree.workload.allreduce.workers_per_node = 4;
+  auto buckets = eight_workers(true);
+  for (auto& w : buckets.cluster.workers) w.bandwidth_Bps = 1e9;
+  buckets.cluster.backbone_bandwidth_Bps = 8e9;
+  buckets.workload.allreduce.algorithm = scenarios::AllreduceAlgorithm::kHalvingDoubling;
+  buckets.workload.allreduce.buckets = 4;
+  for (const auto& [name, s] : {std::pair{"fat-tree", fat_tree}, std::pair{"buckets", buckets}}) {
+    SCOPED_TRACE(name);
+    SimOptions actors;
+    actors.bsp_actors = SimOptions::BspActors::kPerWorker;
+    SimOptions coordinator;
+    coordinator.bsp_actors = SimOptions::BspActors::kCoordinator;
+    const std::string a = test_dir(std::string("collective-actors-") + name);
+    const std::string b = test_dir(std::string("collective-coordinator-") + name);
+    ASSERT_EQ(run_in_child(s, a, actors), "");
+    ASSERT_EQ(run_in_child(s, b, coordinator), "");
+    if (std::string(name) == "fat-tree") {
+      EXPECT_GT(summary_number(b, "allreduce_flow_level_runs"), 0.0);
+    }
+    EXPECT_EQ(summary_number(b, "allreduce_buckets"), summary_number(a, "allreduce_buckets"));
+    expect_same_run(a, b);
+  }
+}
+
 TEST(SimScale, CfgReachesSimGridAndTheManifest) {
   // LV08 models TCP (bandwidth factor 0.97, latency factor 13.01): the same flows take longer than under CM02.
   const auto s = eight_workers(false, "uniform");
