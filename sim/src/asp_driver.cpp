@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <mutex>
-#include <string>
-
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
+#include <string>
 #include <xbt/config.hpp>
 
 namespace omnilearn::sim {
@@ -27,10 +26,11 @@ sg4::Mailbox* worker_mailbox(WorkerId k) { return sg4::Mailbox::by_name("worker-
 // "compound" when the network model is chosen).
 bool network_is_plain_cm02() {
   namespace cfg = simgrid::config;
-  return cfg::get_value<std::string>("network/model") == "CM02" && cfg::get_value<std::string>("host/model") != "ptask_L07" &&
-         !cfg::get_value<bool>("network/crosstraffic") && cfg::get_value<double>("network/latency-factor") == 1.0 &&
-         cfg::get_value<double>("network/bandwidth-factor") == 1.0 && cfg::get_value<double>("network/weight-S") == 0.0 &&
-         cfg::get_value<std::string>("network/solver") == "maxmin";
+  return cfg::get_value<std::string>("network/model") == "CM02" &&
+         cfg::get_value<std::string>("host/model") != "ptask_L07" && !cfg::get_value<bool>("network/crosstraffic") &&
+         cfg::get_value<double>("network/latency-factor") == 1.0 &&
+         cfg::get_value<double>("network/bandwidth-factor") == 1.0 &&
+         cfg::get_value<double>("network/weight-S") == 0.0 && cfg::get_value<std::string>("network/solver") == "maxmin";
 }
 
 }  // namespace
@@ -56,8 +56,14 @@ AspDriver::AspDriver(RunContext& context)
     fail(push ? pull.status() : push.status());
     return;
   }
-  link_.emplace(AnalyticLink{std::move(*spec), std::move(*push), std::move(*pull), nullptr, nullptr,
-                             {}, std::numeric_limits<double>::infinity(), {}});
+  link_.emplace(AnalyticLink{std::move(*spec),
+                             std::move(*push),
+                             std::move(*pull),
+                             nullptr,
+                             nullptr,
+                             {},
+                             std::numeric_limits<double>::infinity(),
+                             {}});
 }
 
 void AspDriver::start() {

@@ -12,13 +12,12 @@
 #include <deque>
 #include <limits>
 #include <optional>
-#include <string>
-#include <vector>
-
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Exec.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
+#include <string>
+#include <vector>
 
 #include "omnilearn/base/status.h"
 #include "omnilearn/run/run_writer.h"
@@ -56,15 +55,15 @@ class AspDriver {
   };
   struct Reply {  // the parameters on their way back, with the worker's next batch
     BatchSize batch = 0;
-    std::int64_t update = 0;     // the server's update count after applying this worker's gradient
-    std::int64_t staleness = 0;  // updates applied between this worker's previous pull and this push
+    std::int64_t update = 0;              // the server's update count after applying this worker's gradient
+    std::int64_t staleness = 0;           // updates applied between this worker's previous pull and this push
     std::optional<BatchOutcome> outcome;  // virtual-time training: what the pushed batch computed
   };
   struct Slot {
     simgrid::s4u::ExecPtr exec;
     Push push;
     Reply reply;
-    std::int64_t pulled = 0;  // server update count when this worker last pulled
+    std::int64_t pulled = 0;                 // server update count when this worker last pulled
     simgrid::s4u::Mailbox* inbox = nullptr;  // where the server sends this worker's parameters
     simgrid::s4u::SemaphorePtr arrived;      // analytic link: released when the pull has arrived
     bool at_server = false;                  // analytic link: the push has arrived, not yet applied
@@ -98,9 +97,9 @@ class AspDriver {
   TrainingProgress progress_;
   std::vector<Slot> slots_;
   simgrid::s4u::MutexPtr mutex_;
-  simgrid::s4u::ConditionVariablePtr wake_;  // a worker came back up, or the run ended
+  simgrid::s4u::ConditionVariablePtr wake_;        // a worker came back up, or the run ended
   simgrid::s4u::Mailbox* server_inbox_ = nullptr;  // flows: where the workers push
-  std::int64_t waiting_ = 0;  // workers blocked on wake_
+  std::int64_t waiting_ = 0;                       // workers blocked on wake_
   std::int64_t updates_ = 0;
   bool done_ = false;
   Seconds end_time_s_ = 0.0;
