@@ -244,7 +244,12 @@ void AspDriver::serve_link_events(Seconds t) {
   const auto bytes = static_cast<double>(static_cast<std::uint64_t>(ctx_.cost.gradient_bytes()));
   link.finished.clear();
   link.pull.advance(t, link.finished);
-  for (const std::int64_t k : link.finished) slots_[static_cast<WorkerId>(k)].arrived->release();
+  // Pulls that end together wake their workers last started first, as SimGrid wakes the receivers of flows that end
+  // at one instant: the same tie order keeps the runs' update order closer to the flows' (a tie broken the other way
+  // is as valid, but reorders the updates that follow).
+  for (auto it = link.finished.rbegin(); it != link.finished.rend(); ++it) {
+    slots_[static_cast<WorkerId>(*it)].arrived->release();
+  }
   link.finished.clear();
   link.push.advance(t, link.finished);
   for (const std::int64_t k : link.finished) slots_[static_cast<WorkerId>(k)].at_server = true;
