@@ -269,6 +269,24 @@ void expect_same_run_on_both_paths(const scenarios::Scenario& s) {
 
 TEST(ServerLink, AnAspRunGivesTheSameUpdatesOnBothPaths) { expect_same_run_on_both_paths(small_asp()); }
 
+// SimGrid settings the model does not follow (cross-traffic here), a backbone that could saturate, or no more workers
+// than asp_flow_max_workers: the pushes and pulls stay SimGrid flows.
+TEST(ServerLink, OtherNetworksKeepTheFlows) {
+  SimOptions cross;
+  cross.asp_flow_max_workers = 0;
+  cross.simgrid_args.push_back("--cfg=network/crosstraffic:1");
+  const std::string cross_dir = testing::test_dir("crosstraffic");
+  ASSERT_EQ(testing::run_in_child(small_asp(), cross_dir, cross), "");
+  EXPECT_NE(testing::read_text(cross_dir + "/manifest.json").find("asp-push-pull"), std::string::npos);
+  auto narrow = small_asp();
+  narrow.cluster.backbone_bandwidth_Bps = 2e9;  // under 2 x the server's 1.25 GB/s
+  SimOptions analytic;
+  analytic.asp_flow_max_workers = 0;
+  const std::string narrow_dir = testing::test_dir("narrow");
+  ASSERT_EQ(testing::run_in_child(narrow, narrow_dir, analytic), "");
+  EXPECT_NE(testing::read_text(narrow_dir + "/manifest.json").find("asp-push-pull"), std::string::npos);
+}
+
 // A worker that goes down loses the iteration it computes but not a push or pull under way; one that slows down
 // pushes later. Both paths agree.
 TEST(ServerLink, AnAspRunWithChurnGivesTheSameUpdatesOnBothPaths) {
