@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <mutex>
+#include <string>
+
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
-#include <string>
 #include <xbt/config.hpp>
 
 namespace omnilearn::sim {
@@ -56,14 +57,7 @@ AspDriver::AspDriver(RunContext& context)
     fail(push ? pull.status() : push.status());
     return;
   }
-  link_.emplace(AnalyticLink{std::move(*spec),
-                             std::move(*push),
-                             std::move(*pull),
-                             nullptr,
-                             nullptr,
-                             {},
-                             std::numeric_limits<double>::infinity(),
-                             {}});
+  link_.emplace(std::move(*spec), std::move(*push), std::move(*pull));
 }
 
 void AspDriver::start() {

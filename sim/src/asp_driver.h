@@ -12,12 +12,14 @@
 #include <deque>
 #include <limits>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Exec.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
-#include <string>
-#include <vector>
 
 #include "omnilearn/base/status.h"
 #include "omnilearn/run/run_writer.h"
@@ -29,8 +31,8 @@ namespace omnilearn::sim {
 
 // The server link's analytic spec when `scenario`'s pushes and pulls may use it (more workers than
 // SimOptions.asp_flow_max_workers, a star whose backbone cannot saturate, SimGrid's network set to CM02 without
-// cross-traffic, latency or bandwidth factors or weight-S):
-// nullopt when they are SimGrid flows. Call inside the engine, after the platform is built: it reads its settings.
+// cross-traffic, latency or bandwidth factors or weight-S); nullopt when they are SimGrid flows. Call inside the
+// engine, after the platform is built: it reads the engine's settings.
 std::optional<ServerLinkSpec> asp_server_link(const scenarios::Scenario& scenario, const SimOptions& options);
 // "asp-server-link-analytic" or "asp-push-pull" (flows): the path asp_server_link chooses, for the manifest.
 std::string asp_link_path(const scenarios::Scenario& scenario, const SimOptions& options);
@@ -70,6 +72,8 @@ class AspDriver {
   };
   // The analytic path: both directions of the server's link, timed by the server actor.
   struct AnalyticLink {
+    AnalyticLink(ServerLinkSpec link_spec, FairShareLink push_link, FairShareLink pull_link)
+        : spec(std::move(link_spec)), push(std::move(push_link)), pull(std::move(pull_link)) {}
     ServerLinkSpec spec;
     FairShareLink push;  // worker to server
     FairShareLink pull;  // server to worker
