@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <queue>
 #include <tuple>
@@ -28,7 +29,7 @@ struct FlowClass {
 // flow joins at a given time (after its latency) and completes when its bytes have crossed. Each class keeps a
 // virtual clock: the bytes x penalty that each of its flows has received, so a flow completes when its class's
 // clock reaches the clock at its join plus its bytes x penalty, and all flows of a class progress together. An
-// event (a join or a completion) costs O(K + log n) for K classes with flows and n flows.
+// event (a join or a completion) costs O(K + log n) for K flow classes and n flows.
 class FairShareLink {
  public:
   // Errors: capacity_Bps or a class's cap or penalty not > 0, no classes.
@@ -81,7 +82,8 @@ class FairShareLink {
 };
 
 // The analytic view of a star's parameter-server link: its capacity, and for each worker the class of its pushes
-// and pulls and the route latency each pays before joining.
+// and pulls and the route latency each pays before joining. A pull's class takes the push route's latency as its
+// penalty and TCP bound: SimGrid sums the same latencies the other way, which can differ in the last bit.
 struct ServerLinkSpec {
   double server_Bps = 0.0;
   std::vector<FlowClass> classes;
