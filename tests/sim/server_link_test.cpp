@@ -207,10 +207,13 @@ TEST(ServerLink, MatchesSimGridWhenEveryFlowIsHeldByItsCap) {
 }
 
 // Forty workers' flows at random times (some starting together), one each (as in ASP, a worker's own link carries
-// one flow at a time).
+// one flow at a time), on six kinds of worker link: several bounds bind at once, one is the server's own bandwidth.
 TEST(ServerLink, MatchesSimGridOnRandomFlows) {
   ClusterSpec c = three_kind_star();
-  for (std::size_t k = c.workers.size(); k < 40; ++k) c.workers.push_back(c.workers[k % 3]);
+  const scenarios::NodeSpec kinds[] = {node(5e6, 1e-3),   node(12.5e6, 5e-3), node(20e6, 2e-3),
+                                       node(50e6, 10e-3), node(80e6, 20e-3),  node(200e6, 0.5e-3)};
+  c.workers.clear();
+  for (std::size_t k = 0; k < 40; ++k) c.workers.push_back(kinds[k % 6]);
   std::uint64_t state = 12345;  // a fixed linear congruential sequence
   auto next = [&state](std::uint64_t n) {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
