@@ -3,7 +3,11 @@
 # (CPU seconds and peak RSS). Prints measured numbers, one line each, then the growth exponents:
 #   bsp N I    BSP on bench/scenarios/bsp-scale.yaml, N workers x I iterations, --no-iterations
 #   ASP        bench/scenarios/asp-churn.yaml (each worker's speed moves every minute) and asp-steady.yaml (no
-#              changes), 64 and 2,048 workers for about a day of simulated time, --no-iterations
+#              changes), 64 and 2,048 workers for about a day of simulated time, --no-iterations; then asp-steady.yaml
+#              for 4 times as many updates, so that the marginal CPU per update, (cpu(4U) - cpu(U)) / 3U, leaves out
+#              start-up. Each line names the path the pushes and pulls took (manifest.json's collective.path:
+#              asp-push-pull for SimGrid flows, asp-server-link-analytic above 512 workers on a star whose backbone
+#              cannot saturate)
 # The marginal CPU per BSP step is (cpu(1010 iterations) - cpu(10 iterations)) / 1000, which leaves out start-up
 # (platform, controller, files): a step takes milliseconds, and /usr/bin/time counts in 10 ms; the exponent
 # between two sizes is log(cost ratio) / log(size ratio).
@@ -51,26 +55,35 @@ fi
 
 echo "# ASP: N workers, U updates, with a speed random walk moving every minute (churn) and without (steady)"
 echo "# (cpu_s wall_s peak_rss_mb); per-update cost from the steady runs, per-change cost from the difference"
-asp() {  # KIND N UPDATES
-  r=$(run "asp-$1-$2" "$HERE/scenarios/asp-$1.yaml" --set "cluster.workers=$2" --set "workload.global_batch=$((2 * $2))" \
-    --set "max_iterations=$3")
-  simulated=$(sed -n 's/.*"total_time_s": \([0-9.]*\).*/\1/p' "$OUT/asp-$1-$2/summary.json")
-  changes=$(($(wc -l <"$OUT/asp-$1-$2/availability.csv") - 1))
-  plans=$(wc -c <"$OUT/asp-$1-$2/plans.csv")
-  echo "$r $simulated $changes $plans"
+asp() {  # KIND N UPDATES [NAME]
+  r=$(run "${4:-asp-$1-$2}" "$HERE/scenarios/asp-$1.yaml" --set "cluster.workers=$2" \
+    --set "workload.global_batch=$((2 * $2))" --set "max_iterations=$3")
+  dir="$OUT/${4:-asp-$1-$2}"
+  simulated=$(sed -n 's/.*"total_time_s": \([0-9.]*\).*/\1/p' "$dir/summary.json")
+  changes=$(($(wc -l <"$dir/availability.csv") - 1))
+  plans=$(wc -c <"$dir/plans.csv")
+  path=$(sed -n 's/.*"path": "\([^"]*\)".*/\1/p' "$dir/manifest.json")
+  echo "$r $simulated $changes $plans $path"
 }
-prev_n="" prev_update=""
+growth() {  # WHAT N1 COST1 N2 COST2
+  echo "asp $1 growth $2 -> $4: N^$(echo "$3 $5 $2 $4" | awk '{printf "%.2f", log($2 / $1) / log($4 / $3)}')"
+}
+prev_n="" prev_update="" prev_marginal="" prev_change=""
 for spec in 64:10400 2048:16500; do
   n=${spec%:*} updates=${spec#*:}
   [ "$QUICK" = quick ] && [ "$n" = 2048 ] && n=512 updates=4000
   c=$(asp churn "$n" "$updates")
   s=$(asp steady "$n" "$updates")
-  update=$(echo "$s $updates" | awk '{printf "%.2f", $1 / $7 * 1e6}')
-  change=$(echo "$c $s" | awk '{printf "%.2f", ($1 - $7) / $5 * 1e6}')
-  echo "asp workers=$n updates=$updates churn: $(echo "$c" | awk '{printf "cpu %s s, wall %s s, rss %s MB, %.0f s simulated, %s availability changes, plans.csv %s bytes", $1, $2, $3, $4, $5, $6}')"
-  echo "asp workers=$n updates=$updates steady: $(echo "$s" | awk '{printf "cpu %s s, wall %s s, rss %s MB, %.0f s simulated", $1, $2, $3, $4}') | cpu per update ${update} us, per availability change ${change} us"
+  l=$(asp steady "$n" $((4 * updates)) "asp-steady-$n-x4")
+  update=$(echo "$s $updates" | awk '{printf "%.2f", $1 / $8 * 1e6}')
+  marginal=$(echo "$s $l $updates" | awk '{printf "%.2f", ($8 - $1) / (3 * $15) * 1e6}')
+  change=$(echo "$c $s" | awk '{printf "%.2f", ($1 - $8) / $5 * 1e6}')
+  echo "asp workers=$n updates=$updates churn: $(echo "$c" | awk '{printf "cpu %s s, wall %s s, rss %s MB, %.0f s simulated, %s availability changes, plans.csv %s bytes, %s", $1, $2, $3, $4, $5, $6, $7}')"
+  echo "asp workers=$n updates=$updates steady: $(echo "$s" | awk '{printf "cpu %s s, wall %s s, rss %s MB, %.0f s simulated, %s", $1, $2, $3, $4, $7}') | cpu per update ${update} us (start-up included), marginal ${marginal} us (4x the updates: cpu $(echo "$l" | cut -d' ' -f1) s), per availability change ${change} us"
   if [ -n "$prev_n" ]; then
-    echo "asp per-update cpu growth $prev_n -> $n: N^$(echo "$prev_update $update $prev_n $n" | awk '{printf "%.2f", log($2 / $1) / log($4 / $3)}')"
+    growth "per-update cpu (start-up included)" "$prev_n" "$prev_update" "$n" "$update"
+    growth "marginal per-update cpu" "$prev_n" "$prev_marginal" "$n" "$marginal"
+    growth "per-change cpu" "$prev_n" "$prev_change" "$n" "$change"
   fi
-  prev_n=$n prev_update=$update
+  prev_n=$n prev_update=$update prev_marginal=$marginal prev_change=$change
 done

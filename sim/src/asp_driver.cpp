@@ -1,5 +1,6 @@
 #include "asp_driver.h"
 
+#include <algorithm>
 #include <mutex>
 #include <string>
 
@@ -9,6 +10,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
+#include <xbt/config.hpp>
 
 namespace omnilearn::sim {
 namespace {
@@ -20,22 +22,68 @@ Seconds now() { return sg4::Engine::get_clock(); }
 sg4::Mailbox* server_mailbox() { return sg4::Mailbox::by_name("parameter-server"); }
 sg4::Mailbox* worker_mailbox(WorkerId k) { return sg4::Mailbox::by_name("worker-" + std::to_string(k)); }
 
+// Whether SimGrid's network is CM02 as FairShareLink models it: no cross-traffic, latency and bandwidth factors 1,
+// no weight-S, the max-min solver, and not the ptask_L07 host model (which has its own network; SimGrid sets
+// "compound" when the network model is chosen).
+bool network_is_plain_cm02() {
+  namespace cfg = simgrid::config;
+  return cfg::get_value<std::string>("network/model") == "CM02" &&
+         cfg::get_value<std::string>("host/model") != "ptask_L07" && !cfg::get_value<bool>("network/crosstraffic") &&
+         cfg::get_value<double>("network/latency-factor") == 1.0 &&
+         cfg::get_value<double>("network/bandwidth-factor") == 1.0 &&
+         cfg::get_value<double>("network/weight-S") == 0.0 && cfg::get_value<std::string>("network/solver") == "maxmin";
+}
+
 }  // namespace
+
+std::optional<ServerLinkSpec> asp_server_link(const scenarios::Scenario& scenario, const SimOptions& options) {
+  if (scenario.worker_count() <= options.asp_flow_max_workers || !network_is_plain_cm02()) return std::nullopt;
+  return server_link_spec(scenario.cluster, simgrid::config::get_value<double>("network/TCP-gamma"));
+}
+
+std::string asp_link_path(const scenarios::Scenario& scenario, const SimOptions& options) {
+  return asp_server_link(scenario, options) ? "asp-server-link-analytic" : "asp-push-pull";
+}
 
 AspDriver::AspDriver(RunContext& context)
     : ctx_(context),
       progress_(context.scenario, context.options.progress, context.options.stop_requested),
-      slots_(context.platform.workers.size()) {}
+      slots_(context.platform.workers.size()) {
+  auto spec = asp_server_link(context.scenario, context.options);
+  if (!spec) return;
+  auto push = FairShareLink::create(spec->server_Bps, spec->classes);
+  auto pull = FairShareLink::create(spec->server_Bps, spec->classes);
+  if (!push || !pull) {
+    fail(push ? pull.status() : push.status());
+    return;
+  }
+  link_.emplace(std::move(*spec), std::move(*push), std::move(*pull));
+}
 
 void AspDriver::start() {
   mutex_ = sg4::Mutex::create();
   wake_ = sg4::ConditionVariable::create();
+  server_inbox_ = server_mailbox();
+  if (link_) {
+    link_->mutex = sg4::Mutex::create();
+    link_->wake = sg4::ConditionVariable::create();
+  }
   for (WorkerId k = 0; k < slots_.size(); ++k) {
-    slots_[k].inbox = worker_mailbox(k);  // looked up once: by name it costs a string and a map search per update
+    if (link_) {
+      slots_[k].arrived = sg4::Semaphore::create(0);
+    } else {
+      slots_[k].inbox = worker_mailbox(k);  // looked up once: by name it costs a string and a map search per update
+    }
     sg4::Actor::create("worker-" + std::to_string(k), ctx_.platform.workers[k], [this, k] { worker(k); });
   }
   // A daemon: the run ends when every worker has returned; the server is never blocked on a finished run.
-  sg4::Actor::create("parameter-server", ctx_.platform.parameter_server, [this] { server(); })->daemonize();
+  sg4::Actor::create("parameter-server", ctx_.platform.parameter_server, [this] {
+    if (link_) {
+      link_server();
+    } else {
+      server();
+    }
+  })->daemonize();
 }
 
 void AspDriver::on_availability(WorkerId worker, double fraction) {
@@ -58,8 +106,6 @@ BatchSize AspDriver::batch_for(WorkerId k) const {
 void AspDriver::worker(WorkerId k) {
   Slot& slot = slots_[k];
   BatchSize batch = batch_for(k);
-  sg4::Mailbox* const inbox = slot.inbox;
-  sg4::Mailbox* const server = server_mailbox();
   while (!done_) {
     if (ctx_.availability.is_down(k)) {
       std::unique_lock<sg4::Mutex> lock(*mutex_);
@@ -88,65 +134,126 @@ void AspDriver::worker(WorkerId k) {
     if (aborted) continue;
     const Seconds t1 = now();
     slot.push = Push{k, batch, t1 - t0};
-    server->put(&slot.push, static_cast<std::uint64_t>(ctx_.cost.gradient_bytes()));
-    const Reply* reply = inbox->get<Reply>();
+    const Reply& reply = exchange(k);
     const Seconds t2 = now();
     run::IterationRecord r;
     r.worker = k;
-    r.step = reply->update;
+    r.step = reply.update;
     r.epoch = epoch;
     r.start_s = t0;
     r.compute_s = t1 - t0;
     r.comm_s = t2 - t1;
     r.batch = batch;
-    r.staleness = reply->staleness;
-    if (reply->outcome) r.loss = reply->outcome->loss, r.accuracy = reply->outcome->accuracy;
+    r.staleness = reply.staleness;
+    if (reply.outcome) r.loss = reply.outcome->loss, r.accuracy = reply.outcome->accuracy;
     ctx_.recorder.iteration(r);
-    batch = reply->batch;
+    batch = reply.batch;
   }
 }
 
+const AspDriver::Reply& AspDriver::exchange(WorkerId k) {
+  Slot& slot = slots_[k];
+  // A SimGrid flow carries whole bytes: so does the analytic link.
+  const auto bytes = static_cast<std::uint64_t>(ctx_.cost.gradient_bytes());
+  if (!link_) {
+    server_inbox_->put(&slot.push, bytes);
+    return *slot.inbox->get<Reply>();
+  }
+  link_->sent.push_back(k);
+  const Seconds join_s = now() + link_->spec.push_latency_s[k];
+  link_->push.add(k, link_->spec.worker_class[k], static_cast<double>(bytes), join_s);
+  // The server sleeps until the link's next event: a push joining before it changes every flow's share.
+  if (join_s < link_->next_event_s) link_->wake->notify_one();
+  slot.arrived->acquire();
+  return slot.reply;
+}
+
+void AspDriver::apply_push(WorkerId k) {
+  Slot& slot = slots_[k];
+  const Push& push = slot.push;
+  slot.reply.staleness = updates_ - slot.pulled;
+  ++updates_;
+  slot.reply.update = updates_;
+  slot.reply.outcome.reset();
+  if (!done_) {
+    const Seconds t = now();
+    // Virtual-time training: the push is computed on the parameters k pulled and applied now, at its arrival.
+    if (ctx_.training != nullptr) {
+      slot.reply.outcome = ctx_.training->asp_push(k, push.batch, slot.reply.staleness);
+    }
+    Status st = ctx_.controller.report(controller::IterationDone{k, updates_, t, push.compute_s, push.batch});
+    if (!st.is_ok()) fail(st);
+    const bool epoch_ended = progress_.add(push.batch, t);
+    if (epoch_ended) ctx_.availability.enter_epoch(progress_.epoch(), t);
+    if (ctx_.training != nullptr) ctx_.training->after_update(updates_, progress_.epoch(), epoch_ended, t);
+    if (progress_.done() || !status_.is_ok() || (ctx_.training != nullptr && ctx_.training->done())) {
+      done_ = true;
+      end_time_s_ = t;
+      progress_.finish();
+      wake_->notify_all();
+    } else {
+      auto plan = ctx_.controller.plan_next(controller::DecisionPoint{updates_, progress_.epoch(), t});
+      if (plan) {
+        ctx_.recorder.plan(*plan, progress_.epoch());
+      } else {
+        fail(plan.status());
+      }
+    }
+  }
+  slot.reply.batch = batch_for(k);
+  slot.pulled = updates_;
+  if (ctx_.training != nullptr) ctx_.training->asp_pull(k);
+}
+
 void AspDriver::server() {
-  sg4::Mailbox* const inbox = server_mailbox();
+  sg4::Mailbox* const inbox = server_inbox_;
   // Pushes start as soon as workers post them (gradients travel concurrently) instead of one at a time.
   inbox->set_receiver(sg4::Actor::self());
   while (true) {
-    const Push* push = inbox->get<Push>();
-    const WorkerId k = push->worker;
+    const WorkerId k = inbox->get<Push>()->worker;
+    apply_push(k);
     Slot& slot = slots_[k];
-    slot.reply.staleness = updates_ - slot.pulled;
-    ++updates_;
-    slot.reply.update = updates_;
-    slot.reply.outcome.reset();
-    if (!done_) {
-      const Seconds t = now();
-      // Virtual-time training: the push is computed on the parameters k pulled and applied now, at its arrival.
-      if (ctx_.training != nullptr) {
-        slot.reply.outcome = ctx_.training->asp_push(k, push->batch, slot.reply.staleness);
-      }
-      Status st = ctx_.controller.report(controller::IterationDone{k, updates_, t, push->compute_s, push->batch});
-      if (!st.is_ok()) fail(st);
-      const bool epoch_ended = progress_.add(push->batch, t);
-      if (epoch_ended) ctx_.availability.enter_epoch(progress_.epoch(), t);
-      if (ctx_.training != nullptr) ctx_.training->after_update(updates_, progress_.epoch(), epoch_ended, t);
-      if (progress_.done() || !status_.is_ok() || (ctx_.training != nullptr && ctx_.training->done())) {
-        done_ = true;
-        end_time_s_ = t;
-        progress_.finish();
-        wake_->notify_all();
-      } else {
-        auto plan = ctx_.controller.plan_next(controller::DecisionPoint{updates_, progress_.epoch(), t});
-        if (plan) {
-          ctx_.recorder.plan(*plan, progress_.epoch());
-        } else {
-          fail(plan.status());
-        }
-      }
-    }
-    slot.reply.batch = batch_for(k);
-    slot.pulled = updates_;
-    if (ctx_.training != nullptr) ctx_.training->asp_pull(k);
     slot.inbox->put_init(&slot.reply, static_cast<std::uint64_t>(ctx_.cost.gradient_bytes()))->detach();
+  }
+}
+
+void AspDriver::link_server() {
+  AnalyticLink& link = *link_;
+  std::unique_lock<sg4::Mutex> lock(*link.mutex);
+  while (true) {
+    link.next_event_s = std::min(link.push.next_event_s(), link.pull.next_event_s());
+    if (link.next_event_s == std::numeric_limits<double>::infinity()) {
+      link.wake->wait(lock);
+      serve_link_events(now());
+    } else {
+      // SimGrid sleeps for the event's time minus now, which may land an ulp before it: the event is due anyway.
+      const bool due = link.wake->wait_until(lock, link.next_event_s) == std::cv_status::timeout;
+      serve_link_events(due ? std::max(now(), link.next_event_s) : now());
+    }
+  }
+}
+
+void AspDriver::serve_link_events(Seconds t) {
+  AnalyticLink& link = *link_;
+  const auto bytes = static_cast<double>(static_cast<std::uint64_t>(ctx_.cost.gradient_bytes()));
+  link.finished.clear();
+  link.pull.advance(t, link.finished);
+  // Pulls that end together wake their workers last started first, as SimGrid wakes the receivers of flows that end
+  // at one instant: the same tie order keeps the runs' update order closer to the flows' (a tie broken the other way
+  // is as valid, but reorders the updates that follow).
+  for (auto it = link.finished.rbegin(); it != link.finished.rend(); ++it) {
+    slots_[static_cast<WorkerId>(*it)].arrived->release();
+  }
+  link.finished.clear();
+  link.push.advance(t, link.finished);
+  for (const std::int64_t k : link.finished) slots_[static_cast<WorkerId>(k)].at_server = true;
+  // As the flows' server receives from its mailbox: in the order the pushes were sent, each once it has arrived.
+  while (!link.sent.empty() && slots_[link.sent.front()].at_server) {
+    const WorkerId k = link.sent.front();
+    link.sent.pop_front();
+    slots_[k].at_server = false;
+    apply_push(k);
+    link.pull.add(k, link.spec.worker_class[k], bytes, t + link.spec.pull_latency_s[k]);
   }
 }
 

@@ -1,23 +1,41 @@
 // AspDriver: asynchronous data parallelism on a SimGrid platform. Each worker actor computes, pushes its gradient
 // to the parameter-server actor over the network and pulls the parameters back, at its own pace; the server
 // applies every update as it arrives, counts its staleness, feeds the controller and hands each worker its next
-// batch with the parameters. Not thread-safe: lives in the simulation thread and must not move after start().
+// batch with the parameters. Where the server's link is the only resource the pushes and pulls share (a star
+// whose backbone cannot saturate, CM02 with its defaults), they cross an analytic model of that link
+// (FairShareLink, one per direction) that the server actor times, instead of being SimGrid flows, whose solver
+// revisits every flow on the link at each start and end. Not thread-safe: lives in the simulation thread and must
+// not move after start().
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <limits>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Exec.hpp>
 #include <simgrid/s4u/Mutex.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
 
 #include "omnilearn/base/status.h"
 #include "omnilearn/run/run_writer.h"
 #include "run_context.h"
+#include "server_link_model.h"
 #include "training_progress.h"
 
 namespace omnilearn::sim {
+
+// The server link's analytic spec when `scenario`'s pushes and pulls may use it (more workers than
+// SimOptions.asp_flow_max_workers, a star whose backbone cannot saturate, SimGrid's network set to CM02 without
+// cross-traffic, latency or bandwidth factors or weight-S); nullopt when they are SimGrid flows. Call inside the
+// engine, after the platform is built: it reads the engine's settings.
+std::optional<ServerLinkSpec> asp_server_link(const scenarios::Scenario& scenario, const SimOptions& options);
+// "asp-server-link-analytic" or "asp-push-pull" (flows): the path asp_server_link chooses, for the manifest.
+std::string asp_link_path(const scenarios::Scenario& scenario, const SimOptions& options);
 
 class AspDriver {
  public:
@@ -39,20 +57,43 @@ class AspDriver {
   };
   struct Reply {  // the parameters on their way back, with the worker's next batch
     BatchSize batch = 0;
-    std::int64_t update = 0;     // the server's update count after applying this worker's gradient
-    std::int64_t staleness = 0;  // updates applied between this worker's previous pull and this push
+    std::int64_t update = 0;              // the server's update count after applying this worker's gradient
+    std::int64_t staleness = 0;           // updates applied between this worker's previous pull and this push
     std::optional<BatchOutcome> outcome;  // virtual-time training: what the pushed batch computed
   };
   struct Slot {
     simgrid::s4u::ExecPtr exec;
     Push push;
     Reply reply;
-    std::int64_t pulled = 0;  // server update count when this worker last pulled
+    std::int64_t pulled = 0;                 // server update count when this worker last pulled
     simgrid::s4u::Mailbox* inbox = nullptr;  // where the server sends this worker's parameters
+    simgrid::s4u::SemaphorePtr arrived;      // analytic link: released when the pull has arrived
+    bool at_server = false;                  // analytic link: the push has arrived, not yet applied
+  };
+  // The analytic path: both directions of the server's link, timed by the server actor.
+  struct AnalyticLink {
+    AnalyticLink(ServerLinkSpec link_spec, FairShareLink push_link, FairShareLink pull_link)
+        : spec(std::move(link_spec)), push(std::move(push_link)), pull(std::move(pull_link)) {}
+    ServerLinkSpec spec;
+    FairShareLink push;  // worker to server
+    FairShareLink pull;  // server to worker
+    simgrid::s4u::MutexPtr mutex;
+    simgrid::s4u::ConditionVariablePtr wake;  // a push joins before the server's next event
+    // The pushes in the order they were sent. The server applies them in that order, as the flows' server takes
+    // them from its mailbox: a push that arrives before an earlier one waits for it.
+    std::deque<WorkerId> sent;
+    Seconds next_event_s = std::numeric_limits<double>::infinity();
+    std::vector<std::int64_t> finished;
   };
 
   void worker(WorkerId k);
-  void server();
+  // Sends k's gradient to the server and returns its reply once the parameters are back.
+  const Reply& exchange(WorkerId k);
+  // The server's work on k's push when it has arrived: applies it, reports it, plans, fills k's reply.
+  void apply_push(WorkerId k);
+  void server();       // flows: receives the pushes, sends the pulls
+  void link_server();  // analytic link: wakes at each of the link's events
+  void serve_link_events(Seconds t);
   BatchSize batch_for(WorkerId k) const;
   void fail(const Status& status);
 
@@ -60,12 +101,14 @@ class AspDriver {
   TrainingProgress progress_;
   std::vector<Slot> slots_;
   simgrid::s4u::MutexPtr mutex_;
-  simgrid::s4u::ConditionVariablePtr wake_;  // a worker came back up, or the run ended
-  std::int64_t waiting_ = 0;  // workers blocked on wake_
+  simgrid::s4u::ConditionVariablePtr wake_;        // a worker came back up, or the run ended
+  simgrid::s4u::Mailbox* server_inbox_ = nullptr;  // flows: where the workers push
+  std::int64_t waiting_ = 0;                       // workers blocked on wake_
   std::int64_t updates_ = 0;
   bool done_ = false;
   Seconds end_time_s_ = 0.0;
   Status status_;
+  std::optional<AnalyticLink> link_;
 };
 
 }  // namespace omnilearn::sim

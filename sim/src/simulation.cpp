@@ -57,7 +57,7 @@ run::Manifest make_manifest(const scenarios::Scenario& scenario, const SimOption
   m.set("collective", {{"algorithm", algorithm_name(allreduce.algorithm)},
                        {"topology", scenarios::topology_name(scenario.cluster.topology)},
                        {"path", scenario.mode == controller::TrainingMode::kAsp
-                                    ? "asp-push-pull"
+                                    ? asp_link_path(scenario, options)
                                     : collective_path(scenario, options.flow_allreduce_max_workers)},
                        {"buckets", bucket_count(allreduce, model_gradient_bytes(scenario.workload.model))}});
   m.set_all(options.manifest_fields);

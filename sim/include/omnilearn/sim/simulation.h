@@ -41,6 +41,12 @@ struct SimOptions {
   // sharing, computed in O(distinct link speeds) instead of one SimGrid flow per worker; 8,192 flows per step
   // make SimGrid quadratic). 0: always analytic.
   std::size_t flow_allreduce_max_workers = 512;
+  // ASP runs with more workers than this send their pushes and pulls across an analytic model of the parameter
+  // server's link (CM02's max-min sharing of that link, computed in O(distinct worker links + log n) per event
+  // instead of SimGrid's solver revisiting every flow on it), where that link is the only resource they share: a
+  // star whose backbone cannot saturate, with SimGrid's default CM02 settings. Its times agree with the flows' to
+  // rounding (last digits), so smaller runs keep the flows and their outputs. 0: analytic wherever it applies.
+  std::size_t asp_flow_max_workers = 512;
   // The kernel's limit on memory mappings that decides whether stacks go unguarded (see simgrid_args); 0: read
   // /proc/sys/vm/max_map_count.
   std::size_t max_map_count = 0;
