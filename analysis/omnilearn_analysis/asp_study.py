@@ -128,13 +128,15 @@ def format_tables(summary: pd.DataFrame, diffs: pd.DataFrame, target: float) -> 
 
 
 def write_study(sweep: str | Path, target: float) -> tuple[str, list[Path]]:
-    """Writes study-runs.csv, study-summary.csv and study-paired.csv into the sweep folder; returns the tables
-    as Markdown and the paths."""
+    """Writes study-runs.csv, study-summary.csv and study-paired.csv (each with a `target` column) into the sweep
+    folder; returns the tables as Markdown and the paths."""
     sweep = Path(sweep)
     runs = load(sweep, target)
     if runs.empty:
         raise ValueError(f"{sweep / 'sweep.csv'}: no point finished (status ok)")
     summary, diffs = summarize(runs), paired(runs)
+    for frame in (runs, summary, diffs):
+        frame.insert(0, "target", target)
     paths = [sweep / "study-runs.csv", sweep / "study-summary.csv", sweep / "study-paired.csv"]
     for frame, path in zip((runs, summary, diffs), paths):
         frame.to_csv(path, index=False)

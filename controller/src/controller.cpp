@@ -240,8 +240,7 @@ std::optional<double> Controller::imbalance() const {
   return worst;
 }
 
-bool Controller::decision_due(const DecisionPoint& at) const {
-  const std::optional<double> imb = imbalance();
+bool Controller::decision_due(const DecisionPoint& at, std::optional<double> imb) const {
   if (!imb) return false;  // wait until every live worker has been measured at its current batch
   switch (options_.trigger) {
     case DecisionTrigger::kEveryNIterations: return at.step - last_decision_step_ >= options_.every_n;
@@ -300,8 +299,9 @@ void Controller::install(const std::vector<BatchSize>& batch, const DecisionPoin
 }
 
 Result<Plan> Controller::plan_next(const DecisionPoint& at) {
-  const double imb = imbalance().value_or(0.0);
-  if (!membership_dirty_ && !decision_due(at)) {
+  const std::optional<double> measured = imbalance();
+  const double imb = measured.value_or(0.0);
+  if (!membership_dirty_ && !decision_due(at, measured)) {
     Plan p = plan_;
     p.decided = false;
     p.changed = false;

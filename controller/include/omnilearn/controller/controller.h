@@ -126,7 +126,8 @@ class Controller {
   Controller(ControllerOptions options, std::unique_ptr<BatchPolicy> policy);
   BatchSize effective_global_batch() const;
   Status validate_plan(const BatchPlan& plan, BatchSize global_batch) const;
-  bool decision_due(const DecisionPoint& at) const;
+  // `imbalance`: imbalance() now (plan_next computes it once: it scans every worker, at every ASP update).
+  bool decision_due(const DecisionPoint& at, std::optional<double> imbalance) const;
   void apply_memory_guard();
   void close_measurement_period(std::size_t k);
   void install(const std::vector<BatchSize>& batch, const DecisionPoint& at);
