@@ -7,17 +7,12 @@ namespace omnilearn::sim {
 namespace {
 
 using testing::four_worker_scenario;
+using testing::phase;
 using testing::mean_column;
 using testing::read_csv;
 using testing::run_in_child;
 using testing::test_dir;
 
-scenarios::AvailabilityPhase phase(double at, std::vector<double> fractions) {
-  scenarios::AvailabilityPhase p;
-  p.at = at;
-  p.fractions = std::move(fractions);
-  return p;
-}
 
 // Sum of the batches per decision in plans.csv, with worker `k`'s batch, in file order.
 struct Decision {

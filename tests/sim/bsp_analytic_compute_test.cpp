@@ -16,17 +16,12 @@ namespace omnilearn::sim {
 namespace {
 
 using testing::four_worker_scenario;
+using testing::phase;
 using testing::read_csv;
 using testing::read_text;
 using testing::run_in_child;
 using testing::test_dir;
 
-scenarios::AvailabilityPhase phase(double at, std::vector<double> fractions) {
-  scenarios::AvailabilityPhase p;
-  p.at = at;
-  p.fractions = std::move(fractions);
-  return p;
-}
 
 // A fast and a slow worker (12 and 6 cores), fixed equal batches, ten steps.
 scenarios::Scenario two_workers() {

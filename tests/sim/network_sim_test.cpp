@@ -52,12 +52,8 @@ double simulate(const ClusterSpec& cluster, const AllreduceSpec& spec, const std
   const pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
-    std::vector<std::string> args{"test"};
-    for (const std::string& a : SimOptions{}.simgrid_args) args.push_back(a);
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    int argc = static_cast<int>(argv.size());
-    simgrid::s4u::Engine engine(&argc, argv.data());
+    testing::DefaultEngineArgs defaults;
+    simgrid::s4u::Engine engine(&defaults.argc, defaults.argv.data());
     auto platform = build_platform(cluster, {});
     if (!platform) _exit(2);
     double seconds = -1.0;

@@ -73,12 +73,8 @@ std::vector<Seconds> simgrid_times(const ClusterSpec& cluster, const std::vector
   const pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
-    std::vector<std::string> args{"test"};
-    for (const std::string& a : SimOptions{}.simgrid_args) args.push_back(a);
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    int argc = static_cast<int>(argv.size());
-    simgrid::s4u::Engine engine(&argc, argv.data());
+    testing::DefaultEngineArgs defaults;
+    simgrid::s4u::Engine engine(&defaults.argc, defaults.argv.data());
     auto platform = build_platform(cluster, {});
     if (!platform) _exit(2);
     std::vector<Seconds> times(flows.size(), -1.0);
@@ -124,6 +120,17 @@ ClusterSpec three_kind_star() {
   c.backbone_bandwidth_Bps = 1e12;
   c.backbone_latency_s = 1e-3;
   return c;
+}
+
+// The analytic link's completion times equal SimGrid's flows' on the same star, within 1e-9 (relative).
+void expect_times_of_simgrid(const ClusterSpec& c, const std::vector<TestFlow>& flows) {
+  const std::vector<Seconds> expected = simgrid_times(c, flows);
+  const std::vector<Seconds> analytic = analytic_times(c, flows);
+  ASSERT_EQ(expected.size(), flows.size());
+  ASSERT_EQ(analytic.size(), flows.size());
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    EXPECT_NEAR(analytic[i], expected[i], 1e-9 * expected[i]) << "flow " << i;
+  }
 }
 
 TEST(ServerLink, EqualPenaltiesShareEquallyAndFinishInOrder) {
@@ -183,13 +190,7 @@ TEST(ServerLink, MatchesSimGridFlowsOnTheSameStar) {
       {4, true, 70e6, 0.3},  {5, true, 5e6, 1.0},   {0, false, 30e6, 0.05}, {1, false, 45e6, 0.2},
       {2, false, 20e6, 0.7}, {3, false, 80e6, 0.8}, {5, false, 1e6, 2.0},   {4, false, 15e6, 0.4},
   };
-  const std::vector<Seconds> expected = simgrid_times(c, flows);
-  const std::vector<Seconds> analytic = analytic_times(c, flows);
-  ASSERT_EQ(expected.size(), flows.size());
-  ASSERT_EQ(analytic.size(), flows.size());
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    EXPECT_NEAR(analytic[i], expected[i], 1e-9 * expected[i]) << "flow " << i;
-  }
+  expect_times_of_simgrid(c, flows);
 }
 
 TEST(ServerLink, MatchesSimGridWhenEveryFlowIsHeldByItsCap) {
@@ -197,13 +198,7 @@ TEST(ServerLink, MatchesSimGridWhenEveryFlowIsHeldByItsCap) {
   c.parameter_server.bandwidth_Bps = 1e9;  // more than all the workers' links together
   const std::vector<TestFlow> flows = {
       {0, true, 4e6, 0.0}, {1, true, 9e6, 0.01}, {2, true, 3e6, 0.0}, {3, false, 7e6, 0.0}, {4, false, 2e6, 0.03}};
-  const std::vector<Seconds> expected = simgrid_times(c, flows);
-  const std::vector<Seconds> analytic = analytic_times(c, flows);
-  ASSERT_EQ(expected.size(), flows.size());
-  ASSERT_EQ(analytic.size(), flows.size());
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    EXPECT_NEAR(analytic[i], expected[i], 1e-9 * expected[i]) << "flow " << i;
-  }
+  expect_times_of_simgrid(c, flows);
 }
 
 // Forty workers' flows at random times (some starting together), one each (as in ASP, a worker's own link carries
@@ -224,13 +219,7 @@ TEST(ServerLink, MatchesSimGridOnRandomFlows) {
     flows.push_back({static_cast<WorkerId>(i), next(2) == 0, 1e6 * static_cast<double>(1 + next(50)),
                      0.05 * static_cast<double>(next(40))});
   }
-  const std::vector<Seconds> expected = simgrid_times(c, flows);
-  const std::vector<Seconds> analytic = analytic_times(c, flows);
-  ASSERT_EQ(expected.size(), flows.size());
-  ASSERT_EQ(analytic.size(), flows.size());
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    EXPECT_NEAR(analytic[i], expected[i], 1e-9 * expected[i]) << "flow " << i;
-  }
+  expect_times_of_simgrid(c, flows);
 }
 
 // A small ASP scenario whose server link qualifies: unequal workers, one held by its own link, one far away.

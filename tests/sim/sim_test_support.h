@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -19,6 +20,27 @@
 #include "omnilearn/sim/simulation.h"
 
 namespace omnilearn::sim::testing {
+
+// An epoch-schedule phase: from epoch `at` on, worker k runs at fractions[k] of its speed.
+inline scenarios::AvailabilityPhase phase(double at, std::vector<double> fractions) {
+  scenarios::AvailabilityPhase p;
+  p.at = at;
+  p.fractions = std::move(fractions);
+  return p;
+}
+
+// The arguments a simulation gives SimGrid by default (SimOptions' settings after a program name), kept alive for
+// an Engine built from them in a test's child process.
+struct DefaultEngineArgs {
+  std::vector<std::string> args{"test"};
+  std::vector<char*> argv;
+  int argc = 0;
+  DefaultEngineArgs() {
+    for (const std::string& a : SimOptions{}.simgrid_args) args.push_back(a);
+    for (std::string& a : args) argv.push_back(a.data());
+    argc = static_cast<int>(argv.size());
+  }
+};
 
 // `cores` workers' worth of a 10 Gflop/s core each, ResNet18 on CIFAR-10, B = 128, bounds 16..96.
 inline scenarios::Scenario four_worker_scenario(const std::vector<int>& cores, const std::string& policy) {
