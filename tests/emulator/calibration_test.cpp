@@ -157,7 +157,9 @@ TEST(Calibration, MeasuresTheUsersTorchScriptModelFromTheScenario) {
   CalibrationOptions o;
   o.settings = config->settings;
   o.settings.sample_cost_s = 0.001;  // the law's slope is then known whatever this host's speed
-  o.batches = {4, 32};
+  // Batches far apart: a busy neighbour's delay on the small one's few milliseconds then moves the slope little (with
+  // 4 and 32, one 3 ms delay took it below 0.9 ms on a clean CI run).
+  o.batches = {4, 64};
   o.reps = 4;
   o.warmup = 1;
   o.rounds = 1;
@@ -167,7 +169,9 @@ TEST(Calibration, MeasuresTheUsersTorchScriptModelFromTheScenario) {
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_EQ(r->network, "torchscript:model.pt");
   EXPECT_EQ(r->parameters, 64 * 32 + 32 + 32 * 4 + 4);
-  EXPECT_GT(r->fit.per_unit, 0.9 * 0.001);
+  // At least the emulated cost (the module's own compute is tiny), less what a delay on the small batch takes off;
+  // a busy host makes it larger (two spinning neighbours on 2 cores doubled it), so there is no upper bound.
+  EXPECT_GT(r->fit.per_unit, 0.85 * 0.001);
   const std::string profile = dir + "/profile.yaml";
   std::ofstream(profile) << profile_yaml(*r, "user-calibrated");
   auto loaded = scenarios::load_model_profile(profile);
