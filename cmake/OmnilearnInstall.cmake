@@ -53,7 +53,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/traces/FORMAT.md ${PROJECT_SOURCE_DIR}/trace
 install(FILES README.md LICENSE NOTICE CITATION.cff CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # The Debian package: cpack -G DEB (see README "Install"). Installs under /usr; the dependencies come from
-# dpkg-shlibdeps, plus python3-pandas and python3-matplotlib for `omnilearn report`.
+# dpkg-shlibdeps, plus python3-pandas and python3-matplotlib for `omnilearn report` (python3-scipy: asp-study).
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME omnilearn)
 set(CPACK_PACKAGE_VENDOR "OmniLearn contributors")
@@ -67,5 +67,5 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3, python3-pandas, python3-matplotlib")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3, python3-pandas, python3-matplotlib, python3-scipy")
 include(CPack)

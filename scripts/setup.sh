@@ -11,7 +11,7 @@ packages=(
   libtorch-dev libgloo-dev libcgroup-dev zlib1g-dev libssl-dev dataset-fashion-mnist
   clang libclang-rt-14-dev
   iproute2 binutils dpkg-dev file
-  python3 python3-pandas python3-matplotlib python3-pytest
+  python3 python3-pandas python3-matplotlib python3-scipy python3-pytest
   pybind11-dev python3-dev python3-setuptools python3-wheel python3-pip python3-venv python3-numpy python3-torch
 )
 
