@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from scipy import stats
 
@@ -127,9 +128,47 @@ def format_tables(summary: pd.DataFrame, diffs: pd.DataFrame, target: float) -> 
     return "\n".join(lines)
 
 
+def accuracy_curves(sweep: str | Path, runs: pd.DataFrame, points: int = 200):
+    """A panel per level: the mean test accuracy over seeds against simulated time for each policy and rule, with
+    its Student-t 95% band. Each run's evaluations are interpolated on a common time grid (up to the shortest run's
+    last evaluation of the group)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    levels = sorted(runs["level"].unique())
+    fig, axes = plt.subplots(1, len(levels), figsize=(4.2 * len(levels), 3.6), sharey=True, squeeze=False)
+    for ax, level in zip(axes[0], levels):
+        for (policy, lr), g in runs[runs["level"] == level].groupby(["policy", "lr"], sort=True):
+            if policy == "uniform" and lr != min(runs["lr"]):
+                continue  # under uniform every push has b_k = b_ref: the rules give the same runs, drawn once
+            curves = [pd.read_csv(Path(sweep) / point / "evaluations.csv") for point in g["point"]]
+            curves = [c for c in curves if len(c) > 1]
+            if not curves:
+                continue
+            start = max(float(c["time_s"].iloc[0]) for c in curves)
+            end = min(float(c["time_s"].iloc[-1]) for c in curves)
+            grid = np.linspace(start, end, points)
+            ys = np.array([np.interp(grid, c["time_s"], c["accuracy"] * 100.0) for c in curves])
+            mean = ys.mean(axis=0)
+            label = "uniform" if policy == "uniform" else f"{policy}, lr {lr}"
+            ax.plot(grid, mean, label=label, linewidth=1.2)
+            if len(ys) > 1:
+                half = stats.t.ppf(0.975, len(ys) - 1) * ys.std(axis=0, ddof=1) / math.sqrt(len(ys))
+                ax.fill_between(grid, mean - half, mean + half, alpha=0.2)
+        ax.set_title(f"{level} ({runs[runs['level'] == level]['seed'].nunique()} seeds)")
+        ax.set_xlabel("simulated time (s)")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("test accuracy (%), mean and 95% band")
+    axes[0][-1].legend(fontsize="small", loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
 def write_study(sweep: str | Path, target: float) -> tuple[str, list[Path]]:
-    """Writes study-runs.csv, study-summary.csv and study-paired.csv (each with a `target` column) into the sweep
-    folder; returns the tables as Markdown and the paths."""
+    """Writes study-runs.csv, study-summary.csv and study-paired.csv (each with a `target` column) and
+    study-accuracy.png (accuracy_curves) into the sweep folder; returns the tables as Markdown and the paths."""
     sweep = Path(sweep)
     runs = load(sweep, target)
     if runs.empty:
@@ -140,7 +179,10 @@ def write_study(sweep: str | Path, target: float) -> tuple[str, list[Path]]:
     paths = [sweep / "study-runs.csv", sweep / "study-summary.csv", sweep / "study-paired.csv"]
     for frame, path in zip((runs, summary, diffs), paths):
         frame.to_csv(path, index=False)
+    fig = accuracy_curves(sweep, runs)
+    paths.append(sweep / "study-accuracy.png")
+    fig.savefig(paths[-1], dpi=110)
     return format_tables(summary, diffs, target), paths
 
 
-__all__ = ["load", "mean_ci", "summarize", "paired", "format_tables", "write_study"]
+__all__ = ["load", "mean_ci", "summarize", "paired", "format_tables", "accuracy_curves", "write_study"]

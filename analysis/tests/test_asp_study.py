@@ -71,6 +71,7 @@ def test_command_writes_tables_and_refuses_other_sweeps(tmp_path, capsys):
     for name in ("study-runs.csv", "study-summary.csv", "study-paired.csv"):
         assert list(asp_study.pd.read_csv(tmp_path / "sw" / name)["target"]) != []
     assert set(asp_study.pd.read_csv(tmp_path / "sw" / "study-paired.csv")["target"]) == {0.85}
+    assert (tmp_path / "sw" / "study-accuracy.png").stat().st_size > 0
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "sweep.csv").write_text("point,status\nx,ok\n")
     assert main(["asp-study", str(tmp_path / "other")]) == 1
