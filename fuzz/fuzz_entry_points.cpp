@@ -24,15 +24,23 @@ constexpr const char* kBaseScenario =
     "cluster: {nodes: [{name: a, cores: 4, speed: 4e9}, {name: b, cores: 2, speed: 2e9}]}\n"
     "workload: {model: resnet18, dataset: cifar10, global_batch: 64, epochs: 1}\n";
 
-// A scratch folder of this process (inputs that name files resolve in it), made on first use.
+// A scratch folder of this process (inputs that name files resolve in it), made on first use and removed when the
+// process exits normally (a crash keeps it beside the crashing input).
+struct Scratch {
+  std::filesystem::path dir;
+  Scratch() : dir(std::filesystem::temp_directory_path() / ("omnilearn-fuzz-" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "s.yaml") << kBaseScenario;
+  }
+  ~Scratch() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+};
+
 const std::filesystem::path& scratch() {
-  static const std::filesystem::path dir = [] {
-    const auto d = std::filesystem::temp_directory_path() / ("omnilearn-fuzz-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
-    std::ofstream(d / "s.yaml") << kBaseScenario;
-    return d;
-  }();
-  return dir;
+  static const Scratch s;
+  return s.dir;
 }
 
 std::string write_scratch(const std::string& name, std::string_view bytes) {

@@ -3,19 +3,36 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
 
 #include "omnilearn/scenarios/scenario.h"
 
 namespace omnilearn::emulator::testing {
 
+// The folders fresh_dir made in this process: removed when it exits if every test passed (kept, for a look, when
+// one failed or OMNILEARN_KEEP_TEST_DIRS is set), so that the suite leaves nothing in the temporary folder.
+struct FreshDirs {
+  std::vector<std::filesystem::path> made;
+  ~FreshDirs() {
+    if (std::getenv("OMNILEARN_KEEP_TEST_DIRS") != nullptr || !::testing::UnitTest::GetInstance()->Passed()) return;
+    std::error_code ec;
+    for (const auto& dir : made) std::filesystem::remove_all(dir, ec);
+  }
+};
+
 inline std::string fresh_dir(const std::string& name) {
+  static FreshDirs dirs;
   const auto dir = std::filesystem::temp_directory_path() /
                    (std::string("omnilearn-emu-test-").append(name).append("-").append(std::to_string(::getpid())));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  dirs.made.push_back(dir);
   return dir.string();
 }
 
