@@ -40,6 +40,22 @@ const char* topology_name(Topology topology) {
   return "?";
 }
 
+const char* algorithm_name(AllreduceAlgorithm algorithm) {
+  switch (algorithm) {
+    case AllreduceAlgorithm::kRing:
+      return "ring";
+    case AllreduceAlgorithm::kHierarchicalRing:
+      return "hierarchical-ring";
+    case AllreduceAlgorithm::kDoubleBinaryTree:
+      return "double-binary-tree";
+    case AllreduceAlgorithm::kHalvingDoubling:
+      return "halving-doubling";
+    case AllreduceAlgorithm::kParameterServer:
+      return "parameter-server";
+  }
+  return "?";
+}
+
 std::size_t topology_leaves(Topology topology, const NetworkSpec& n) {
   switch (topology) {
     case Topology::kFatTree:

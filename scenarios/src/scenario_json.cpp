@@ -9,17 +9,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const char* to_text(AllreduceAlgorithm a) {
-  switch (a) {
-    case AllreduceAlgorithm::kRing: return "ring";
-    case AllreduceAlgorithm::kHierarchicalRing: return "hierarchical-ring";
-    case AllreduceAlgorithm::kDoubleBinaryTree: return "double-binary-tree";
-    case AllreduceAlgorithm::kHalvingDoubling: return "halving-doubling";
-    case AllreduceAlgorithm::kParameterServer: return "parameter-server";
-  }
-  return "?";
-}
-
 const char* to_text(controller::DecisionTrigger t) {
   switch (t) {
     case controller::DecisionTrigger::kEveryNIterations: return "every-n";
@@ -121,7 +110,7 @@ std::string scenario_to_json(const Scenario& s) {
                 {"sample_budget", s.workload.sample_budget}};
   if (s.workload.numerics == Numerics::kReal) workload["numerics"] = "real";  // absent: time only, as before
   const AllreduceSpec& ar = s.workload.allreduce;
-  workload["allreduce"] = Json{{"algorithm", to_text(ar.algorithm)},
+  workload["allreduce"] = Json{{"algorithm", algorithm_name(ar.algorithm)},
                                {"chunks", ar.chunks},
                                {"shards", ar.shards},
                                {"workers_per_node", ar.workers_per_node},

@@ -102,22 +102,6 @@ std::vector<std::size_t> shard_positions(std::size_t p, std::int64_t shards) {
 
 }  // namespace
 
-const char* algorithm_name(AllreduceAlgorithm algorithm) {
-  switch (algorithm) {
-    case AllreduceAlgorithm::kRing:
-      return "ring";
-    case AllreduceAlgorithm::kHierarchicalRing:
-      return "hierarchical-ring";
-    case AllreduceAlgorithm::kDoubleBinaryTree:
-      return "double-binary-tree";
-    case AllreduceAlgorithm::kHalvingDoubling:
-      return "halving-doubling";
-    case AllreduceAlgorithm::kParameterServer:
-      return "parameter-server";
-  }
-  return "?";
-}
-
 std::int64_t tree_chunks(const scenarios::AllreduceSpec& spec, std::size_t p, double bytes, Seconds alpha_s,
                          double bandwidth_Bps) {
   if (spec.chunks > 0) return spec.chunks;

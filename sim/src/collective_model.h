@@ -93,6 +93,4 @@ std::int64_t bucket_count(const scenarios::AllreduceSpec& spec, double gradient_
 Seconds overlapped_end_s(Seconds start_s, Seconds compute_end_s, std::int64_t buckets, double backward_fraction,
                          Seconds bucket_s);
 
-const char* algorithm_name(scenarios::AllreduceAlgorithm algorithm);
-
 }  // namespace omnilearn::sim

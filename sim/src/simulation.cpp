@@ -54,7 +54,7 @@ run::Manifest make_manifest(const scenarios::Scenario& scenario, const SimOption
   m.set("iteration_rows", options.iteration_rows);
   // Which all-reduce model the run uses: the algorithm, the analytic or flow-level path, the overlap buckets.
   const scenarios::AllreduceSpec& allreduce = scenario.workload.allreduce;
-  m.set("collective", {{"algorithm", algorithm_name(allreduce.algorithm)},
+  m.set("collective", {{"algorithm", scenarios::algorithm_name(allreduce.algorithm)},
                        {"topology", scenarios::topology_name(scenario.cluster.topology)},
                        {"path", scenario.mode == controller::TrainingMode::kAsp
                                     ? asp_link_path(scenario, options)

@@ -7,9 +7,12 @@
 #include <numeric>
 #include <vector>
 
+#include "omnilearn/scenarios/network_spec.h"
+
 namespace omnilearn::sim {
 namespace {
 
+using scenarios::algorithm_name;
 using scenarios::AllreduceAlgorithm;
 using scenarios::AllreduceSpec;
 

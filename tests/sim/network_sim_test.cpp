@@ -23,6 +23,7 @@
 namespace omnilearn::sim {
 namespace {
 
+using scenarios::algorithm_name;
 using scenarios::AllreduceAlgorithm;
 using scenarios::AllreduceSpec;
 using scenarios::ClusterSpec;

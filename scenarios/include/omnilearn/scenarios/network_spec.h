@@ -20,5 +20,8 @@ Status check_network(Topology topology, const NetworkSpec& network, const std::s
 
 // The "fat-tree" / "torus" / "dragonfly" name of a topology (and "star", "platform-file").
 const char* topology_name(Topology topology);
+// The "ring" / "hierarchical-ring" / "double-binary-tree" / "halving-doubling" / "parameter-server" name of an
+// all-reduce algorithm, as `workload.allreduce` spells it.
+const char* algorithm_name(AllreduceAlgorithm algorithm);
 
 }  // namespace omnilearn::scenarios
