@@ -74,9 +74,8 @@ void CollectiveStep::prepare(const std::vector<WorkerId>& participants, Seconds 
   } else if (auto star = star_time_s(participants)) {
     bucket_s_ = *star;
     measured_[participants] = bucket_s_;
-  } else {
-    done_ = simgrid::s4u::Barrier::create(static_cast<unsigned>(participants.size()));
   }
+  // Else the flow-level run measures it (run() or run_for_all()).
 }
 
 std::optional<Seconds> CollectiveStep::star_time_s(const std::vector<WorkerId>& participants) const {
@@ -121,6 +120,9 @@ void CollectiveStep::measure_flow_level() {
 
 Seconds CollectiveStep::run(WorkerId k, Seconds step_start_s, Seconds compute_end_s) {
   if (bucket_s_ < 0.0) {
+    // The participants wait for the leader's flow-level run; the first to arrive makes their barrier (coordinator
+    // mode, run_for_all, needs none).
+    if (!done_) done_ = simgrid::s4u::Barrier::create(static_cast<unsigned>(participants_.size()));
     if (k == participants_.front()) measure_flow_level();
     done_->wait();
   }

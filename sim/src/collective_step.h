@@ -65,7 +65,7 @@ class CollectiveStep {
   Seconds fixed_s_ = 0.0;
   Seconds bucket_s_ = -1.0;                            // this step's, < 0 until known
   std::map<std::vector<WorkerId>, Seconds> measured_;  // bucket time per participant set (either path)
-  simgrid::s4u::BarrierPtr done_;
+  simgrid::s4u::BarrierPtr done_;  // per-worker actors: they wait here for the leader's flow-level run (made by run())
   std::int64_t flow_level_runs_ = 0;
 };
 
