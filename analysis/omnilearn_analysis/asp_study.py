@@ -18,17 +18,22 @@ from scipy import stats
 AXES = ("level", "policy.name", "lr", "seed")
 
 
-def _first_time_at(evaluations: Path, target: float) -> float:
+def read_evaluations(sweep: str | Path, points) -> dict[str, pd.DataFrame]:
+    """Each point's evaluations.csv (an empty frame where it has none), read once for the times and the curves."""
+    empty = pd.DataFrame({"time_s": [], "accuracy": []})
+    return {p: pd.read_csv(Path(sweep) / p / "evaluations.csv") if (Path(sweep) / p / "evaluations.csv").exists()
+            else empty for p in points}
+
+
+def _first_time_at(evaluations: pd.DataFrame, target: float) -> float:
     """Simulated seconds of the first evaluation at or above `target` (NaN when none reached it)."""
-    if not evaluations.exists():
-        return float("nan")
-    ev = pd.read_csv(evaluations)
-    hit = ev[ev["accuracy"] >= target]
+    hit = evaluations[evaluations["accuracy"] >= target]
     return float(hit["time_s"].iloc[0]) if not hit.empty else float("nan")
 
 
-def load(sweep: str | Path, target: float) -> pd.DataFrame:
-    """One row per successful point: axes, final accuracy, updates, staleness and the time to `target`."""
+def load(sweep: str | Path, target: float, evaluations: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
+    """One row per successful point: axes, final accuracy, updates, staleness and the time to `target`. Each point's
+    evaluations are read once: into `evaluations` when a dict is given (for accuracy_curves)."""
     sweep = Path(sweep)
     table = pd.read_csv(sweep / "sweep.csv", dtype={"level": str, "lr": str, "policy.name": str})
     missing = [c for c in (*AXES, "status", "final_accuracy") if c not in table.columns]
@@ -36,7 +41,10 @@ def load(sweep: str | Path, target: float) -> pd.DataFrame:
         raise ValueError(f"{sweep / 'sweep.csv'}: missing column(s) {', '.join(missing)} (expected the axes "
                          f"{', '.join(AXES)} of sweep-asp-virtual-time.yaml and final_accuracy)")
     ok = table[table["status"] == "ok"].copy()
-    ok["time_to_target_s"] = [_first_time_at(sweep / p / "evaluations.csv", target) for p in ok["point"]]
+    if evaluations is None:
+        evaluations = {}
+    evaluations.update(read_evaluations(sweep, ok["point"]))
+    ok["time_to_target_s"] = [_first_time_at(evaluations[p], target) for p in ok["point"]]
     # The axis label (uniform, omnilearn), not the summary's policy field (omnilearn-asp).
     ok = ok.drop(columns=["policy"], errors="ignore").rename(columns={"policy.name": "policy", "iterations": "updates"})
     return ok[["point", "level", "policy", "lr", "seed", "final_accuracy", "updates", "mean_staleness",
@@ -128,7 +136,7 @@ def format_tables(summary: pd.DataFrame, diffs: pd.DataFrame, target: float) -> 
     return "\n".join(lines)
 
 
-def accuracy_curves(sweep: str | Path, runs: pd.DataFrame, points: int = 200):
+def accuracy_curves(evaluations: dict[str, pd.DataFrame], runs: pd.DataFrame, points: int = 200):
     """A panel per level: the mean test accuracy over seeds against simulated time for each policy and rule, with
     its Student-t 95% band. Each run's evaluations are interpolated on a common time grid (up to the shortest run's
     last evaluation of the group)."""
@@ -143,8 +151,7 @@ def accuracy_curves(sweep: str | Path, runs: pd.DataFrame, points: int = 200):
         for (policy, lr), g in runs[runs["level"] == level].groupby(["policy", "lr"], sort=True):
             if policy == "uniform" and lr != min(runs["lr"]):
                 continue  # under uniform every push has b_k = b_ref: the rules give the same runs, drawn once
-            curves = [pd.read_csv(Path(sweep) / point / "evaluations.csv") for point in g["point"]]
-            curves = [c for c in curves if len(c) > 1]
+            curves = [evaluations[point] for point in g["point"] if len(evaluations[point]) > 1]
             if not curves:
                 continue
             start = max(float(c["time_s"].iloc[0]) for c in curves)
@@ -170,7 +177,8 @@ def write_study(sweep: str | Path, target: float) -> tuple[str, list[Path]]:
     """Writes study-runs.csv, study-summary.csv and study-paired.csv (each with a `target` column) and
     study-accuracy.png (accuracy_curves) into the sweep folder; returns the tables as Markdown and the paths."""
     sweep = Path(sweep)
-    runs = load(sweep, target)
+    evaluations: dict[str, pd.DataFrame] = {}
+    runs = load(sweep, target, evaluations)
     if runs.empty:
         raise ValueError(f"{sweep / 'sweep.csv'}: no point finished (status ok)")
     summary, diffs = summarize(runs), paired(runs)
@@ -179,10 +187,10 @@ def write_study(sweep: str | Path, target: float) -> tuple[str, list[Path]]:
     paths = [sweep / "study-runs.csv", sweep / "study-summary.csv", sweep / "study-paired.csv"]
     for frame, path in zip((runs, summary, diffs), paths):
         frame.to_csv(path, index=False)
-    fig = accuracy_curves(sweep, runs)
+    fig = accuracy_curves(evaluations, runs)
     paths.append(sweep / "study-accuracy.png")
     fig.savefig(paths[-1], dpi=110)
     return format_tables(summary, diffs, target), paths
 
 
-__all__ = ["load", "mean_ci", "summarize", "paired", "format_tables", "accuracy_curves", "write_study"]
+__all__ = ["load", "mean_ci", "summarize", "paired", "format_tables", "accuracy_curves", "read_evaluations", "write_study"]
