@@ -4,7 +4,8 @@ namespace omnilearn::sim {
 
 ComputeEnd analytic_compute_end(AvailabilityModel& availability, WorkerId k, Seconds start_s, double flops,
                                 double peak_flops) {
-  // SimGrid's maxmin/precision x surf/precision (defaults): less remaining work than this counts as none.
+  // SimGrid's maxmin/precision x surf/precision, the defaults cpu_is_default_lazy_cas01() requires: less remaining
+  // work than this counts as none.
   constexpr double kRemainsPrecision = 1e-5 * 1e-9;
   double rate = availability.speed_scale_at(k, start_s) * peak_flops;
   double remains = flops;

@@ -12,6 +12,8 @@
 #include <simgrid/s4u/Mailbox.hpp>
 #include <xbt/config.hpp>
 
+#include "simgrid_settings.h"
+
 namespace omnilearn::sim {
 namespace {
 
@@ -21,18 +23,6 @@ Seconds now() { return sg4::Engine::get_clock(); }
 
 sg4::Mailbox* server_mailbox() { return sg4::Mailbox::by_name("parameter-server"); }
 sg4::Mailbox* worker_mailbox(WorkerId k) { return sg4::Mailbox::by_name("worker-" + std::to_string(k)); }
-
-// Whether SimGrid's network is CM02 as FairShareLink models it: no cross-traffic, latency and bandwidth factors 1,
-// no weight-S, the max-min solver, and not the ptask_L07 host model (which has its own network; SimGrid sets
-// "compound" when the network model is chosen).
-bool network_is_plain_cm02() {
-  namespace cfg = simgrid::config;
-  return cfg::get_value<std::string>("network/model") == "CM02" &&
-         cfg::get_value<std::string>("host/model") != "ptask_L07" && !cfg::get_value<bool>("network/crosstraffic") &&
-         cfg::get_value<double>("network/latency-factor") == 1.0 &&
-         cfg::get_value<double>("network/bandwidth-factor") == 1.0 &&
-         cfg::get_value<double>("network/weight-S") == 0.0 && cfg::get_value<std::string>("network/solver") == "maxmin";
-}
 
 }  // namespace
 

@@ -15,6 +15,7 @@
 
 #include "analytic_compute.h"
 #include "ring_allreduce_model.h"
+#include "simgrid_settings.h"
 
 namespace omnilearn::sim {
 namespace {
@@ -25,16 +26,10 @@ Seconds now() { return sg4::Engine::get_clock(); }
 
 // Whether the coordinator may compute the computations' ends itself: analytic_compute.h repeats SimGrid's default CPU
 // model on hosts that run one computation each and change speed only through the availability model. A platform
-// file's hosts may carry their own profiles or serve two workers, and these settings change the CPU model or its
-// precisions: those runs keep the activities.
-bool analytic_compute_applies(const scenarios::Scenario& scenario, const SimOptions& options) {
-  if (scenario.cluster.topology == scenarios::Topology::kPlatformFile) return false;
-  for (const std::string& arg : options.simgrid_args) {
-    for (const char* prefix : {"--cfg=cpu/", "--cfg=host/", "--cfg=maxmin/", "--cfg=surf/"}) {
-      if (arg.rfind(prefix, 0) == 0) return false;
-    }
-  }
-  return true;
+// file's hosts may carry their own profiles or serve two workers, and another CPU model or precision computes
+// otherwise: those runs keep the activities.
+bool analytic_compute_applies(const scenarios::Scenario& scenario) {
+  return scenario.cluster.topology != scenarios::Topology::kPlatformFile && cpu_is_default_lazy_cas01();
 }
 
 }  // namespace
@@ -64,7 +59,7 @@ std::size_t BspDriver::actor_count(const SimOptions& options, std::size_t worker
 void BspDriver::start() {
   const auto n = static_cast<unsigned>(slots_.size());
   per_worker_ = per_worker_actors(ctx_.options, n);
-  analytic_ = !per_worker_ && analytic_compute_applies(ctx_.scenario, ctx_.options);
+  analytic_ = !per_worker_ && analytic_compute_applies(ctx_.scenario);
   if (analytic_) read_peak_speeds();
   if (per_worker_) {
     start_ = sg4::Barrier::create(n + 1);

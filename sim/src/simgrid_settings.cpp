@@ -7,6 +7,8 @@
 #include <map>
 #include <sstream>
 
+#include <xbt/config.hpp>
+
 namespace omnilearn::sim {
 
 Status check_simgrid_args(const std::vector<std::string>& args) {
@@ -114,6 +116,22 @@ Result<std::vector<std::string>> effective_simgrid_args(const SimOptions& option
   // (from the heap, each 512 KiB stack is zeroed: 2,048 ASP workers took 330 MB instead of 70 MB).
   mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   return args;
+}
+
+bool cpu_is_default_lazy_cas01() {
+  namespace cfg = simgrid::config;
+  return cfg::get_value<std::string>("cpu/model") == "Cas01" && cfg::get_value<std::string>("cpu/optim") == "Lazy" &&
+         cfg::get_value<std::string>("host/model") != "ptask_L07" &&
+         cfg::get_value<double>("maxmin/precision") == 1e-5 && cfg::get_value<double>("surf/precision") == 1e-9;
+}
+
+bool network_is_plain_cm02() {
+  namespace cfg = simgrid::config;
+  return cfg::get_value<std::string>("network/model") == "CM02" &&
+         cfg::get_value<std::string>("host/model") != "ptask_L07" && !cfg::get_value<bool>("network/crosstraffic") &&
+         cfg::get_value<double>("network/latency-factor") == 1.0 &&
+         cfg::get_value<double>("network/bandwidth-factor") == 1.0 &&
+         cfg::get_value<double>("network/weight-S") == 0.0 && cfg::get_value<std::string>("network/solver") == "maxmin";
 }
 
 }  // namespace omnilearn::sim

@@ -25,4 +25,13 @@ Status check_simgrid_args(const std::vector<std::string>& args);
 Result<std::vector<std::string>> effective_simgrid_args(const SimOptions& options, std::size_t actors,
                                                         bool profiles_repeat);
 
+// What the running engine was set to (call inside it), for the analytic paths that repeat SimGrid's arithmetic:
+// - the CPU model analytic_compute.h repeats: Cas01 with lazy updates, not the ptask_L07 host model, and the default
+//   precisions (maxmin/precision 1e-5, surf/precision 1e-9: kRemainsPrecision there);
+bool cpu_is_default_lazy_cas01();
+// - the network FairShareLink (server_link_model.h) models: CM02 without cross-traffic, latency and bandwidth
+//   factors 1, no weight-S, the max-min solver, not ptask_L07 (which has its own network; SimGrid sets "compound"
+//   when the network model is chosen).
+bool network_is_plain_cm02();
+
 }  // namespace omnilearn::sim
