@@ -43,7 +43,6 @@ void FairShareLink::add(std::int64_t id, std::size_t flow_class, double bytes, S
   OMNI_CHECK(flow_class < classes_.size(), "FairShareLink::add: no such flow class");
   OMNI_CHECK(bytes >= 0.0, "FairShareLink::add: negative bytes");
   joining_.push(Joining{std::max(join_s, now_s_), added_++, id, flow_class, bytes});
-  ++flows_;
 }
 
 std::pair<Seconds, std::size_t> FairShareLink::next_event() const {
@@ -82,7 +81,6 @@ void FairShareLink::advance(Seconds t, std::vector<std::int64_t>& finished) {
       while (!c.finishes.empty() && std::get<0>(c.finishes.top()) <= c.clock) {
         finished.push_back(std::get<2>(c.finishes.top()));
         c.finishes.pop();
-        --flows_;
       }
       if (c.finishes.empty()) c.clock = 0.0;  // an idle class restarts its clock: it stays small, so precise
     } else {

@@ -36,16 +36,14 @@ class FairShareLink {
   static Result<FairShareLink> create(double capacity_Bps, const std::vector<FlowClass>& classes);
 
   // Flow `id` of class `flow_class` (< the number of classes), carrying `bytes` (>= 0), joins at `join_s` (a time
-  // before now_s() counts as now_s()).
+  // before the link's clock counts as now).
   void add(std::int64_t id, std::size_t flow_class, double bytes, Seconds join_s);
   // The time of the next join or completion; +infinity when the link carries nothing and nothing is to join.
   Seconds next_event_s() const;
-  // Moves the clock to `t` (>= now_s()), processing every join and completion up to `t` in time order; appends the
-  // flows that completed to `finished`, in completion order (ties: by class, then by order of adding).
+  // Moves the link's clock to `t` (>= its current time), processing every join and completion up to `t` in time
+  // order; appends the flows that completed to `finished`, in completion order (ties: by class, then by order of
+  // adding).
   void advance(Seconds t, std::vector<std::int64_t>& finished);
-  Seconds now_s() const { return now_s_; }
-  // Flows joined or waiting to join.
-  std::size_t flows() const { return flows_; }
 
  private:
   using Tag = std::tuple<double, std::uint64_t, std::int64_t>;  // (virtual finish, order of adding, id)
@@ -78,7 +76,6 @@ class FairShareLink {
   std::priority_queue<Joining, std::vector<Joining>, std::greater<>> joining_;
   Seconds now_s_ = 0.0;
   std::uint64_t added_ = 0;
-  std::size_t flows_ = 0;
 };
 
 // The analytic view of a star's parameter-server link: its capacity, and for each worker the class of its pushes
