@@ -32,29 +32,47 @@ def _run_title(run: Run, what: str) -> str:
     return f"{what}\n{run.name}, policy {policy_label(run.policy)}"
 
 
+def _workers(ids) -> str:
+    ids = sorted(int(i) for i in ids)
+    if len(ids) > 2 and ids == list(range(ids[0], ids[-1] + 1)):
+        return f"workers {ids[0]}\u2013{ids[-1]}"
+    return ("worker " if len(ids) == 1 else "workers ") + ", ".join(str(i) for i in ids)
+
+
+def _line_width(i: int, n: int) -> float:
+    """The i-th of n overlaid lines: the first widest, so that lines with equal values all stay visible."""
+    return 1.2 + 1.8 * (n - 1 - i) / max(1, n - 1) if n <= 16 else 0.8
+
+
 def batch_sizes(run: Run):
-    """Mini-batch size per worker over time (a step line per worker); decisions that changed the plan as grey
-    vertical lines."""
-    fig, ax = plt.subplots(figsize=(8, 3.8))
+    """Mini-batch size per worker over time (a step line per worker, the first drawn widest so that equal batches
+    stay visible), each line's last value named at its end; decisions that changed the plan as grey lines."""
+    fig, ax = plt.subplots(figsize=(9, 3.8))
     _label_axes(ax, "time_s", "batch", run.backend)
     ax.set_title(_run_title(run, "Mini-batch size of each worker over time"), fontsize="medium")
     plans = run.plans
     if plans.empty:
         return _empty(ax, "no plans recorded")
     end = float(run.summary.get("total_time_s", plans["time_s"].max()))
-    for worker, df in plans.groupby("worker"):
+    workers = sorted(plans["worker"].unique())
+    for i, (worker, df) in enumerate(plans.groupby("worker")):
         df = df.sort_values("time_s")
         xs = list(df["time_s"]) + [end]
         ys = list(df["batch"]) + [df["batch"].iloc[-1]]
-        ax.step(xs, ys, where="post", label=f"worker {worker}")
+        ax.step(xs, ys, where="post", linewidth=_line_width(i, len(workers)), label=f"worker {worker}")
     changed = plans[plans["changed"].astype(str).str.lower().isin(["true", "1"])]["time_s"].unique()
     for t in changed:
         ax.axvline(t, color="grey", alpha=0.25, linewidth=0.8)
-    if plans["worker"].nunique() <= 16:
+    ax.set_ylim(0, plans["batch"].max() * 1.15)
+    if len(workers) <= 16:
+        finals = plans.sort_values("time_s", kind="stable").groupby("worker")["batch"].last()
+        for value, ws in finals.groupby(finals):
+            ax.annotate(f"{_workers(ws.index)}: {value}", xy=(end, value), xytext=(-4, 4),
+                        textcoords="offset points", ha="right", va="bottom", fontsize="small")
         handles, _ = ax.get_legend_handles_labels()
         if len(changed):
             handles.append(Line2D([], [], color="grey", alpha=0.5, linewidth=0.8, label="plan changed"))
-        ax.legend(handles=handles, fontsize="small", ncol=5)
+        ax.legend(handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     return fig
 
@@ -65,7 +83,7 @@ BREAKDOWN_PARTS = ("compute_s", "comm_s", "wait_s")
 def time_breakdown(run: Run):
     """Compute, communication and idle seconds per worker, stacked: where each worker's time went."""
     df = run.per_worker_time()
-    fig, ax = plt.subplots(figsize=(8, 3.8))
+    fig, ax = plt.subplots(figsize=(9, 3.8))
     _label_axes(ax, "worker", "worker_time_s", run.backend)
     ax.set_title(_run_title(run, "Where each worker's time went"), fontsize="medium")
     if df.empty:
@@ -74,24 +92,31 @@ def time_breakdown(run: Run):
     for column in BREAKDOWN_PARTS:
         ax.bar(df["worker"].astype(str), df[column], bottom=bottom, label=COLUMNS[column].words)
         bottom = bottom + df[column]
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     return fig
 
 
 def iteration_times(run: Run):
-    """Duration of each iteration (its slowest worker) over time; periods where some worker is down are shaded red,
-    other availability changes are orange lines."""
+    """Duration of each iteration (its slowest worker; under ASP, each worker's own iterations, a line per worker)
+    over time; periods where some worker is down are shaded red, other availability changes are orange lines."""
     steps = run.step_times()
-    fig, ax = plt.subplots(figsize=(8, 3.8))
+    fig, ax = plt.subplots(figsize=(9, 3.8))
     _label_axes(ax, "start_s", "duration_s", run.backend)
     ax.set_title(_run_title(run, "Iteration time over the run"), fontsize="medium")
     if steps.empty:
         return _empty(ax, "no iterations recorded")
-    ax.plot(steps["start_s"], steps["duration_s"], linewidth=0.8, label="iteration time")
+    if run.mode == "asp":  # no common step: each worker's own iterations, a line per worker
+        it = run.iterations.sort_values("start_s")
+        for i, (worker, df) in enumerate(it.groupby("worker")):
+            ax.plot(df["start_s"], df["compute_s"] + df["comm_s"] + df["wait_s"],
+                    linewidth=_line_width(i, it["worker"].nunique()) * 0.7, label=f"worker {worker}")
+        handles = ax.get_legend_handles_labels()[0] if it["worker"].nunique() <= 16 else []
+    else:
+        ax.plot(steps["start_s"], steps["duration_s"], linewidth=0.8)
+        handles = [Line2D([], [], linewidth=0.8, label="iteration time (its slowest worker)")]
     av = run.availability.sort_values("time_s")
     end = float(steps["start_s"].max() + steps["duration_s"].iloc[-1])
-    handles = [Line2D([], [], linewidth=0.8, label="iteration time")]
     down = False
     for worker, df in av.groupby("worker"):
         down_since = None
@@ -107,13 +132,14 @@ def iteration_times(run: Run):
     start = float(steps["start_s"].min())
     changes = [t for t in av[av["fraction"] > 0]["time_s"].unique() if t > start]  # not the initial availability
     for t in changes:
-        ax.axvline(t, color="orange", alpha=0.3, linewidth=0.8)
+        ax.axvline(t, color="orange", alpha=0.5, linewidth=0.8)
     if changes:
-        handles.append(Line2D([], [], color="orange", alpha=0.6, linewidth=0.8, label="availability changed"))
+        handles.append(Line2D([], [], color="orange", alpha=0.5, linewidth=0.8, label="availability changed"))
     if down:
         handles.append(Patch(color="red", alpha=0.12, label="a worker down"))
     ax.set_ylim(bottom=0)
-    ax.legend(handles=handles, fontsize="small")
+    if handles:
+        ax.legend(handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     return fig
 
