@@ -223,7 +223,11 @@ def sweep_comparison(comparison: pd.DataFrame, metric: str, group_cols: list[str
                    if group_cols else "")
     axes[-1][0].set_xlabel(group_words)
     top.set_ylabel(words)
-    per = f" and {_lower_first(group_words)}" if group_words else ""
+    names = [_lower_first(coordinate_label(c, comparison[c].unique())) for c in group_cols]
+    per = (" and " + names[0] if len(names) == 1 else
+           ", " + ", ".join(names[:-1]) + " and " + names[-1] if names else "")
+    same = (f"at the same {_lower_first(group_words)}" if len(group_cols) == 1 else
+            "with the same other coordinates" if group_cols else "")
     metric_words = COLUMNS[metric].words.replace("{clock}", "Wall-clock" if backend == "emulate" else "Simulated")
     if comparison.empty:
         top.set_title(f"{metric_words} per policy{per}")
@@ -250,8 +254,8 @@ def sweep_comparison(comparison: pd.DataFrame, metric: str, group_cols: list[str
         if policy != "uniform" and "vs_uniform_pct" in df:
             top.bar_label(bars, labels=[_pct(v) for v in column(policy, "vs_uniform_pct")], **label_kw)
     top.set_ylim(0, np.nanmax(df[metric].to_numpy(dtype="float64")) * scale(metric) * 1.3)
-    top.set_title(f"{metric_words} per policy{per}\n(above each bar: its change against uniform at the same "
-                  f"{_lower_first(group_words) or 'point'})", fontsize="medium")
+    top.set_title(f"{metric_words} per policy{per}\n(above each bar: its change against uniform {same})".replace(" )", ")"),
+                  fontsize="medium")
     top.legend(title="Policy", fontsize="small", ncol=min(3, len(policies)), loc="best")
     top.grid(axis="y", alpha=0.3)
     if has_oracle:

@@ -124,7 +124,7 @@ def _sweep_section(path: Path, out: Path, prefix: str) -> str:
         parts.append(_embed(figures.accuracy_overlay(with_accuracy, "Test accuracy against time, every point"),
                             out / f"{prefix}accuracy.png", CAPTIONS["sweep-accuracy"]))
     parts += ["<h3>Each point's figures</h3>",
-              f"<p>{html.escape('; '.join(f'{n}: {CAPTIONS[n]}' for n in POINT_FIGURES))}</p>",
+              "<ul>" + "".join(f"<li>{n}: {html.escape(CAPTIONS[n])}</li>" for n in POINT_FIGURES) + "</ul>",
               _point_links(table, runs, out, prefix, metric, backend),
               "<h3>All points (sweep.csv)</h3>", _table(table)]
     return "\n".join(parts)
