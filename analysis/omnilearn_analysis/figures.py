@@ -277,10 +277,14 @@ def sweep_comparison(comparison: pd.DataFrame, metric: str, group_cols: list[str
 
 
 def trace_availability(trace: pd.DataFrame, title: str = "", bins: int = 600):
-    """Availability per worker over time: step lines for up to 8 workers, else a heat map (worker x time, dark =
-    down) so that many workers stay readable."""
+    """Availability per worker over time: step lines for up to 8 workers with up to 200 changes each, else a heat
+    map (worker x time, dark = down) so that many workers and dense traces stay readable. Time in seconds, hours
+    (past 3 hours) or days (past 3 days)."""
+    span = float(trace["time_s"].max()) if len(trace) else 0.0
+    unit = "trace_time_d" if span > 3 * 86400 else "trace_time_h" if span > 3 * 3600 else "trace_time_s"
+    trace = trace.assign(time_s=trace["time_s"] * scale(unit))
     workers = list(dict.fromkeys(trace["worker"]))
-    if len(workers) <= 8:
+    if len(workers) <= 8 and len(trace) <= 200 * len(workers):
         fig, ax = plt.subplots(figsize=(9, 4))
         for w in workers:
             df = trace[trace["worker"] == w].sort_values("time_s")
@@ -303,7 +307,9 @@ def trace_availability(trace: pd.DataFrame, title: str = "", bins: int = 600):
                           vmax=scale("fraction"), extent=(0.0, end, len(workers) - 0.5, -0.5))
         fig.colorbar(shown, ax=ax, label=axis_label("fraction"))
         ax.set_ylabel(axis_label("worker"))
-    ax.set_xlabel(axis_label("trace_time_s"))
+        if len(workers) <= 16:
+            ax.set_yticks(range(len(workers)), [str(w) for w in workers], fontsize="small")
+    ax.set_xlabel(axis_label(unit))
     ax.set_title(f"Availability of each worker over time{': ' + title if title else ''}")
     fig.tight_layout()
     return fig

@@ -50,6 +50,8 @@ COLUMNS: dict[str, Column] = {
     "updates": Column("Applied updates"),
     "fraction": Column("Available share of full speed", "%", 100.0),
     "trace_time_s": Column("Trace time", "s"),
+    "trace_time_h": Column("Trace time", "hours", 1 / 3600),
+    "trace_time_d": Column("Trace time", "days", 1 / 86400),
 }
 
 # Sweep coordinates (sweep.csv's axis columns). Any scenario key can be an axis: one not listed here is shown as

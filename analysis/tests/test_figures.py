@@ -111,3 +111,16 @@ def test_breakdown_legend_names_the_parts(quick_run):
     texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert texts == ["Compute", "Communication", "Idle, waiting for the others"]
     plt.close(fig)
+
+
+@pytest.mark.parametrize("end_s, unit", [(600, "s"), (86400, "hours"), (7 * 86400, "days")])
+def test_trace_plot_time_unit(end_s, unit):
+    trace = pd.DataFrame({"time_s": [0, end_s / 2, end_s] * 2, "worker": [0, 0, 0, 1, 1, 1],
+                          "fraction": [1.0, 0.5, 1.0, 1.0, 0.0, 1.0]})
+    fig = figures.trace_availability(trace)
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == f"Trace time ({unit})"
+    assert ax.get_ylabel() == "Available share of full speed (%)"
+    assert max(max(line.get_xdata()) for line in ax.get_lines()) == pytest.approx(
+        end_s * labels.scale({"s": "trace_time_s", "hours": "trace_time_h", "days": "trace_time_d"}[unit]))
+    plt.close(fig)
