@@ -213,7 +213,8 @@ def sweep_comparison(comparison: pd.DataFrame, metric: str, group_cols: list[str
     coordinates (the heterogeneity level, say), each bar labelled with its change against uniform there. Bottom
     (when the sweep ran the oracle): each other policy's gap to the oracle there, labelled likewise.
     `comparison` is tables.policy_comparison's table: its vs_uniform_pct and vs_oracle_pct are drawn as they are."""
-    has_oracle = "vs_oracle_pct" in comparison and comparison["vs_oracle_pct"].notna().any()
+    gaps_known = comparison[comparison["policy"] != "oracle"].get("vs_oracle_pct", pd.Series(dtype=float))
+    has_oracle = bool(gaps_known.notna().any())
     rows = 2 if has_oracle else 1
     fig, axes = plt.subplots(rows, 1, figsize=(11, 7 if has_oracle else 4.5), sharex=True, squeeze=False,
                              gridspec_kw={"height_ratios": [3, 2][:rows]})
@@ -253,9 +254,11 @@ def sweep_comparison(comparison: pd.DataFrame, metric: str, group_cols: list[str
                        label=policy_label(policy))
         if policy != "uniform" and "vs_uniform_pct" in df:
             top.bar_label(bars, labels=[_pct(v) for v in column(policy, "vs_uniform_pct")], **label_kw)
-    top.set_ylim(0, np.nanmax(df[metric].to_numpy(dtype="float64")) * scale(metric) * 1.3)
-    top.set_title(f"{metric_words} per policy{per}\n(above each bar: its change against uniform {same})".replace(" )", ")"),
-                  fontsize="medium")
+    heights = df[metric].to_numpy(dtype="float64") * scale(metric)
+    if np.isfinite(heights).any():
+        top.set_ylim(0, np.nanmax(heights) * 1.3)
+    note = f"above each bar: its change against uniform {same}".rstrip()
+    top.set_title(f"{metric_words} per policy{per}\n({note})", fontsize="medium")
     top.legend(title="Policy", fontsize="small", ncol=min(3, len(policies)), loc="best")
     top.grid(axis="y", alpha=0.3)
     if has_oracle:
@@ -267,7 +270,7 @@ def sweep_comparison(comparison: pd.DataFrame, metric: str, group_cols: list[str
             bars = bottom.bar(xs + offset, gaps[i], width, color=colors[policy])
             bottom.bar_label(bars, labels=[_pct(v) for v in gaps[i]], **label_kw)
         bottom.axhline(0, color="black", linewidth=0.6)
-        bottom.set_ylim(min(0.0, np.nanmin(gaps) * 1.3), max(1.0, np.nanmax(gaps) * 1.35))
+        bottom.set_ylim(min(0.0, np.nanmin(gaps) * 1.3), max(1.0, np.nanmax(gaps) * 1.35))  # has_oracle: a gap
         bottom.set_ylabel(axis_label("vs_oracle_pct"))
         bottom.set_title("How much slower than the oracle (the best batch split), same colours", fontsize="medium")
         bottom.grid(axis="y", alpha=0.3)
