@@ -4,6 +4,8 @@
 #   scripts/golden.sh check  [--bin OMNILEARN] [--keep DIR] [CASE...]   exit 1 on a difference, printing a diff
 #   scripts/golden.sh update [--bin OMNILEARN] [CASE...]                rewrites tests/golden/<case>/
 #   scripts/golden.sh list                                              the case names, one a line
+#   scripts/golden.sh coverage     exit 1 naming each scenarios/<folder>/<file>.yaml that CASES does not name (in a
+#                                  case, or in a comment saying why it is not pinned)
 # No CASE: every case (a full update also removes the folders of cases no longer listed). --bin defaults to
 # $OMNILEARN_BIN, else build/cli/omnilearn. Exit 77 when every case asked for was skipped (a sim-train case in a
 # build without LibTorch). Works in a temporary folder that it removes (--keep DIR copies the raw run folders to
@@ -22,13 +24,13 @@ max_bytes=${GOLDEN_MAX_BYTES:-65536}
 diff_lines=40
 
 usage() {
-  echo "usage: $0 check|update|list [--bin OMNILEARN] [--keep DIR] [CASE...]" >&2
+  echo "usage: $0 check|update|list|coverage [--bin OMNILEARN] [--keep DIR] [CASE...]" >&2
   exit 2
 }
 
 mode=${1:-}
 [ $# -gt 0 ] && shift
-case "$mode" in check | update | list) ;; *) usage ;; esac
+case "$mode" in check | update | list | coverage) ;; *) usage ;; esac
 bin=${OMNILEARN_BIN:-$root/build/cli/omnilearn}
 keep=""
 selected=()
@@ -48,6 +50,17 @@ case_names() { case_lines | awk '{ print $1 }'; }
 if [ "$mode" = list ]; then
   case_names
   exit 0
+fi
+if [ "$mode" = coverage ]; then
+  status=0
+  for f in "$root"/scenarios/*/*.yaml; do
+    f=${f#"$root"/}
+    if ! grep -qF "$f" "$cases_file"; then
+      echo "golden: $f: not in tests/golden/CASES (add a case, or a comment saying why it is not pinned)" >&2
+      status=1
+    fi
+  done
+  exit $status
 fi
 [ -x "$bin" ] || { echo "golden.sh: no omnilearn binary at $bin (build it, or pass --bin)" >&2; exit 2; }
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
