@@ -43,8 +43,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-# The case lines: name, command (sim | sweep), scenario path (from the source root), arguments (split on spaces).
-case_lines() { grep -v '^[[:space:]]*\(#\|$\)' "$cases_file"; }
+# The case lines (those not blank, not a comment, not indented, as tests/golden/CMakeLists.txt reads them): name,
+# command (sim | sweep | sim-train), scenario path (from the source root), arguments (split on spaces).
+case_lines() { grep '^[^#[:space:]]' "$cases_file"; }
 case_names() { case_lines | awk '{ print $1 }'; }
 
 if [ "$mode" = list ]; then
