@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh "$@"
-# Tests that measure time or CPU share are RUN_SERIAL (tests/CMakeLists.txt): CTest runs them alone.
+# Tests that measure time or CPU share are RUN_SERIAL (tests/CMakeLists.txt): CTest runs them alone. The golden
+# outputs of the shipped scenarios (scripts/golden.sh check, one test per case of tests/golden/CASES) are label golden.
 status=0
 ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600 || status=$?
 # CTest lists skipped tests without their reason: print each one's GTEST_SKIP message, and the reason of each test
