@@ -82,6 +82,6 @@ int main(int argc, char** argv) {
     send(run::EvaluationRecord{0.2, steps - 1, (steps - 1) / 10, 0.5, 0.86});
     send(emulator::ExtraRecord{"time_to_target_s", 0.2});
   }
-  send(emulator::DoneRecord{"epochs"});
+  send(emulator::DoneRecord{run::StopReason::kEpochs});
   return 0;
 }
