@@ -268,7 +268,7 @@ class ParameterServer {
       hear_availability(now_s);
       auto plan = ctl_->plan_next(controller::DecisionPoint{updates_, epoch_, now_s});
       if (plan && plan->decided) reporter_.send(run::plan_record(*plan, epoch_));
-      stop_.elapsed(training_s());
+      if (!stop_.stopped()) stop_.elapsed(training_s());
     }
     send_reply(k, staleness);
     return Status::ok();
