@@ -68,7 +68,10 @@ py::dict settings_dict(const ControllerSettings& s) {
 
 std::string plan_repr(const controller::Plan& p) {
   std::string batch;
-  for (BatchSize b : p.batch) batch += (batch.empty() ? "" : ", ") + std::to_string(b);
+  for (BatchSize b : p.batch) {
+    if (!batch.empty()) batch += ", ";
+    batch += std::to_string(b);
+  }
   return "Plan(step=" + std::to_string(p.step) + ", batch=[" + batch + "], reason='" + controller::to_string(p.reason) +
          "', changed=" + (p.changed ? "True" : "False") + ")";
 }

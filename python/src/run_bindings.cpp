@@ -36,7 +36,10 @@ std::vector<std::string> stop_reason_names() {
 run_api::StopReason stop_reason_named(const std::string& name) {
   if (const auto reason = run_api::parse_stop_reason(name)) return *reason;
   std::string known;
-  for (const std::string& n : stop_reason_names()) known += (known.empty() ? "" : ", ") + n;
+  for (const std::string& n : stop_reason_names()) {
+    if (!known.empty()) known += ", ";
+    known += n;
+  }
   throw py::value_error("stop_reason: '" + name + "' is none of " + known);
 }
 

@@ -101,7 +101,7 @@ def target(rank: int, world: int, out: Path) -> None:
     opt = torch.optim.SGD(model.parameters(), lr=0.05)
     steps = 0
     with AdaptiveBatching(model, n, seed=5, epochs=3, target_accuracy=0.75, global_batch=16, name="uniform",
-                          run_dir=str(out / "run") if rank == 0 else None) as batching:
+                          min_batch=2, max_batch=14, run_dir=str(out / "run") if rank == 0 else None) as batching:
         for step in batching:
             loss = F.cross_entropy(model(x[step.index]), y[step.index])
             opt.zero_grad()
