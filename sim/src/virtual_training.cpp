@@ -34,8 +34,8 @@ std::optional<BatchOutcome> VirtualTraining::asp_push(WorkerId k, BatchSize batc
 }
 
 void VirtualTraining::after_update(std::int64_t updates, std::int64_t epoch, bool epoch_ended, Seconds now_s) {
-  // Never called once the time or the target stopped the run (the drivers stop), but is at the update on which the
-  // epochs or the step cap stop it: that update is evaluated when due.
+  // The drivers stop after the update on which the time or the target ends the run, so neither has fired yet; the
+  // epochs or the step cap may have, on this very update, which is still evaluated when due.
   if (!status_.is_ok()) return;
   // As the testbed's server: no evaluation at the update that spent the time budget but the final one.
   if (stop_.elapsed(now_s) == run::StopReason::kTime) return;
