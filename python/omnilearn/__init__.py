@@ -4,8 +4,8 @@
 scenario uses (its `policy:` keys, plus global_batch, mode and the workers' capacities, or `Controller.from_scenario`),
 report each iteration's compute time and ask `plan_next` for per-worker batches and gradient weights. The run layer
 that the simulator and the testbed share is bound too: `StopRule` (when a run stops), `Manifest`, `RunRecorder` and
-`RunSummary` write run folders in their schema, which `omnilearn report` reads (`RunWriter` writes rows as given). `GlobalSampler` is the testbed's global sampler (same permutation,
-same cut into steps). The PyTorch DDP integration is in `omnilearn.torch`.
+`RunSummary` write run folders in their schema, which `omnilearn report` reads (`RunWriter` writes rows as given).
+`GlobalSampler` is the testbed's global sampler (same permutation, same cut into steps). The PyTorch DDP integration is in `omnilearn.torch`.
 """
 
 from __future__ import annotations

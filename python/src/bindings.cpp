@@ -138,7 +138,8 @@ PYBIND11_MODULE(_core, m) {
             scenarios::Scenario sc = take(scenarios::load_scenario(path, overrides));
             auto ctl = take(make_controller(sc));
             ControllerSettings settings = from_scenario(sc);
-            return std::make_unique<BoundController>(BoundController{std::move(ctl), std::move(settings), std::move(sc)});
+            return std::make_unique<BoundController>(
+                BoundController{std::move(ctl), std::move(settings), std::move(sc)});
           },
           py::arg("path"), py::arg("overrides") = std::vector<std::string>{},
           "A controller with the policy, global batch, mode and workers (speeds as capacities) of a scenario file; "

@@ -130,7 +130,8 @@ void bind_run_layer(py::module_& m) {
       .def_readwrite("seed", &Scenario::seed)
       .def_property_readonly("worker_count", &Scenario::worker_count)
       .def(
-          "set_stop_limits", [](Scenario& s, const run_api::StopRule& rule) { run_api::set_stop_limits(s, rule.limits()); },
+          "set_stop_limits",
+          [](Scenario& s, const run_api::StopRule& rule) { run_api::set_stop_limits(s, rule.limits()); },
           py::arg("rule"),
           "Writes the rule's limits into their keys (workload.dataset_samples, epochs, sample_budget, max_iterations, "
           "emulator.time_budget_s, target_accuracy).")
@@ -170,8 +171,9 @@ void bind_run_layer(py::module_& m) {
       .def(
           "stop", [](run_api::StopRule& r, const std::string& reason) { r.stop(stop_reason_named(reason)); },
           py::arg("reason"), "A reason found elsewhere ('requested', or another process's rule's reason).")
-      .def_property_readonly("reason", [](const run_api::StopRule& r) { return reason_name(r.reason()); },
-                             "Why the run stops ('none' while it runs): the fed reason of highest precedence.")
+      .def_property_readonly(
+          "reason", [](const run_api::StopRule& r) { return reason_name(r.reason()); },
+          "Why the run stops ('none' while it runs): the fed reason of highest precedence.")
       .def_property_readonly("stopped", &run_api::StopRule::stopped)
       .def_property_readonly("sample_limit", &run_api::StopRule::sample_limit);
 
@@ -181,7 +183,8 @@ void bind_run_layer(py::module_& m) {
       .def(py::init<std::string, const Scenario&, const std::vector<std::string>&>(), py::arg("backend"),
            py::arg("scenario"), py::arg("argv"))
       .def(
-          "set", [](run_api::Manifest& mf, const std::string& key, const py::object& value) { mf.set(key, to_json(value)); },
+          "set",
+          [](run_api::Manifest& mf, const std::string& key, const py::object& value) { mf.set(key, to_json(value)); },
           py::arg("key"), py::arg("value"), "A field after those set before (any value json.dumps takes).")
       .def("text", &run_api::Manifest::text, py::arg("elapsed_s") = py::none(),
            "The JSON text; elapsed_s stays null until the run is over.");
@@ -241,8 +244,8 @@ void bind_run_layer(py::module_& m) {
           [](BoundRunRecorder& r, std::int64_t worker, std::int64_t step, std::int64_t epoch, double start_s,
              double compute_s, double comm_s, double wait_s, BatchSize batch, std::optional<double> loss,
              std::optional<double> accuracy, std::optional<std::int64_t> staleness) {
-            r.get().iteration(
-                iteration_record(worker, step, epoch, start_s, compute_s, comm_s, wait_s, batch, loss, accuracy, staleness));
+            r.get().iteration(iteration_record(worker, step, epoch, start_s, compute_s, comm_s, wait_s, batch, loss,
+                                               accuracy, staleness));
           },
           py::kw_only(), py::arg("worker"), py::arg("step"), py::arg("epoch"), py::arg("start_s"), py::arg("compute_s"),
           py::arg("comm_s"), py::arg("wait_s"), py::arg("batch"), py::arg("loss") = py::none(),
@@ -250,7 +253,8 @@ void bind_run_layer(py::module_& m) {
           "One worker's iteration: its totals, its row and its compute / wait / comm spans.")
       .def(
           "plan", [](BoundRunRecorder& r, const controller::Plan& p, std::int64_t epoch) { r.get().plan(p, epoch); },
-          py::arg("plan"), py::kw_only(), py::arg("epoch"), "A controller result: recorded when it consulted the policy.")
+          py::arg("plan"), py::kw_only(), py::arg("epoch"),
+          "A controller result: recorded when it consulted the policy.")
       .def(
           "availability",
           [](BoundRunRecorder& r, std::int64_t worker, double fraction, double time_s) {
@@ -272,7 +276,8 @@ void bind_run_layer(py::module_& m) {
           "fill_from_records",
           [](BoundRunRecorder& r, run_api::RunSummary& s, double origin_s) { r.get().fill_from_records(s, origin_s); },
           py::arg("summary"), py::arg("origin_s") = 0.0,
-          "Fills iterations, epochs, total time (from origin_s), mean step of worker 0 and epoch times from the records.")
+          "Fills iterations, epochs, total time (from origin_s), mean step of worker 0 and epoch times from the "
+          "records.")
       .def(
           "finish",
           [](BoundRunRecorder& r, const run_api::RunSummary& s) {
@@ -290,7 +295,9 @@ void bind_run_layer(py::module_& m) {
           "once closed.")
       .def(
           "rewrite_manifest",
-          [](BoundRunRecorder& r, const std::string& manifest_json) { raise_if_error(r.get().rewrite_manifest(manifest_json)); },
+          [](BoundRunRecorder& r, const std::string& manifest_json) {
+            raise_if_error(r.get().rewrite_manifest(manifest_json));
+          },
           py::arg("manifest_json"))
       .def_property_readonly("dir", [](const BoundRunRecorder& r) { return r.dir; })
       .def_property_readonly("closed", [](const BoundRunRecorder& r) { return r.closed; })
@@ -319,8 +326,8 @@ void bind_run_layer(py::module_& m) {
           [](BoundRunWriter& w, std::int64_t worker, std::int64_t step, std::int64_t epoch, double start_s,
              double compute_s, double comm_s, double wait_s, BatchSize batch, std::optional<double> loss,
              std::optional<double> accuracy, std::optional<std::int64_t> staleness) {
-            w.get().add(
-                iteration_record(worker, step, epoch, start_s, compute_s, comm_s, wait_s, batch, loss, accuracy, staleness));
+            w.get().add(iteration_record(worker, step, epoch, start_s, compute_s, comm_s, wait_s, batch, loss, accuracy,
+                                         staleness));
           },
           py::kw_only(), py::arg("worker"), py::arg("step"), py::arg("epoch"), py::arg("start_s"), py::arg("compute_s"),
           py::arg("comm_s"), py::arg("wait_s"), py::arg("batch"), py::arg("loss") = py::none(),

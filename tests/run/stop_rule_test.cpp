@@ -8,7 +8,7 @@
 namespace omnilearn::run {
 namespace {
 
-constexpr StopReason kAll[] = {StopReason::kNone, StopReason::kEpochs, StopReason::kSamples, StopReason::kSteps,
+constexpr StopReason kAll[] = {StopReason::kNone, StopReason::kEpochs, StopReason::kSamples,  StopReason::kSteps,
                                StopReason::kTime, StopReason::kTarget, StopReason::kRequested};
 
 TEST(StopReason, NamesAndCodesRoundTrip) {
@@ -109,11 +109,21 @@ struct SameUpdate {
 
 void feed(StopRule& rule, StopReason r) {
   switch (r) {
-    case StopReason::kEpochs: EXPECT_EQ(rule.progress(1, 100), r); break;    // the epoch is complete
-    case StopReason::kSteps: EXPECT_EQ(rule.progress(5, 50), r); break;      // the cap, before the epoch ends
-    case StopReason::kTime: EXPECT_EQ(rule.elapsed(10.0), r); break;
-    case StopReason::kTarget: EXPECT_EQ(rule.evaluation(0.9), r); break;
-    default: rule.stop(r); break;
+    case StopReason::kEpochs:  // the epoch is complete
+      EXPECT_EQ(rule.progress(1, 100), r);
+      break;
+    case StopReason::kSteps:  // the cap, before the epoch ends
+      EXPECT_EQ(rule.progress(5, 50), r);
+      break;
+    case StopReason::kTime:
+      EXPECT_EQ(rule.elapsed(10.0), r);
+      break;
+    case StopReason::kTarget:
+      EXPECT_EQ(rule.evaluation(0.9), r);
+      break;
+    default:
+      rule.stop(r);
+      break;
   }
 }
 

@@ -27,8 +27,8 @@ struct StopLimits {
 // The limits a scenario sets: workload.dataset_samples, workload.epochs, workload.sample_budget, max_iterations,
 // emulator.time_budget_s and emulator.target_accuracy.
 StopLimits stop_limits(const scenarios::Scenario& scenario);
-// Writes `limits` into those keys of `scenario` (the inverse of stop_limits), so that the manifest of a run whose limits
-// came as options shows them.
+// Writes `limits` into those keys of `scenario` (the inverse of stop_limits), so that the manifest of a run whose
+// limits came as options shows them.
 void set_stop_limits(scenarios::Scenario& scenario, const StopLimits& limits);
 // Limits given as options (a scenario's are checked by its parser): errors name the option at fault.
 Status check_stop_limits(const StopLimits& limits);
