@@ -144,7 +144,7 @@ class Launch {
   std::vector<std::string> buffers_;
   std::vector<bool> done_;
   std::map<std::string, double> extra_;  // from the workers' ExtraRecords
-  std::string stop_reason_;
+  run::StopReason stop_reason_ = run::StopReason::kNone;  // the controlling process's (summary.json)
   std::optional<Seconds> replay_origin_s_;
   // Liveness: when each process last reported (or was reported by rank 0 to have made) an iteration. A worker that
   // is down (fraction 0) is not expected to make any (ASP: it polls), so its clock restarts while it is down. The
@@ -385,9 +385,9 @@ void Launch::handle_line(std::size_t k, std::string_view line) {
       if (!training_started_) std::fill(last_row_s_.begin(), last_row_s_.end(), elapsed());
       training_started_ = true;
     }
-  } else if (std::get_if<DoneRecord>(&*msg) != nullptr) {
+  } else if (const auto* d = std::get_if<DoneRecord>(&*msg)) {
     done_[k] = true;
-    if (control_ && k == *control_) stop_reason_ = std::get<DoneRecord>(*msg).reason;
+    if (control_ && k == *control_) stop_reason_ = d->reason;
   }
 }
 
@@ -562,6 +562,7 @@ LaunchResult Launch::result() {
   s.extra = extra_;
   s.extra.erase("time_to_target_s");
   s.extra["wall_time_s"] = elapsed();
+  s.stop_reason = stop_reason_;
   if (stop_signal_ != 0) {
     result.outcome = stop_signal_ == SIGINT ? RunOutcome::kInterrupted : RunOutcome::kTerminated;
     result.exit_code = 128 + stop_signal_;

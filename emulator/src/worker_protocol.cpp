@@ -79,7 +79,7 @@ std::string encode(const WorkerMessage& message) {
   } else if (const auto* x = std::get_if<ExtraRecord>(&message)) {
     out = std::string("X\t").append(x->key).append("\t").append(format_g(x->value));
   } else if (const auto* d = std::get_if<DoneRecord>(&message)) {
-    out = std::string("D\t").append(d->reason);
+    out = std::string("D\t").append(run::to_string(d->reason));
   } else if (const auto* a = std::get_if<AvailabilityNotice>(&message)) {
     out = std::string("A\t").append(std::to_string(a->worker)).append("\t").append(format_g(a->time_s)).append("\t")
               .append(format_g(a->fraction));
@@ -131,9 +131,9 @@ Result<WorkerMessage> decode(std::string_view line) {
     return WorkerMessage(x);
   }
   if (tag == "D") {
-    DoneRecord d{std::string(in.s())};
-    if (!in.ok || in.i != in.f.size()) return bad();
-    return WorkerMessage(d);
+    const std::optional<run::StopReason> reason = run::parse_stop_reason(in.s());
+    if (!reason || !in.ok || in.i != in.f.size()) return bad();
+    return WorkerMessage(DoneRecord{*reason});
   }
   if (tag == "A") {
     AvailabilityNotice a;

@@ -37,7 +37,7 @@ std::string asp_link_path(const scenarios::Scenario& scenario, const SimOptions&
 
 AspDriver::AspDriver(RunContext& context)
     : ctx_(context),
-      progress_(context.scenario, context.options.progress, context.options.stop_requested),
+      progress_(context.stop, context.options.progress, context.options.stop_requested),
       slots_(context.platform.workers.size()) {
   auto spec = asp_server_link(context.scenario, context.options);
   if (!spec) return;

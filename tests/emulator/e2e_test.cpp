@@ -60,6 +60,7 @@ TEST(EmulatorEndToEnd, TwoWorkerBspRunWritesTheRunFolder) {
   ASSERT_EQ(r->exit_code, 0) << r->message;
   EXPECT_EQ(r->summary.iterations, 16 * 2);  // 1024 / 64 per epoch
   EXPECT_EQ(r->summary.epochs, 2);
+  EXPECT_EQ(r->summary.stop_reason, run::StopReason::kEpochs);
   EXPECT_EQ(count_rows(dir + "/run/iterations.csv"), 2 * 32);
   EXPECT_GE(count_rows(dir + "/run/plans.csv"), 2);  // the initial plan, one row per worker
   EXPECT_GE(count_rows(dir + "/run/evaluations.csv"), 2);
@@ -121,6 +122,37 @@ TEST(EmulatorEndToEnd, UsersTorchScriptModelTrainsOnUsersTensorFiles) {
   EXPECT_NE(failed->exit_code, 0);
 }
 
+// The time budget stops a BSP run (and then the ASP server) long before its 1000 epochs, on every host: every rank
+// takes rank 0's reason, which summary.json records.
+TEST(EmulatorEndToEnd, TheTimeBudgetStopsBspAndAspRuns) {
+  if (!fs::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "Fashion-MNIST missing: install the Debian package dataset-fashion-mnist";
+  }
+  for (const char* mode : {"bsp", "asp"}) {
+    const std::string dir = testing::fresh_dir(std::string("e2e-time-") + mode);
+    std::string path = testing::write_scenario(dir, mode, 2, "", 1024, 64, 1000);
+    {
+      std::ifstream in(path);
+      std::string text((std::istreambuf_iterator<char>(in)), {});
+      text.replace(text.find("mode: bsp"), 9, std::string("mode: ") + mode);
+      std::ofstream(path) << text;
+    }
+    auto scenario = scenarios::load_scenario(path);
+    ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
+    scenarios::EmulatorSpec config;
+    config.eval_samples = 200;
+    config.target_accuracy = 0.0;
+    config.time_budget_s = 1.0;
+    auto r = run_emulation(with_settings(*scenario, config), real_worker_options(dir));
+    ASSERT_TRUE(r.is_ok()) << r.status().message();
+    ASSERT_EQ(r->exit_code, 0) << mode << ": " << r->message;
+    EXPECT_EQ(r->summary.stop_reason, run::StopReason::kTime) << mode;
+    EXPECT_LT(r->summary.epochs, 1000) << mode;
+    const auto summary = nlohmann::json::parse(std::ifstream(dir + "/run/summary.json"));
+    EXPECT_EQ(summary["stop_reason"], "time") << mode;
+  }
+}
+
 // ASP: two workers and a parameter server for 2 epochs of 1024 samples; staleness is recorded.
 TEST(EmulatorEndToEnd, TwoWorkerAspRunRecordsStaleness) {
   if (!fs::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
@@ -148,6 +180,7 @@ TEST(EmulatorEndToEnd, TwoWorkerAspRunRecordsStaleness) {
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   ASSERT_EQ(r->exit_code, 0) << r->message;
   EXPECT_EQ(r->summary.mode, "asp");
+  EXPECT_EQ(r->summary.stop_reason, run::StopReason::kEpochs);
   EXPECT_GE(r->summary.iterations, 2 * 1024 / 56);  // 2 epochs of samples at batches <= max_batch 56
   const auto summary = nlohmann::json::parse(std::ifstream(dir + "/run/summary.json"));
   ASSERT_TRUE(summary.contains("mean_staleness")) << summary.dump();

@@ -106,6 +106,7 @@ TEST(Launcher, CompletedRunWritesTheRunFolderAndReplaysAvailability) {
   EXPECT_EQ(summary["iterations"], 30);
   EXPECT_EQ(summary["workers"], 2);
   EXPECT_DOUBLE_EQ(summary["time_to_target_s"].get<double>(), 0.2);
+  EXPECT_EQ(summary["stop_reason"], "target");  // the controlling process's (rank 0's)
   const auto manifest = nlohmann::json::parse(std::ifstream(dir + "/run/manifest.json"));
   EXPECT_EQ(manifest["backend"], "emulate");
   std::ifstream avail(dir + "/run/availability.csv");
