@@ -10,6 +10,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "omnilearn/emulator/cgroup_throttler.h"
 #include "omnilearn/emulator/duty_cycle_throttler.h"
 
 namespace omnilearn::emulator::detail {
@@ -55,15 +56,18 @@ std::vector<int> mps_percentages(const std::vector<double>& shares) {
   return pct;
 }
 
-Result<std::unique_ptr<ResourceThrottler>> make_gpu_throttler(const std::string& run_id, std::size_t workers,
-                                                              int host_cpus, const scenarios::EmulatorSpec& config) {
+Result<WorkerGroups> make_gpu_throttler(const std::string& run_id, std::size_t workers, int host_cpus,
+                                        const scenarios::EmulatorSpec& config) {
   const double each = std::max(0.1, static_cast<double>(host_cpus) / static_cast<double>(std::max<std::size_t>(workers, 1)));
   auto inner = make_cgroup_throttler({run_id, std::vector<double>(workers, each), config.cpu_period_s, config.cpuset,
                                       config.throttle});
   if (!inner) return inner.status();
-  auto cycle = DutyCycleThrottler::wrap(std::move(inner).value(), kGpuDutyPeriodS);
+  WorkerGroups groups;
+  for (std::size_t k = 0; k < workers; ++k) groups.thread_files.push_back((*inner)->thread_files(static_cast<WorkerId>(k)));
+  auto cycle = DutyCycleThrottler::wrap(std::move(inner).value(), workers, kGpuDutyPeriodS);
   if (!cycle) return cycle.status();
-  return std::unique_ptr<ResourceThrottler>(std::move(cycle).value());
+  groups.throttler = std::move(cycle).value();
+  return groups;
 }
 
 }  // namespace omnilearn::emulator::detail

@@ -18,6 +18,7 @@
 #include "omnilearn/base/format.h"
 #include "omnilearn/base/install_layout.h"
 #include "omnilearn/emulator/availability_replayer.h"
+#include "omnilearn/emulator/cgroup_throttler.h"
 #include "omnilearn/emulator/cgroup_cleanup.h"
 #include "omnilearn/emulator/dataset_cache.h"
 #include "omnilearn/emulator/join_secret.h"
@@ -55,6 +56,22 @@ std::string node_output_dir(const std::string& output_dir, int node_rank) {
   if (node_rank == 0) return output_dir;
   return (std::filesystem::path(output_dir) / ("node" + std::to_string(node_rank))).string();
 }
+
+namespace {
+
+// One cgroup per worker and, per worker, the files that move its threads out of its quota and back.
+Result<WorkerGroups> cpu_groups(const CgroupThrottlerOptions& options) {
+  auto cgroups = make_cgroup_throttler(options);
+  if (!cgroups) return cgroups.status();
+  WorkerGroups groups;
+  for (std::size_t k = 0; k < options.nominal_cores.size(); ++k) {
+    groups.thread_files.push_back((*cgroups)->thread_files(static_cast<WorkerId>(k)));
+  }
+  groups.throttler = std::move(cgroups).value();
+  return groups;
+}
+
+}  // namespace
 
 std::string default_worker_executable() {
   const std::filesystem::path exe = current_executable();
@@ -135,6 +152,7 @@ class Launch {
   std::unique_ptr<MpsDaemon> mps_;
   std::vector<int> mps_pct_;
   std::unique_ptr<ResourceThrottler> throttler_;
+  std::vector<ThreadFiles> thread_files_;  // per local worker (WorkerGroups::thread_files)
   std::optional<run::Manifest> manifest_;
   std::unique_ptr<run::RunRecorder> recorder_;
   std::optional<SignalGuard> signals_;
@@ -227,13 +245,13 @@ Status Launch::make_groups() {
     mps_ = std::move(daemon).value();
     mps_pct_ = detail::mps_percentages(local_shares_);
   }
-  auto throttler = options_.make_throttler ? options_.make_throttler(run_id_, local_shares_)
-                   : cuda_ ? detail::make_gpu_throttler(run_id_, local_n_, host_cpu_count(), settings)
-                           : make_cgroup_throttler({run_id_, local_shares_, settings.cpu_period_s, settings.cpuset,
-                                                    settings.throttle});
-  if (!throttler) return throttler.status();
-  throttler_ = std::move(throttler).value();
-  comm_unthrottled_ = !throttler_->comm_thread_files(0).empty();
+  auto groups = options_.make_throttler ? options_.make_throttler(run_id_, local_shares_)
+                : cuda_ ? detail::make_gpu_throttler(run_id_, local_n_, host_cpu_count(), settings)
+                        : cpu_groups({run_id_, local_shares_, settings.cpu_period_s, settings.cpuset, settings.throttle});
+  if (!groups) return groups.status();
+  throttler_ = std::move(groups->throttler);
+  thread_files_ = std::move(groups->thread_files);
+  comm_unthrottled_ = !thread_files_.empty() && !thread_files_[0].comm.empty();
   if (settings.throttle == scenarios::QuotaScope::kCompute && !comm_unthrottled_ && !options_.make_throttler) {
     log_("omnilearn emulate: note: cgroup v2 here, so each quota holds its whole worker process, communication "
          "threads included (emulator.throttle: compute splits them on cgroup v1 only)");
@@ -311,11 +329,10 @@ std::vector<std::string> Launch::worker_argv(std::size_t k) const {
     if (node0_) argv.insert(argv.end(), {"--report-from", std::to_string(mine_.end)});
     else argv.push_back("--lead");
   }
-  if (!server && config_.settings.throttle == scenarios::QuotaScope::kCompute) {
-    for (const std::string& f : throttler_->comm_thread_files(local_id(rank))) argv.insert(argv.end(), {"--comm-thread-file", f});
-    for (const std::string& f : throttler_->compute_thread_files(local_id(rank))) {
-      argv.insert(argv.end(), {"--compute-thread-file", f});
-    }
+  if (!server && config_.settings.throttle == scenarios::QuotaScope::kCompute && local_id(rank) < thread_files_.size()) {
+    const ThreadFiles& files = thread_files_[local_id(rank)];
+    for (const std::string& f : files.comm) argv.insert(argv.end(), {"--comm-thread-file", f});
+    for (const std::string& f : files.compute) argv.insert(argv.end(), {"--compute-thread-file", f});
   }
   argv.insert(argv.end(), options_.extra_worker_args.begin(), options_.extra_worker_args.end());
   return argv;

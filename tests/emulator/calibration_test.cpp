@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "omnilearn/emulator/calibration.h"
-#include "omnilearn/emulator/resource_throttler.h"
+#include "omnilearn/emulator/cgroup_throttler.h"
 #include "omnilearn/emulator/testbed_config.h"
 #include "omnilearn/scenarios/model_profile_file.h"
 #include "omnilearn/scenarios/scenario_parser.h"

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "omnilearn/emulator/cgroup_throttler.h"
 #include "omnilearn/emulator/fake_throttler.h"
 #include "omnilearn/emulator/launcher.h"
 #include "omnilearn/emulator/testbed_config.h"
@@ -37,8 +38,8 @@ LaunchOptions real_worker_options(const std::string& dir) {
   o.argv = {"e2e_test"};
   if (const Status access = check_cgroup_access(); !access.is_ok()) {
     std::printf("no cgroup access (%s): running without CPU quotas\n", access.message().c_str());
-    o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<std::unique_ptr<ResourceThrottler>> {
-      return std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size()));
+    o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<WorkerGroups> {
+      return WorkerGroups{std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size())), {}};
     };
   }
   return o;

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "gpu_launch.h"
+#include "omnilearn/emulator/cgroup_throttler.h"
 #include "omnilearn/emulator/launcher.h"
 #include "omnilearn/emulator/mps_daemon.h"
 #include "omnilearn/scenarios/scenario_parser.h"

@@ -24,9 +24,9 @@ LaunchOptions options_with_counted_throttler(const std::string& out, int& thrott
   o.prepare_dataset = false;
   o.log = [](const std::string&) {};
   o.make_throttler = [&throttlers](const std::string&,
-                                   const std::vector<double>& cores) -> Result<std::unique_ptr<ResourceThrottler>> {
+                                   const std::vector<double>& cores) -> Result<WorkerGroups> {
     ++throttlers;
-    return std::unique_ptr<ResourceThrottler>(new FakeThrottler(cores.size()));
+    return WorkerGroups{std::unique_ptr<ResourceThrottler>(new FakeThrottler(cores.size())), {}};
   };
   return o;
 }

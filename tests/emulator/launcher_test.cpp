@@ -33,12 +33,9 @@ using testing::write_scenario;
 class SharedFake final : public ResourceThrottler {
  public:
   explicit SharedFake(std::shared_ptr<FakeThrottler> f) : f_(std::move(f)) {}
-  std::string_view name() const override { return "shared-fake"; }
   Status attach(WorkerId w, pid_t pid) override { return f_->attach(w, pid); }
   Status apply(WorkerId w, double x) override { return f_->apply(w, x); }
-  bool can_change_live() const override { return true; }
   Status remove() override { return f_->remove(); }
-  std::size_t worker_count() const override { return f_->worker_count(); }
 
  private:
   std::shared_ptr<FakeThrottler> f_;
@@ -86,8 +83,8 @@ TEST(Launcher, CompletedRunWritesTheRunFolderAndReplaysAvailability) {
                                             "      - {at: 0, fractions: [1, 0.5]}\n      - {at: 0.1, fractions: [0.25, 1]}\n"));
   auto fake = std::make_shared<FakeThrottler>(2);
   LaunchOptions o = fake_options(dir + "/run", {"--fake-steps", "30", "--fake-step-ms", "10"});
-  o.make_throttler = [fake](const std::string&, const std::vector<double>&) -> Result<std::unique_ptr<ResourceThrottler>> {
-    return std::unique_ptr<ResourceThrottler>(new SharedFake(fake));
+  o.make_throttler = [fake](const std::string&, const std::vector<double>&) -> Result<WorkerGroups> {
+    return WorkerGroups{std::unique_ptr<ResourceThrottler>(new SharedFake(fake)), {}};
   };
   auto r = run_emulation(scenario, o);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
@@ -120,8 +117,8 @@ TEST(Launcher, OneHostRendezvousIsAFileInTheRunFolder) {
   const std::string dir = fresh_dir("storefile");
   const auto scenario = load(write_scenario(dir, "storefile"));
   LaunchOptions o = fake_options(dir + "/run", {"--fake-steps", "3"});
-  o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<std::unique_ptr<ResourceThrottler>> {
-    return std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size()));
+  o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<WorkerGroups> {
+    return WorkerGroups{std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size())), {}};
   };
   auto r = run_emulation(scenario, o);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
@@ -181,8 +178,8 @@ TEST(Launcher, WorkerExitCodeIsReported) {
   const std::string dir = fresh_dir("exitcode");
   const auto scenario = load(write_scenario(dir, "exitcode"));
   LaunchOptions o = fake_options(dir + "/run", {"--fake-steps", "40", "--fake-exit", "0:7"});
-  o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<std::unique_ptr<ResourceThrottler>> {
-    return std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size()));
+  o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<WorkerGroups> {
+    return WorkerGroups{std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size())), {}};
   };
   auto r = run_emulation(scenario, o);
   ASSERT_TRUE(r.is_ok());
@@ -250,7 +247,7 @@ TEST(Launcher, ThrottlerErrorsComeBackBeforeAnyWorkerStarts) {
   const std::string dir = fresh_dir("noperm");
   const auto scenario = load(write_scenario(dir, "noperm"));
   LaunchOptions o = fake_options(dir + "/run");
-  o.make_throttler = [](const std::string&, const std::vector<double>&) -> Result<std::unique_ptr<ResourceThrottler>> {
+  o.make_throttler = [](const std::string&, const std::vector<double>&) -> Result<WorkerGroups> {
     return Status::permission_denied("no permission to create cgroups under /sys/fs/cgroup/cpu");
   };
   auto r = run_emulation(scenario, o);
@@ -359,8 +356,8 @@ Result<LaunchResult> run_with_a_silent_worker(const std::string& name, const std
   const std::string dir = fresh_dir(name);
   const auto scenario = load(write_scenario(dir, name, 3));
   LaunchOptions o = fake_options(dir + "/run", {"--fake-steps", "100000", "--fake-step-ms", "5", how, "1:20"});
-  o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<std::unique_ptr<ResourceThrottler>> {
-    return std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size()));
+  o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<WorkerGroups> {
+    return WorkerGroups{std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size())), {}};
   };
   std::vector<pid_t> pids;
   o.on_started = [&](const std::vector<pid_t>& p) { pids = p; };

@@ -29,7 +29,7 @@
 
 #include "omnilearn/emulator/dataset_cache.h"
 #include "omnilearn/emulator/emulator_config.h"
-#include "omnilearn/emulator/resource_throttler.h"
+#include "omnilearn/emulator/cgroup_throttler.h"
 #include "test_scenarios.h"
 
 extern char** environ;

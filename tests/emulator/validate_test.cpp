@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "omnilearn/emulator/resource_throttler.h"
+#include "omnilearn/emulator/cgroup_throttler.h"
 #include "test_scenarios.h"
 
 extern char** environ;

@@ -47,8 +47,7 @@ WorkerRange node_worker_range(std::size_t workers, int nnodes, int node_rank);
 // iterations.csv, availability.csv and timeline.json of that node's workers on its own clock; no summary.json).
 std::string node_output_dir(const std::string& output_dir, int node_rank);
 
-using ThrottlerFactory =
-    std::function<Result<std::unique_ptr<ResourceThrottler>>(const std::string& run_id, const std::vector<double>& cores)>;
+using ThrottlerFactory = std::function<Result<WorkerGroups>(const std::string& run_id, const std::vector<double>& cores)>;
 
 struct LaunchOptions {
   std::string output_dir;                 // the run folder
@@ -61,7 +60,7 @@ struct LaunchOptions {
   // The worker program; "" = omnilearn-emulate-worker next to this executable, else the one built with it.
   std::string worker_executable;
   std::vector<std::string> extra_worker_args;  // appended to every worker's arguments (tests)
-  ThrottlerFactory make_throttler;        // default: make_cgroup_throttler
+  ThrottlerFactory make_throttler;        // default: one cgroup per worker (make_cgroup_throttler)
   bool prepare_dataset = true;            // decompress Fashion-MNIST first (tests of fake workers turn it off)
   bool check_host_cpus = true;
   std::function<void(const std::vector<pid_t>&)> on_started;  // called once every worker runs (tests)
