@@ -12,10 +12,10 @@
 #include <nlohmann/json.hpp>
 
 #include "omnilearn/emulator/cgroup_throttler.h"
-#include "omnilearn/emulator/fake_throttler.h"
 #include "omnilearn/emulator/launcher.h"
 #include "omnilearn/emulator/testbed_config.h"
 #include "omnilearn/scenarios/scenario_parser.h"
+#include "fake_launch_environment.h"
 #include "test_scenarios.h"
 
 namespace omnilearn::emulator {
@@ -34,14 +34,15 @@ int count_rows(const std::string& path) {
 LaunchOptions real_worker_options(const std::string& dir) {
   LaunchOptions o;
   o.output_dir = dir + "/run";
-  o.worker_executable = OMNILEARN_WORKER;
   o.argv = {"e2e_test"};
+  auto env = std::make_shared<testing::FakeLaunchEnvironment>(OMNILEARN_WORKER);
+  env->host_dataset = true;
+  env->host_groups = true;
   if (const Status access = check_cgroup_access(); !access.is_ok()) {
     std::printf("no cgroup access (%s): running without CPU quotas\n", access.message().c_str());
-    o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<WorkerGroups> {
-      return WorkerGroups{std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size())), {}};
-    };
+    env->host_groups = false;
   }
+  o.environment = std::move(env);
   return o;
 }
 
