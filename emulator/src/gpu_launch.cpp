@@ -1,44 +1,25 @@
 #include "gpu_launch.h"
 
-#include <fcntl.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <numeric>
 
+#include "omnilearn/base/subprocess.h"
 #include "omnilearn/emulator/cgroup_throttler.h"
 #include "omnilearn/emulator/duty_cycle_throttler.h"
 
 namespace omnilearn::emulator::detail {
 
 Status probe_cuda(const std::string& worker_exe) {
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) return Status::io_error(std::string("pipe: ") + std::strerror(errno));
-  const pid_t pid = ::fork();
-  if (pid < 0) return Status::io_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::dup2(out[1], STDOUT_FILENO);
-    ::dup2(out[1], STDERR_FILENO);
-    const char* argv[] = {worker_exe.c_str(), "--probe-cuda", nullptr};
-    ::execv(argv[0], const_cast<char* const*>(argv));
-    ::_exit(127);
-  }
-  ::close(out[1]);
-  std::string text;
-  char buf[512];
-  for (ssize_t got; (got = ::read(out[0], buf, sizeof buf)) != 0;) {
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) break;
-    text.append(buf, static_cast<std::size_t>(got));
-  }
-  ::close(out[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  SpawnOptions options;
+  options.pipe_output = true;  // its reason, on stdout or stderr
+  auto probe = Subprocess::start({worker_exe, "--probe-cuda"}, options);
+  if (!probe) return probe.status();
+  std::string text = probe->read_all();
+  probe->wait();
+  const int status = probe->status();
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return Status::ok();
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   const auto first_line = text.find('\n');

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -72,15 +71,6 @@ Result<int> free_loopback_port() {
   }
   ::close(fd);
   return static_cast<int>(ntohs(addr.sin_port));
-}
-
-std::string describe_exit(int status) {
-  if (WIFSIGNALED(status)) {
-    return std::string("was killed by signal ").append(std::to_string(WTERMSIG(status))).append(" (")
-        .append(strsignal(WTERMSIG(status))).append(")");
-  }
-  if (WIFEXITED(status)) return std::string("exited with code ").append(std::to_string(WEXITSTATUS(status)));
-  return "stopped";
 }
 
 run::Manifest testbed_manifest(const scenarios::Scenario& scenario, const LaunchOptions& options, const std::string& run_id,

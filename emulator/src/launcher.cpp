@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "omnilearn/base/format.h"
+#include "omnilearn/base/subprocess.h"
 #include "omnilearn/emulator/availability_replayer.h"
 #include "omnilearn/emulator/dataset_cache.h"
 #include "omnilearn/emulator/join_secret.h"
@@ -34,7 +35,6 @@ namespace omnilearn::emulator {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using detail::describe_exit;
 using detail::free_loopback_port;
 using detail::testbed_manifest;
 using detail::SignalGuard;

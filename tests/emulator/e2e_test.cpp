@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "omnilearn/base/subprocess.h"
 #include "omnilearn/emulator/cgroup_throttler.h"
 #include "omnilearn/emulator/launcher.h"
 #include "omnilearn/emulator/testbed_config.h"
@@ -90,7 +91,8 @@ TEST(EmulatorEndToEnd, TwoWorkerBspRunWritesTheRunFolder) {
 // scenario. `omnilearn calibrate --scenario` then measures the same module into a profile the simulator loads.
 TEST(EmulatorEndToEnd, UsersTorchScriptModelTrainsOnUsersTensorFiles) {
   const std::string dir = testing::fresh_dir("e2e-user");
-  ASSERT_EQ(std::system((std::string(OMNILEARN_MAKE_USER_MODEL) + " " + dir).c_str()), 0);
+  const auto made = Subprocess::run({OMNILEARN_MAKE_USER_MODEL, dir});
+  ASSERT_TRUE(made.is_ok() && *made == 0) << (made.is_ok() ? describe_exit(*made) : made.status().message());
   const std::string settings = "emulator: {model_file: model.pt, input_shape: [1, 8, 8], train_data: train.pt, "
                                "test_data: test.pt, eval_samples: 512, target_accuracy: 0, learning_rate: 0.1}\n";
   const std::string path = testing::write_scenario(dir, "user", 2, settings, 2048, 64, 3);
