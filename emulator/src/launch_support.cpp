@@ -13,6 +13,7 @@
 #include <numeric>
 
 #include "omnilearn/emulator/names.h"
+#include "omnilearn/scenarios/enum_names.h"
 
 namespace omnilearn::emulator::detail {
 namespace {
@@ -81,7 +82,8 @@ run::Manifest testbed_manifest(const scenarios::Scenario& scenario, const Launch
   m.set("worker_executable", worker_exe);
   m.set("host_cpus", host_cpu_count());
   m.set("cpu_shares", shares);
-  m.set("throttle", comm_unthrottled ? "compute" : "process");
+  const auto throttle = comm_unthrottled ? scenarios::QuotaScope::kCompute : scenarios::QuotaScope::kProcess;
+  m.set("throttle", std::string(scenarios::enum_name(throttle)));
   if (const NodeOptions& nodes = options.nodes; nodes.nnodes > 1) {
     const WorkerRange range = node_worker_range(scenario.worker_count(), nodes.nnodes, nodes.node_rank);
     m.set("nodes", {{"nnodes", nodes.nnodes},
