@@ -8,7 +8,7 @@
 #include <fstream>
 #include <numeric>
 
-#include "gpu_launch.h"
+#include "launch/gpu_launch.h"
 #include "omnilearn/emulator/cgroup_throttler.h"
 #include "omnilearn/emulator/launcher.h"
 #include "omnilearn/emulator/mps_daemon.h"

@@ -21,7 +21,7 @@
 #include "omnilearn/emulator/names.h"
 #include "omnilearn/emulator/cgroup_throttler.h"
 #include "omnilearn/scenarios/model_profile_file.h"
-#include "worker_process.h"
+#include "launch/worker_process.h"
 
 extern char** environ;
 
