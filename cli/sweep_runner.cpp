@@ -31,15 +31,18 @@ std::vector<std::string> child_environment(bool strip_mpi) {
 
 // Starts one point with its output and errors in <out>/<point>.log; no shell is involved. The point stays in this
 // process's group, and the caller reaps it.
-Result<pid_t> spawn_point(const PointRunOptions& o, const scenarios::SweepPoint& p, const std::vector<std::string>& env) {
+Result<pid_t> spawn_point(const PointRunOptions& o, const scenarios::SweepPoint& p,
+                          const std::vector<std::string>& env) {
   SpawnOptions options;
   options.env = env;
   options.stdout_file = options.stderr_file = o.out + "/" + p.name + ".log";
   options.own_process_group = false;
   options.parent_death_signal = 0;
-  auto child = Subprocess::start(point_command_words(o.exe, p, o.out + "/" + p.name, o.iteration_rows, o.sim_args),
-                                 options);
-  if (!child) return Status::io_error("cannot start " + o.exe + " for point " + p.name + ": " + child.status().message());
+  auto child =
+      Subprocess::start(point_command_words(o.exe, p, o.out + "/" + p.name, o.iteration_rows, o.sim_args), options);
+  if (!child) {
+    return Status::io_error("cannot start " + o.exe + " for point " + p.name + ": " + child.status().message());
+  }
   return child->release();
 }
 

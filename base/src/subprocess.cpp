@@ -91,7 +91,9 @@ Result<Subprocess> Subprocess::start(const std::vector<std::string>& argv, const
   char* const* envp = o.env ? cenv.data() : environ;
   Fd out_file, err_file;
   if (!o.stdout_file.empty()) OMNI_RETURN_IF_ERROR(open_output(o.stdout_file, out_file));
-  if (!o.stderr_file.empty() && o.stderr_file != o.stdout_file) OMNI_RETURN_IF_ERROR(open_output(o.stderr_file, err_file));
+  if (!o.stderr_file.empty() && o.stderr_file != o.stdout_file) {
+    OMNI_RETURN_IF_ERROR(open_output(o.stderr_file, err_file));
+  }
   const int child_err = o.stderr_file.empty() ? -1 : o.stderr_file == o.stdout_file ? out_file.fd : err_file.fd;
   Pipe input, output, go, error;
   if (o.pipe_input) OMNI_RETURN_IF_ERROR(make_pipe(input));
@@ -173,7 +175,8 @@ Result<int> Subprocess::run(const std::vector<std::string>& argv, SpawnOptions o
   options.pipe_input = true;
   auto child = start(argv, options);
   if (!child) return child.status();
-  struct sigaction ign {}, old {};
+  struct sigaction ign = {};
+  struct sigaction old = {};
   ign.sa_handler = SIG_IGN;
   sigemptyset(&ign.sa_mask);
   ::sigaction(SIGPIPE, &ign, &old);  // a child that exits early must not kill us
@@ -291,8 +294,11 @@ bool write_all(int& fd, const std::string& text) {
 
 std::string describe_exit(int status) {
   if (WIFSIGNALED(status)) {
-    return std::string("was killed by signal ").append(std::to_string(WTERMSIG(status))).append(" (")
-        .append(strsignal(WTERMSIG(status))).append(")");
+    return std::string("was killed by signal ")
+        .append(std::to_string(WTERMSIG(status)))
+        .append(" (")
+        .append(strsignal(WTERMSIG(status)))
+        .append(")");
   }
   if (WIFEXITED(status)) return std::string("exited with code ").append(std::to_string(WEXITSTATUS(status)));
   return "stopped";

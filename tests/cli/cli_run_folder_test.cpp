@@ -25,7 +25,9 @@ std::size_t line_count(const std::string& text) {
 class Background {
  public:
   Background(const std::vector<std::string>& args, const TempDir& dir)
-      : out_(dir.at("bg.out")), err_(dir.at("bg.err")), child_(spawn_program(OMNILEARN_BIN, args, dir.path(), out_, err_)) {}
+      : out_(dir.at("bg.out")),
+        err_(dir.at("bg.err")),
+        child_(spawn_program(OMNILEARN_BIN, args, dir.path(), out_, err_)) {}
   pid_t pid() const { return child_ ? child_->pid() : -1; }
   // Sends `signo` and returns the exit code (128 + signal when killed by it).
   int stop(int signo) {

@@ -27,8 +27,8 @@ class FakeLaunchEnvironment final : public LaunchEnvironment {
   std::function<void(const std::vector<pid_t>&)> on_started;
 
   // What the test reads after it.
-  int groups_made = 0;                        // make_groups calls
-  std::shared_ptr<FakeThrottler> throttler;   // the last FakeThrottler handed out (it outlives the launch)
+  int groups_made = 0;                       // make_groups calls
+  std::shared_ptr<FakeThrottler> throttler;  // the last FakeThrottler handed out (it outlives the launch)
 
   WorkerProgram worker_program() override { return program_; }
   Status prepare_dataset(const scenarios::EmulatorSpec& settings, const std::string& cache_dir) override {

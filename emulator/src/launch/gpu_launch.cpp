@@ -44,7 +44,9 @@ Result<WorkerGroups> make_gpu_throttler(const std::string& run_id, std::size_t w
                                       config.throttle});
   if (!inner) return inner.status();
   WorkerGroups groups;
-  for (std::size_t k = 0; k < workers; ++k) groups.thread_files.push_back((*inner)->thread_files(static_cast<WorkerId>(k)));
+  for (std::size_t k = 0; k < workers; ++k) {
+    groups.thread_files.push_back((*inner)->thread_files(static_cast<WorkerId>(k)));
+  }
   auto cycle = DutyCycleThrottler::wrap(std::move(inner).value(), workers, kGpuDutyPeriodS);
   if (!cycle) return cycle.status();
   groups.throttler = std::move(cycle).value();

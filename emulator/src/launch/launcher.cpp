@@ -292,7 +292,8 @@ std::vector<std::string> Launch::worker_argv(std::size_t k) const {
     if (node0_) argv.insert(argv.end(), {"--report-from", std::to_string(mine_.end)});
     else argv.push_back("--lead");
   }
-  if (!server && config_.settings.throttle == scenarios::QuotaScope::kCompute && local_id(rank) < thread_files_.size()) {
+  if (!server && config_.settings.throttle == scenarios::QuotaScope::kCompute &&
+      local_id(rank) < thread_files_.size()) {
     const ThreadFiles& files = thread_files_[local_id(rank)];
     for (const std::string& f : files.comm) argv.insert(argv.end(), {"--comm-thread-file", f});
     for (const std::string& f : files.compute) argv.insert(argv.end(), {"--compute-thread-file", f});

@@ -31,7 +31,7 @@ class WorkerProcess {
                const std::function<Status(pid_t)>& attach);
 
   pid_t pid() const { return process_ ? process_->pid() : -1; }
-  int report_fd() const { return report_fd_; }   // read end; -1 once closed
+  int report_fd() const { return report_fd_; }  // read end; -1 once closed
   void close_report();
   // Sends `text` on the control pipe; false if the child is gone.
   bool send(const std::string& text);

@@ -1,5 +1,8 @@
 // The cgroup throttler (libcgroup). Layout: <mount of each controller>/omnilearn-<run id>/w<k>, plus w<k>-comm
-// (no quota) for the worker's communication threads when the quota holds compute only (emulator.throttle: compute) on cgroup v1.
+// (no quota) for the worker's communication threads when the quota holds compute only (emulator.throttle: compute) on
+// cgroup v1.
+#include "omnilearn/emulator/cgroup_throttler.h"
+
 #include <libcgroup.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -18,7 +21,6 @@
 #include <vector>
 
 #include "omnilearn/emulator/names.h"
-#include "omnilearn/emulator/cgroup_throttler.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -90,7 +92,8 @@ std::string read_first_line(const std::string& path) {
 CgroupThrottler::CgroupThrottler(const CgroupThrottlerOptions& o)
     : folder_(cgroup_run_folder(o.run_id)), nominal_(o.nominal_cores), period_s_(o.period_s), cpuset_(o.cpuset) {
   v2_ = is_cgroup_v2();
-  split_comm_ = o.throttle == scenarios::QuotaScope::kCompute && !v2_;  // v2 would need a threaded subtree (see the header)
+  // v2 would need a threaded subtree (see the header).
+  split_comm_ = o.throttle == scenarios::QuotaScope::kCompute && !v2_;
   controllers_ = v2_ ? std::vector<std::string>{"cpu"} : std::vector<std::string>{"cpu", "cpuacct", "freezer"};
   if (!cpuset_.empty()) controllers_.push_back("cpuset");
 }
@@ -197,7 +200,9 @@ std::string CgroupThrottler::comm_group(WorkerId worker) const { return group(wo
 std::vector<std::string> CgroupThrottler::tasks_files(WorkerId worker, bool comm) const {
   if (!split_comm_ || worker >= nominal_.size()) return {};
   std::vector<std::string> files;
-  for (const std::string& m : mounts_) files.push_back(m + "/" + (comm ? comm_group(worker) : group(worker)) + "/tasks");
+  for (const std::string& m : mounts_) {
+    files.push_back(m + "/" + (comm ? comm_group(worker) : group(worker)) + "/tasks");
+  }
   return files;
 }
 

@@ -49,7 +49,8 @@ class Subprocess {
   static Result<Subprocess> start(const std::vector<std::string>& argv, const SpawnOptions& options = {});
   // Starts `argv` with its stdin from a pipe that gets `input` and then closes (a child that exits without reading
   // it does not kill this process with SIGPIPE), and waits; returns its wait status (waitpid's).
-  static Result<int> run(const std::vector<std::string>& argv, SpawnOptions options = {}, const std::string& input = "");
+  static Result<int> run(const std::vector<std::string>& argv, SpawnOptions options = {},
+                         const std::string& input = "");
 
   Subprocess(Subprocess&& other) noexcept;
   Subprocess& operator=(Subprocess&& other) noexcept;

@@ -28,7 +28,7 @@ struct CgroupThrottlerOptions {
   std::string run_id;                 // sanitised into the group folder omnilearn-<run id>
   std::vector<double> nominal_cores;  // per worker: the CPU share (cores, may be < 1) at fraction 1
   double period_s = 0.010;
-  std::string cpuset;                 // "" (no pinning) or a CPU list such as "0-1", applied to every worker
+  std::string cpuset;  // "" (no pinning) or a CPU list such as "0-1", applied to every worker
   // What the quota holds (emulator.throttle). kCompute also makes an unlimited group w<k>-comm per worker for its
   // communication threads (thread_files); cgroup v1 only: v1 moves single threads through `tasks`, while on
   // v2 the quota holds the whole process whatever is asked.

@@ -24,8 +24,8 @@ class DutyCycleThrottler final : public ResourceThrottler {
  public:
   // Drives `inner`'s `workers` groups (inner local ids 0..workers-1); `period_s` in [1 ms, 10 s]. Checks once, on
   // worker 0, that `inner` can freeze.
-  static Result<std::unique_ptr<DutyCycleThrottler>> wrap(std::unique_ptr<FreezableThrottler> inner, std::size_t workers,
-                                                          double period_s);
+  static Result<std::unique_ptr<DutyCycleThrottler>> wrap(std::unique_ptr<FreezableThrottler> inner,
+                                                          std::size_t workers, double period_s);
   ~DutyCycleThrottler() override;
   DutyCycleThrottler(const DutyCycleThrottler&) = delete;
   DutyCycleThrottler& operator=(const DutyCycleThrottler&) = delete;

@@ -18,9 +18,10 @@ struct EnumName {
   std::string_view name;
 };
 
-inline constexpr EnumName<Network> kNetworkNames[] = {
-    {Network::kFromModel, ""}, {Network::kLeNet, "lenet"}, {Network::kResNet, "resnet"},
-    {Network::kTorchScript, "torchscript"}};
+inline constexpr EnumName<Network> kNetworkNames[] = {{Network::kFromModel, ""},
+                                                      {Network::kLeNet, "lenet"},
+                                                      {Network::kResNet, "resnet"},
+                                                      {Network::kTorchScript, "torchscript"}};
 inline constexpr EnumName<Loss> kLossNames[] = {{Loss::kCrossEntropy, "cross-entropy"}, {Loss::kNll, "nll"}};
 inline constexpr EnumName<Device> kDeviceNames[] = {{Device::kCpu, "cpu"}, {Device::kCuda, "cuda"}};
 inline constexpr EnumName<LrScalingRule> kLrScalingRuleNames[] = {{LrScalingRule::kLinear, "linear"},

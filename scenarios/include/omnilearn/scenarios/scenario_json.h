@@ -34,14 +34,14 @@ void enum_from_json(const BasicJsonType& j, E& value) {
   }
 }
 // Concrete overloads, so that they win over nlohmann's own (numeric) conversion of enums.
-#define OMNILEARN_JSON_ENUM(E)                                                                             \
-  template <typename BasicJsonType>                                                                       \
-  void to_json(BasicJsonType& j, const E& value) {                                                        \
-    enum_to_json(j, value);                                                                               \
-  }                                                                                                       \
-  template <typename BasicJsonType>                                                                       \
-  void from_json(const BasicJsonType& j, E& value) {                                                      \
-    enum_from_json(j, value);                                                                             \
+#define OMNILEARN_JSON_ENUM(E)                       \
+  template <typename BasicJsonType>                  \
+  void to_json(BasicJsonType& j, const E& value) {   \
+    enum_to_json(j, value);                          \
+  }                                                  \
+  template <typename BasicJsonType>                  \
+  void from_json(const BasicJsonType& j, E& value) { \
+    enum_from_json(j, value);                        \
   }
 OMNILEARN_JSON_ENUM(Network)
 OMNILEARN_JSON_ENUM(Loss)
