@@ -11,10 +11,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "omnilearn/emulator/fake_throttler.h"
+#include "omnilearn/base/subprocess.h"
+#include "omnilearn/emulator/cgroup_throttler.h"
 #include "omnilearn/emulator/launcher.h"
 #include "omnilearn/emulator/testbed_config.h"
 #include "omnilearn/scenarios/scenario_parser.h"
+#include "fake_launch_environment.h"
 #include "test_scenarios.h"
 
 namespace omnilearn::emulator {
@@ -33,14 +35,15 @@ int count_rows(const std::string& path) {
 LaunchOptions real_worker_options(const std::string& dir) {
   LaunchOptions o;
   o.output_dir = dir + "/run";
-  o.worker_executable = OMNILEARN_WORKER;
   o.argv = {"e2e_test"};
+  auto env = std::make_shared<testing::FakeLaunchEnvironment>(OMNILEARN_WORKER);
+  env->host_dataset = true;
+  env->host_groups = true;
   if (const Status access = check_cgroup_access(); !access.is_ok()) {
     std::printf("no cgroup access (%s): running without CPU quotas\n", access.message().c_str());
-    o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<std::unique_ptr<ResourceThrottler>> {
-      return std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size()));
-    };
+    env->host_groups = false;
   }
+  o.environment = std::move(env);
   return o;
 }
 
@@ -89,7 +92,8 @@ TEST(EmulatorEndToEnd, TwoWorkerBspRunWritesTheRunFolder) {
 // scenario. `omnilearn calibrate --scenario` then measures the same module into a profile the simulator loads.
 TEST(EmulatorEndToEnd, UsersTorchScriptModelTrainsOnUsersTensorFiles) {
   const std::string dir = testing::fresh_dir("e2e-user");
-  ASSERT_EQ(std::system((std::string(OMNILEARN_MAKE_USER_MODEL) + " " + dir).c_str()), 0);
+  const auto made = Subprocess::run({OMNILEARN_MAKE_USER_MODEL, dir});
+  ASSERT_TRUE(made.is_ok() && *made == 0) << (made.is_ok() ? describe_exit(*made) : made.status().message());
   const std::string settings = "emulator: {model_file: model.pt, input_shape: [1, 8, 8], train_data: train.pt, "
                                "test_data: test.pt, eval_samples: 512, target_accuracy: 0, learning_rate: 0.1}\n";
   const std::string path = testing::write_scenario(dir, "user", 2, settings, 2048, 64, 3);

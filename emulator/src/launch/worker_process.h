@@ -1,17 +1,19 @@
-// WorkerProcess: one child process of the launcher, started so that it is inside its resource group before it
-// runs any of its own code: fork, the child blocks on a "go" pipe, the parent attaches it to its group, then
-// releases it and the child execs the worker program. No shell is involved: argv goes to execve as is.
-// The child gets its own process group (a terminal's Ctrl-C reaches only the launcher) and dies with the launcher
-// (PR_SET_PDEATHSIG). Not thread-safe.
+// WorkerProcess: one child process of the launcher (a Subprocess, base/subprocess.h), started so that it is inside
+// its resource group before it runs any of its own code: the child waits until the launcher has attached it, then
+// execs the worker program. It reports on a pipe (child -> launcher) and reads commands on another (launcher ->
+// child). The child gets its own process group (a terminal's Ctrl-C reaches only the launcher) and dies with the
+// launcher (PR_SET_PDEATHSIG). Not thread-safe.
 #pragma once
 
 #include <sys/types.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "omnilearn/base/status.h"
+#include "omnilearn/base/subprocess.h"
 
 namespace omnilearn::emulator::detail {
 
@@ -28,27 +30,30 @@ class WorkerProcess {
   Status start(std::vector<std::string> argv, const std::vector<std::string>& env,
                const std::function<Status(pid_t)>& attach);
 
-  pid_t pid() const { return pid_; }
-  int report_fd() const { return report_fd_; }   // read end; -1 once closed
+  pid_t pid() const { return process_ ? process_->pid() : -1; }
+  int report_fd() const { return report_fd_; }  // read end; -1 once closed
   void close_report();
   // Sends `text` on the control pipe; false if the child is gone.
   bool send(const std::string& text);
   // Non-blocking waitpid: true once the child has exited (then status() is waitpid's status).
-  bool poll_exit();
-  bool exited() const { return exited_; }
-  int status() const { return status_; }
-  void signal(int signo) const;
+  bool poll_exit() { return process_ && process_->poll_exit(); }
+  bool exited() const { return process_ && process_->exited(); }
+  int status() const { return process_ ? process_->status() : 0; }
+  // To the worker's whole process group.
+  void signal(int signo) const {
+    if (process_) process_->signal(signo);
+  }
   // Blocking wait (after SIGKILL).
-  void wait();
+  void wait() {
+    if (process_) process_->wait();
+  }
   // Reads what is available on the report pipe into `buffer`; returns false at end of file or error.
   bool read_available(std::string& buffer);
 
  private:
-  pid_t pid_ = -1;
+  std::optional<Subprocess> process_;
   int report_fd_ = -1;
   int control_fd_ = -1;
-  bool exited_ = false;
-  int status_ = 0;
 };
 
 }  // namespace omnilearn::emulator::detail

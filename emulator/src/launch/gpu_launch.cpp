@@ -1,43 +1,25 @@
 #include "gpu_launch.h"
 
-#include <fcntl.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <numeric>
 
+#include "omnilearn/base/subprocess.h"
+#include "omnilearn/emulator/cgroup_throttler.h"
 #include "omnilearn/emulator/duty_cycle_throttler.h"
 
 namespace omnilearn::emulator::detail {
 
 Status probe_cuda(const std::string& worker_exe) {
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) return Status::io_error(std::string("pipe: ") + std::strerror(errno));
-  const pid_t pid = ::fork();
-  if (pid < 0) return Status::io_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::dup2(out[1], STDOUT_FILENO);
-    ::dup2(out[1], STDERR_FILENO);
-    const char* argv[] = {worker_exe.c_str(), "--probe-cuda", nullptr};
-    ::execv(argv[0], const_cast<char* const*>(argv));
-    ::_exit(127);
-  }
-  ::close(out[1]);
-  std::string text;
-  char buf[512];
-  for (ssize_t got; (got = ::read(out[0], buf, sizeof buf)) != 0;) {
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) break;
-    text.append(buf, static_cast<std::size_t>(got));
-  }
-  ::close(out[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  SpawnOptions options;
+  options.pipe_output = true;  // its reason, on stdout or stderr
+  auto probe = Subprocess::start({worker_exe, "--probe-cuda"}, options);
+  if (!probe) return probe.status();
+  std::string text = probe->read_all();
+  probe->wait();
+  const int status = probe->status();
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return Status::ok();
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   const auto first_line = text.find('\n');
@@ -55,15 +37,20 @@ std::vector<int> mps_percentages(const std::vector<double>& shares) {
   return pct;
 }
 
-Result<std::unique_ptr<ResourceThrottler>> make_gpu_throttler(const std::string& run_id, std::size_t workers,
-                                                              int host_cpus, const scenarios::EmulatorSpec& config) {
+Result<WorkerGroups> make_gpu_throttler(const std::string& run_id, std::size_t workers, int host_cpus,
+                                        const scenarios::EmulatorSpec& config) {
   const double each = std::max(0.1, static_cast<double>(host_cpus) / static_cast<double>(std::max<std::size_t>(workers, 1)));
   auto inner = make_cgroup_throttler({run_id, std::vector<double>(workers, each), config.cpu_period_s, config.cpuset,
                                       config.throttle});
   if (!inner) return inner.status();
-  auto cycle = DutyCycleThrottler::wrap(std::move(inner).value(), kGpuDutyPeriodS);
+  WorkerGroups groups;
+  for (std::size_t k = 0; k < workers; ++k) {
+    groups.thread_files.push_back((*inner)->thread_files(static_cast<WorkerId>(k)));
+  }
+  auto cycle = DutyCycleThrottler::wrap(std::move(inner).value(), workers, kGpuDutyPeriodS);
   if (!cycle) return cycle.status();
-  return std::unique_ptr<ResourceThrottler>(std::move(cycle).value());
+  groups.throttler = std::move(cycle).value();
+  return groups;
 }
 
 }  // namespace omnilearn::emulator::detail

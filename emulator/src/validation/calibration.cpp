@@ -19,9 +19,9 @@
 #include "omnilearn/scenarios/scenario_json.h"
 #include "omnilearn/emulator/launcher.h"
 #include "omnilearn/emulator/names.h"
-#include "omnilearn/emulator/resource_throttler.h"
+#include "omnilearn/emulator/cgroup_throttler.h"
 #include "omnilearn/scenarios/model_profile_file.h"
-#include "worker_process.h"
+#include "launch/worker_process.h"
 
 extern char** environ;
 
@@ -125,8 +125,8 @@ Status check_options(const CalibrationOptions& o) {
 }
 
 // The worker's cgroup (one core, the share sweep's quota), or none, with the reason in report.share_sweep_skipped.
-std::unique_ptr<ResourceThrottler> make_throttler(const CalibrationOptions& o, const Log& log,
-                                                  CalibrationReport& report) {
+std::unique_ptr<CgroupThrottler> make_throttler(const CalibrationOptions& o, const Log& log,
+                                                CalibrationReport& report) {
   if (!o.share_sweep && o.cpuset.empty()) {
     report.share_sweep_skipped = "not asked for (--no-shares)";
     return nullptr;
@@ -168,7 +168,7 @@ struct Point {
 // `run BATCH REPS WARMUP` with its step times. Killed by the destructor unless quit() ran.
 class CalibrationWorker {
  public:
-  CalibrationWorker(const CalibrationOptions& o, ResourceThrottler* throttler) : o_(o), throttler_(throttler) {}
+  CalibrationWorker(const CalibrationOptions& o, CgroupThrottler* throttler) : o_(o), throttler_(throttler) {}
 
   // Starts it and reads its greeting (the network's size) into `report`.
   Status start(const std::string& exe, const std::string& data_dir, CalibrationReport& report) {
@@ -212,11 +212,11 @@ class CalibrationWorker {
 
  private:
   Result<double> cpu_used_s() const {
-    return throttler_ ? cgroup_cpu_usage_s(*throttler_, 0) : Result<double>(Status::not_found("no cgroup"));
+    return throttler_ ? throttler_->cpu_usage_s(0) : Result<double>(Status::not_found("no cgroup"));
   }
 
   const CalibrationOptions& o_;
-  ResourceThrottler* throttler_;
+  CgroupThrottler* throttler_;
   detail::WorkerProcess process_;
   std::string buffer_;
 };
@@ -287,7 +287,7 @@ Status share_sweep(CalibrationWorker& worker, ResourceThrottler& throttler, cons
 
 // Starts the worker, runs both sweeps and stops it.
 Status measure(const CalibrationOptions& o, const std::string& exe, const std::string& data_dir,
-               ResourceThrottler* throttler, const Log& log, CalibrationReport& report) {
+               CgroupThrottler* throttler, const Log& log, CalibrationReport& report) {
   CalibrationWorker worker(o, throttler);
   OMNI_RETURN_IF_ERROR(worker.start(exe, data_dir, report));
   Status st = batch_sweep(worker, o, log, report);
@@ -309,7 +309,7 @@ Result<CalibrationReport> run_calibration(const CalibrationOptions& o) {
   auto data_dir = settings.train_data.empty() ? prepare_fashion_mnist(settings.data_source, cache) : Result<std::string>(cache);
   if (!data_dir) return data_dir.status();
   CalibrationReport report;
-  const std::unique_ptr<ResourceThrottler> throttler = make_throttler(o, log, report);
+  const std::unique_ptr<CgroupThrottler> throttler = make_throttler(o, log, report);
   const Status measured = measure(o, exe, *data_dir, throttler.get(), log, report);
   if (throttler) (void)throttler->remove();
   if (!measured.is_ok()) return measured;

@@ -25,7 +25,7 @@ inline constexpr double kGpuDutyPeriodS = 0.100;
 
 // GPU workers' groups: equal CPU quotas (host_cpus / workers each; the GPU share is the heterogeneity) inside a
 // freezer duty cycle of kGpuDutyPeriodS that replays availability.
-Result<std::unique_ptr<ResourceThrottler>> make_gpu_throttler(const std::string& run_id, std::size_t workers,
-                                                              int host_cpus, const scenarios::EmulatorSpec& config);
+Result<WorkerGroups> make_gpu_throttler(const std::string& run_id, std::size_t workers, int host_cpus,
+                                        const scenarios::EmulatorSpec& config);
 
 }  // namespace omnilearn::emulator::detail

@@ -1,8 +1,6 @@
 #include "omnilearn/emulator/mps_daemon.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include "omnilearn/base/subprocess.h"
+
 extern char** environ;
 
 namespace omnilearn::emulator {
@@ -24,39 +24,13 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-// Runs `argv` with `env`, feeding `input` to its stdin; returns its exit status (waitpid's) or an error.
+// Runs `argv` with `env`, feeding `input` to its stdin; returns its exit status (waitpid's) or an error. The death
+// signal holds for the control program only: the daemon that `-d` forks does not inherit it and runs until stop().
 Result<int> run_with_input(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                            const std::string& input) {
-  int in[2];
-  if (::pipe2(in, O_CLOEXEC) != 0) return Status::io_error(std::string("pipe: ") + std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-  std::vector<std::string> a = argv, e = env;
-  std::vector<char*> ca, ce;
-  for (auto& s : a) ca.push_back(s.data());
-  ca.push_back(nullptr);
-  for (auto& s : e) ce.push_back(s.data());
-  ce.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, ca[0], &actions, nullptr, ca.data(), ce.data());
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(in[0]);
-  if (rc != 0) {
-    ::close(in[1]);
-    return Status::io_error("cannot start " + argv[0] + ": " + std::strerror(rc));
-  }
-  struct sigaction ign {}, old {};
-  ign.sa_handler = SIG_IGN;
-  sigemptyset(&ign.sa_mask);
-  ::sigaction(SIGPIPE, &ign, &old);  // a control program that exits early must not kill us
-  (void)!::write(in[1], input.data(), input.size());
-  ::sigaction(SIGPIPE, &old, nullptr);
-  ::close(in[1]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
+  SpawnOptions options;
+  options.env = env;
+  return Subprocess::run(argv, options, input);
 }
 
 }  // namespace

@@ -16,9 +16,8 @@
 #include <optional>
 
 #include "omnilearn/base/format.h"
-#include "omnilearn/base/install_layout.h"
+#include "omnilearn/base/subprocess.h"
 #include "omnilearn/emulator/availability_replayer.h"
-#include "omnilearn/emulator/cgroup_cleanup.h"
 #include "omnilearn/emulator/dataset_cache.h"
 #include "omnilearn/emulator/join_secret.h"
 #include "omnilearn/emulator/mps_daemon.h"
@@ -36,7 +35,6 @@ namespace omnilearn::emulator {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using detail::describe_exit;
 using detail::free_loopback_port;
 using detail::testbed_manifest;
 using detail::SignalGuard;
@@ -56,11 +54,6 @@ std::string node_output_dir(const std::string& output_dir, int node_rank) {
   return (std::filesystem::path(output_dir) / ("node" + std::to_string(node_rank))).string();
 }
 
-std::string default_worker_executable() {
-  const std::filesystem::path exe = current_executable();
-  return worker_executable(exe, locate_install_layout(exe));
-}
-
 namespace {
 
 // One launch on this node: prepare (checks, dataset, run folder, groups, configuration), start the processes, follow
@@ -76,7 +69,8 @@ class Launch {
         // ASP adds a parameter server process (index n, Gloo rank n) outside the workers' groups; it runs the
         // controller, so it gets the availability notices and reports the stop reason (BSP: rank 0).
         control_(node0_ ? std::optional<std::size_t>(asp_ ? n_ : 0) : std::nullopt),
-        run_dir_(node_output_dir(options.output_dir, nodes_.node_rank)) {
+        run_dir_(node_output_dir(options.output_dir, nodes_.node_rank)),
+        env_(options.environment ? options.environment : std::make_shared<HostLaunchEnvironment>()) {
     log_ = options.log ? options.log : [](const std::string& line) { std::cerr << line << "\n"; };
   }
 
@@ -125,16 +119,19 @@ class Launch {
   const std::size_t local_n_, processes_;
   const std::optional<std::size_t> control_;  // the local process that runs the controller (node 0 only)
   const std::string run_dir_;
+  const std::shared_ptr<LaunchEnvironment> env_;
 
   TestbedConfig config_;
   std::vector<double> shares_, local_shares_;
-  std::string data_dir_, worker_exe_, run_id_, config_path_, store_file_;
+  std::string data_dir_, run_id_, config_path_, store_file_;
+  WorkerProgram worker_;
   bool cuda_ = false, comm_unthrottled_ = false;
   std::optional<AvailabilityReplayer> replayer_;
   std::unique_ptr<run::RunFolder> folder_;
   std::unique_ptr<MpsDaemon> mps_;
   std::vector<int> mps_pct_;
   std::unique_ptr<ResourceThrottler> throttler_;
+  std::vector<ThreadFiles> thread_files_;  // per local worker (WorkerGroups::thread_files)
   std::optional<run::Manifest> manifest_;
   std::unique_ptr<run::RunRecorder> recorder_;
   std::optional<SignalGuard> signals_;
@@ -167,28 +164,25 @@ Status Launch::check_host() {
   shares_ = worker_cpu_shares(scenario_);
   local_shares_.assign(shares_.begin() + static_cast<std::ptrdiff_t>(mine_.begin),
                        shares_.begin() + static_cast<std::ptrdiff_t>(mine_.end));
-  if (options_.check_host_cpus) {
-    const int host_cpus = host_cpu_count();
-    OMNI_RETURN_IF_ERROR(validate_for_testbed(scenario_, several_ ? std::numeric_limits<int>::max() : host_cpus));
-    if (several_) OMNI_RETURN_IF_ERROR(validate_local_cpus(local_shares_, host_cpus));
-  }
+  const int host_cpus = host_cpu_count();
+  OMNI_RETURN_IF_ERROR(validate_for_testbed(scenario_, several_ ? std::numeric_limits<int>::max() : host_cpus));
+  if (several_) OMNI_RETURN_IF_ERROR(validate_local_cpus(local_shares_, host_cpus));
   const scenarios::EmulatorSpec& settings = config_.settings;
   data_dir_ = settings.cache_dir.empty() ? default_dataset_cache_dir() : settings.cache_dir;
-  if (options_.prepare_dataset && settings.train_data.empty()) {  // Fashion-MNIST, unless the user brings data
-    auto prepared = prepare_fashion_mnist(settings.data_source, data_dir_);
-    if (!prepared) return prepared.status();
+  if (settings.train_data.empty()) {  // Fashion-MNIST, unless the user brings data
+    OMNI_RETURN_IF_ERROR(env_->prepare_dataset(settings, data_dir_));
   }
   auto plan = run::AvailabilityPlan::create(scenario_);
   if (!plan) return plan.status();
   auto replayer = AvailabilityReplayer::create(*plan);
   if (!replayer) return replayer.status();
   replayer_.emplace(std::move(replayer).value());
-  worker_exe_ = options_.worker_executable.empty() ? default_worker_executable() : options_.worker_executable;
-  if (::access(worker_exe_.c_str(), X_OK) != 0) {
-    return Status::not_found("worker program " + worker_exe_ + " not found or not executable");
+  worker_ = env_->worker_program();
+  if (::access(worker_.path.c_str(), X_OK) != 0) {
+    return Status::not_found("worker program " + worker_.path + " not found or not executable");
   }
   cuda_ = settings.device == Device::kCuda;
-  if (cuda_) OMNI_RETURN_IF_ERROR(detail::probe_cuda(worker_exe_));
+  if (cuda_) OMNI_RETURN_IF_ERROR(detail::probe_cuda(worker_.path));
   return Status::ok();
 }
 
@@ -214,30 +208,17 @@ Status Launch::claim_folder() {
 // The throttler holds this node's workers only, as local ids 0..local_n-1. On a GPU the shares are MPS
 // percentages, fixed per process, and availability is a freezer duty cycle.
 Status Launch::make_groups() {
-  if (!options_.make_throttler) {
-    // A launcher killed with SIGKILL left its groups: remove those of launchers that are gone (never a live run's).
-    const CgroupCleanup stale = remove_stale_cgroups();
-    for (const std::string& f : stale.removed) log_("omnilearn emulate: removed the stale cgroup " + f);
-    if (!stale.status.is_ok()) log_("omnilearn emulate: note: " + stale.status.message());
-  }
-  const scenarios::EmulatorSpec& settings = config_.settings;
   if (cuda_) {
     auto daemon = MpsDaemon::start({"/tmp/" + cgroup_run_folder(run_id_) + "-mps", "", {}, 15.0, 15.0});
     if (!daemon) return daemon.status().with_context("emulator.device: cuda");
     mps_ = std::move(daemon).value();
     mps_pct_ = detail::mps_percentages(local_shares_);
   }
-  auto throttler = options_.make_throttler ? options_.make_throttler(run_id_, local_shares_)
-                   : cuda_ ? detail::make_gpu_throttler(run_id_, local_n_, host_cpu_count(), settings)
-                           : make_cgroup_throttler({run_id_, local_shares_, settings.cpu_period_s, settings.cpuset,
-                                                    settings.throttle});
-  if (!throttler) return throttler.status();
-  throttler_ = std::move(throttler).value();
-  comm_unthrottled_ = !throttler_->comm_thread_files(0).empty();
-  if (settings.throttle == scenarios::QuotaScope::kCompute && !comm_unthrottled_ && !options_.make_throttler) {
-    log_("omnilearn emulate: note: cgroup v2 here, so each quota holds its whole worker process, communication "
-         "threads included (emulator.throttle: compute splits them on cgroup v1 only)");
-  }
+  auto groups = env_->make_groups(run_id_, local_shares_, config_.settings, log_);
+  if (!groups) return groups.status();
+  throttler_ = std::move(groups->throttler);
+  thread_files_ = std::move(groups->thread_files);
+  comm_unthrottled_ = !thread_files_.empty() && !thread_files_[0].comm.empty();
   return Status::ok();
 }
 
@@ -262,7 +243,7 @@ Status Launch::write_configuration() {
   config_.data_dir = data_dir_;
   config_path_ = (std::filesystem::path(run_dir_) / kTestbedConfigFile).string();
   OMNI_RETURN_IF_ERROR(write_testbed_config(config_, config_path_));
-  manifest_.emplace(testbed_manifest(scenario_, options_, run_id_, shares_, worker_exe_, comm_unthrottled_));
+  manifest_.emplace(testbed_manifest(scenario_, options_, run_id_, shares_, worker_.path, comm_unthrottled_));
   auto writer = run::RunWriter::open(std::move(folder_), manifest_->text(), scenario_.outputs.timeline);
   if (!writer) return writer.status();
   recorder_ = std::make_unique<run::RunRecorder>(std::move(writer).value(),
@@ -303,7 +284,7 @@ Launch::Role Launch::role(std::size_t k) const {
 
 std::vector<std::string> Launch::worker_argv(std::size_t k) const {
   const auto [server, rank, threads] = role(k);
-  std::vector<std::string> argv = {worker_exe_, "--config", config_path_, "--rank", std::to_string(rank), "--out-fd",
+  std::vector<std::string> argv = {worker_.path, "--config", config_path_, "--rank", std::to_string(rank), "--out-fd",
                                    "{out_fd}", "--in-fd", "{in_fd}", "--threads", std::to_string(threads)};
   if (server) argv.push_back("--server");
   // Node 0's rank 0 also reports the other nodes' rows; elsewhere the first worker reports the training start.
@@ -311,13 +292,13 @@ std::vector<std::string> Launch::worker_argv(std::size_t k) const {
     if (node0_) argv.insert(argv.end(), {"--report-from", std::to_string(mine_.end)});
     else argv.push_back("--lead");
   }
-  if (!server && config_.settings.throttle == scenarios::QuotaScope::kCompute) {
-    for (const std::string& f : throttler_->comm_thread_files(local_id(rank))) argv.insert(argv.end(), {"--comm-thread-file", f});
-    for (const std::string& f : throttler_->compute_thread_files(local_id(rank))) {
-      argv.insert(argv.end(), {"--compute-thread-file", f});
-    }
+  if (!server && config_.settings.throttle == scenarios::QuotaScope::kCompute &&
+      local_id(rank) < thread_files_.size()) {
+    const ThreadFiles& files = thread_files_[local_id(rank)];
+    for (const std::string& f : files.comm) argv.insert(argv.end(), {"--comm-thread-file", f});
+    for (const std::string& f : files.compute) argv.insert(argv.end(), {"--compute-thread-file", f});
   }
-  argv.insert(argv.end(), options_.extra_worker_args.begin(), options_.extra_worker_args.end());
+  argv.insert(argv.end(), worker_.extra_args.begin(), worker_.extra_args.end());
   return argv;
 }
 
@@ -360,7 +341,7 @@ Status Launch::start_workers() {
                        std::to_string(mine_.end - 1) + " of " + std::to_string(n_) + " "
                  : std::to_string(n_) + " workers ") +
        (asp_ ? "and a parameter server " : "") + "started (run " + run_id_ + ")");
-  if (options_.on_started) options_.on_started(pids);
+  env_->workers_started(pids);
   return Status::ok();
 }
 

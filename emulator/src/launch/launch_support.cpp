@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,6 +13,7 @@
 #include <numeric>
 
 #include "omnilearn/emulator/names.h"
+#include "omnilearn/scenarios/enum_names.h"
 
 namespace omnilearn::emulator::detail {
 namespace {
@@ -74,15 +74,6 @@ Result<int> free_loopback_port() {
   return static_cast<int>(ntohs(addr.sin_port));
 }
 
-std::string describe_exit(int status) {
-  if (WIFSIGNALED(status)) {
-    return std::string("was killed by signal ").append(std::to_string(WTERMSIG(status))).append(" (")
-        .append(strsignal(WTERMSIG(status))).append(")");
-  }
-  if (WIFEXITED(status)) return std::string("exited with code ").append(std::to_string(WEXITSTATUS(status)));
-  return "stopped";
-}
-
 run::Manifest testbed_manifest(const scenarios::Scenario& scenario, const LaunchOptions& options, const std::string& run_id,
                                const std::vector<double>& shares, const std::string& worker_exe, bool comm_unthrottled) {
   run::Manifest m("emulate", scenario, options.argv);
@@ -91,7 +82,8 @@ run::Manifest testbed_manifest(const scenarios::Scenario& scenario, const Launch
   m.set("worker_executable", worker_exe);
   m.set("host_cpus", host_cpu_count());
   m.set("cpu_shares", shares);
-  m.set("throttle", comm_unthrottled ? "compute" : "process");
+  const auto throttle = comm_unthrottled ? scenarios::QuotaScope::kCompute : scenarios::QuotaScope::kProcess;
+  m.set("throttle", std::string(scenarios::enum_name(throttle)));
   if (const NodeOptions& nodes = options.nodes; nodes.nnodes > 1) {
     const WorkerRange range = node_worker_range(scenario.worker_count(), nodes.nnodes, nodes.node_rank);
     m.set("nodes", {{"nnodes", nodes.nnodes},

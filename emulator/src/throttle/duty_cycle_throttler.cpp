@@ -9,19 +9,20 @@ namespace omnilearn::emulator {
 
 using Clock = std::chrono::steady_clock;
 
-Result<std::unique_ptr<DutyCycleThrottler>> DutyCycleThrottler::wrap(std::unique_ptr<ResourceThrottler> inner,
-                                                                     double period_s) {
+Result<std::unique_ptr<DutyCycleThrottler>> DutyCycleThrottler::wrap(std::unique_ptr<FreezableThrottler> inner,
+                                                                     std::size_t workers, double period_s) {
   if (!inner) return Status::invalid_argument("duty cycle: no throttler to wrap");
+  if (workers == 0) return Status::invalid_argument("duty cycle: no workers");
   if (!(period_s >= 0.001 && period_s <= 10.0)) {
     return Status::invalid_argument("duty cycle: period " + std::to_string(period_s) + " s outside [1 ms, 10 s]");
   }
   // Check once, on worker 0, that the inner throttler can freeze (and leave it thawed).
   OMNI_RETURN_IF_ERROR(inner->set_frozen(0, false));
-  return std::unique_ptr<DutyCycleThrottler>(new DutyCycleThrottler(std::move(inner), period_s));
+  return std::unique_ptr<DutyCycleThrottler>(new DutyCycleThrottler(std::move(inner), workers, period_s));
 }
 
-DutyCycleThrottler::DutyCycleThrottler(std::unique_ptr<ResourceThrottler> inner, double period_s)
-    : inner_(std::move(inner)), period_s_(period_s), fractions_(inner_->worker_count()) {
+DutyCycleThrottler::DutyCycleThrottler(std::unique_ptr<FreezableThrottler> inner, std::size_t workers, double period_s)
+    : inner_(std::move(inner)), period_s_(period_s), fractions_(workers) {
   for (auto& f : fractions_) f.store(1.0);
   thread_ = std::thread([this] { run(); });
 }

@@ -1,5 +1,5 @@
-// The launcher's plumbing (launcher.cpp): the SIGINT/SIGTERM self-pipe, a free loopback port, exit-status text, the
-// run manifest and the several-hosts checks. Internal to the emulator library.
+// The launcher's plumbing (launcher.cpp): the SIGINT/SIGTERM self-pipe, a free loopback port, the run manifest and the
+// several-hosts checks. Internal to the emulator library.
 #pragma once
 
 #include <sys/types.h>
@@ -33,8 +33,6 @@ class SignalGuard {
 
 // A TCP port on 127.0.0.1 that was free a moment ago (for rank 0's TCPStore).
 Result<int> free_loopback_port();
-// "exited with code 3", "was killed by signal 9 (Killed)".
-std::string describe_exit(int status);
 // manifest.json of a testbed run: the resolved scenario, argv, seed, run id and cgroup folder, shares, the worker
 // program, what the quota holds as applied (`throttle`: compute when the communication threads run outside it),
 // nodes and overrides, extra fields, and the wall clock.
