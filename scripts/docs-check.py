@@ -32,7 +32,7 @@ NEEDS = {"cgroup", "torch", "python-ext", "fashion-mnist", "mpi", "smpi", "gpu",
 TOP = ("base/", "controller/", "traces/", "scenarios/", "sim/", "emulator/", "cli/", "fuzz/", "analysis/", "python/",
        "tests/", "bench/", "scripts/", "cmake/", "docs/", "run/")
 # Copied into the temporary tree: everything but these.
-NOT_COPIED = {".git", "runs", "__pycache__"}
+NOT_COPIED = {".git", "runs", "__pycache__", ".venv"}
 BLOCK_TIMEOUT_S = 600
 # Words before the program that a command line may start with.
 PREFIX_WORDS = {"if", "then", "else", "elif", "do", "while", "until", "!", "time", "exec", "{", "("}
@@ -219,10 +219,14 @@ class Linter:
 
     @functools.lru_cache(maxsize=None)
     def analysis_help(self, sub: str) -> str:
-        env = dict(os.environ, PYTHONPATH=str(self.root / "analysis"), PYTHONDONTWRITEBYTECODE="1")
-        r = subprocess.run(["/usr/bin/python3", "-m", "omnilearn_analysis", sub, "--help"], capture_output=True,
-                           text=True, env=env, timeout=120)
-        return r.stdout + r.stderr if r.returncode == 0 else ""
+        """The options of `python3 -m omnilearn_analysis SUB` as its argparse source declares them ("" if no SUB):
+        read, not run, to spare a pandas import per subcommand."""
+        source = (self.root / "analysis" / "omnilearn_analysis" / "__main__.py").read_text(encoding="utf-8")
+        parts = re.split(r"add_parser\(", source)
+        for part in parts[1:]:
+            if part.startswith((f'"{sub}"', f"'{sub}'")):
+                return part
+        return ""
 
     def check_paths(self, words: list[str], where: str) -> list[str]:
         errors = []
@@ -254,9 +258,15 @@ class Linter:
         sub = [args[0]]
         if not re.search(rf"^\s+{re.escape(args[0])}\s", top, re.M):
             return [f"{where}: omnilearn has no subcommand '{args[0]}'"]
-        if args[0] in ("trace", "report") and len(args) > 1 and re.fullmatch(r"[a-z][a-z-]*", args[1]) and \
-                not args[1].endswith(".yaml") and not (self.root / args[1]).exists() and "/" not in args[1]:
+        if args[0] in ("trace", "report") and len(args) > 1 and re.fullmatch(r"[a-z][a-z-]*", args[1]):
             sub.append(args[1])
+        if args[0] == "report":  # the rest goes to python3 -m omnilearn_analysis; --python is the C++ side's own
+            name = sub[1] if len(sub) > 1 else "report"
+            text = self.analysis_help(name)
+            if not text:
+                return [f"{where}: omnilearn report has no subcommand '{name}'"]
+            return self.check_options(args[len(sub):], text + " --python", "omnilearn " + " ".join(sub), where) + \
+                self.check_paths(args, where)
         text = self.help_text(*sub) or ""
         if re.search(r"unknown command '", text):  # listed, but this build left it out (no SimGrid, no testbed)
             self.unavailable.add(args[0])
@@ -278,7 +288,7 @@ class Linter:
         prog = words[0]
         if os.path.basename(prog) == "omnilearn":
             return self.lint_omnilearn(words[1:], where)
-        if prog in ("bash", "sh") and len(words) > 1 and words[1].endswith(".sh"):
+        if prog in ("bash", "sh") and len(words) > 1 and words[1].endswith(".sh") and words[1].startswith(TOP):
             return self.lint_script(words[1], words[2:], where)
         if prog.endswith(".sh") and "/" in prog and not prog.startswith(("/", "$")):
             return self.lint_script(prog, words[1:], where)
@@ -458,8 +468,8 @@ def with_append(script: str, args: str) -> str:
 
 def copy_tree(root: Path, build: Path, dest: Path) -> None:
     def ignore(folder: str, names: list[str]) -> set[str]:
-        skip = {n for n in names if n in NOT_COPIED or n.startswith("build")}
-        return skip | {n for n in names if (Path(folder) / n) == build}
+        top = Path(folder) == root
+        return {n for n in names if n in NOT_COPIED or (top and n.startswith("build")) or (Path(folder) / n) == build}
     shutil.copytree(root, dest, ignore=ignore, symlinks=True)
     (dest / "build").symlink_to(build)
     shared = root.parent / "shared"
