@@ -520,6 +520,7 @@ class Runner:
                 error = self.run_block(b, work, tmp, env)
                 ran += 1
                 if error:
+                    print(f"FAILED: {b.where} (the output is at the end)")
                     failures.append(error)
         finally:
             if self.keep:
