@@ -582,7 +582,8 @@ def main() -> int:
     opts = ap.parse_args()
     root = Path(opts.root).resolve() if opts.root else Path(__file__).resolve().parent.parent
     build = Path(opts.build).resolve() if opts.build else root / "build"
-    files = [Path(f) for f in opts.files] or [Path("README.md"), *sorted(Path("docs").glob("*.md"))]
+    files = [Path(f) for f in opts.files] or \
+        [Path("README.md"), *(p.relative_to(root) for p in sorted((root / "docs").glob("*.md")))]
     started = time.monotonic()
     linter, machine = Linter(root, build), Machine(root, build)
     runner = Runner(root, build, machine, linter, opts.keep)
