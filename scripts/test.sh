@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what OmniLearn needs, builds it and runs the whole test suite (C++ through CTest, then Python).
+# Installs what OmniLearn needs, builds it and runs the whole test suite (C++ through CTest, the commands of the
+# README and docs/, then Python).
 # Tests that need what this machine lacks (a GPU, cgroup write access) print why they skip. pytest runs even when
 # a C++ test fails; the exit status is non-zero if either part failed.
 set -euo pipefail
@@ -14,6 +15,9 @@ ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600 || status
 # that this build could not make (omnilearn_skipped_test: "skipped: ..." lines).
 awk '/: Skipped$/ { test = $0; getline; print "skipped: " test " -- " $0 } /^skipped: / { print }' \
   build/Testing/Temporary/LastTest.log
+# The commands of README.md and docs/ run against this build in a temporary copy of the tree (docs/README.md,
+# "Runnable documentation"); blocks that need what this machine lacks print why they skip.
+/usr/bin/python3 scripts/docs-check.py --build build || status=$?
 # The libFuzzer targets' smoke run (clang, ASan + UBSan; 5 s per target on the seed corpora and kept regressions).
 bash scripts/fuzz.sh smoke || status=$?
 if [ -d analysis/tests ]; then
