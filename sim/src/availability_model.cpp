@@ -14,6 +14,11 @@
 #include "omnilearn/base/format.h"
 
 namespace omnilearn::sim {
+namespace {
+
+constexpr WorkerId kNoWorker = std::numeric_limits<WorkerId>::max();
+
+}  // namespace
 
 Result<std::unique_ptr<AvailabilityModel>> AvailabilityModel::create(const run::AvailabilityPlan& plan) {
   const std::size_t n = plan.worker_count();
@@ -45,7 +50,27 @@ Result<std::unique_ptr<AvailabilityModel>> AvailabilityModel::create(const run::
   return m;
 }
 
-void AvailabilityModel::install(const std::vector<simgrid::s4u::Host*>& hosts) {
+bool AvailabilityModel::has_speed_profile(WorkerId k) const {
+  const auto& points = timed_[k];
+  if (points.size() >= 2 || period_s_ > 0.0) return !points.empty();
+  return !points.empty() && points.front().fraction != 1.0 && points.front().fraction > 0.0;
+}
+
+Status AvailabilityModel::install(const SimPlatform& platform) {
+  // Only a platform file's host may serve two workers (the other platforms give each worker its own).
+  std::vector<WorkerId> profiled(platform.shared_host_cores.size(), kNoWorker);
+  for (WorkerId k = 0; k < platform.shared_host.size(); ++k) {
+    if (!has_speed_profile(k)) continue;
+    WorkerId& first = profiled[platform.shared_host[k]];
+    if (first != kNoWorker) {
+      return Status::invalid_argument("availability: workers " + std::to_string(first) + " and " + std::to_string(k) +
+                                      " share host '" + platform.workers[k]->get_name() +
+                                      "', whose speed one profile sets in SimGrid: give each worker whose speed "
+                                      "changes a host of its own (cluster.platform.hosts)");
+    }
+    first = k;
+  }
+  const std::vector<simgrid::s4u::Host*>& hosts = platform.workers;
   hosts_ = hosts;
   for (std::size_t k = 0; k < hosts.size(); ++k) {
     const auto& points = timed_[k];
@@ -62,6 +87,7 @@ void AvailabilityModel::install(const std::vector<simgrid::s4u::Host*>& hosts) {
     hosts[k]->set_speed_profile(simgrid::kernel::profile::ProfileBuilder::from_string(
         "omnilearn-speed-" + std::to_string(k), text, period_s_ > 0.0 ? period_s_ : -1.0));
   }
+  return Status::ok();
 }
 
 void AvailabilityModel::set_level(WorkerId k, double epoch_level, double time_level, Seconds now_s) {

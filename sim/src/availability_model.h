@@ -18,6 +18,7 @@
 #include "omnilearn/run/availability_plan.h"
 #include "omnilearn/scenarios/scenario.h"
 #include "omnilearn/traces/availability_trace.h"
+#include "platform_builder.h"
 
 namespace omnilearn::sim {
 
@@ -40,8 +41,9 @@ class AvailabilityModel {
   }
   // Extra power-state fractions per worker (epoch schedules switch between them with Host::set_pstate).
   const std::vector<std::vector<double>>& pstate_fractions() const { return pstate_fractions_; }
-  // Builds each worker's speed profile once and attaches it. Call after the platform is built, before running.
-  void install(const std::vector<simgrid::s4u::Host*>& hosts);
+  // Builds each worker's speed profile once and attaches it to its host. Call after the platform is built, before
+  // running. Fails when two workers that change speed share a host (SimGrid gives a host one speed profile).
+  Status install(const SimPlatform& platform);
   // Applies the levels in force at time 0 / epoch 0 (pstates included) and reports those that are not 1 to
   // `listener`, which is kept for later changes. Call before the engine runs.
   void apply_initial(Listener listener);
@@ -75,6 +77,8 @@ class AvailabilityModel {
 
  private:
   AvailabilityModel() = default;
+  // Whether worker k's host gets a speed profile (install(), or apply_initial() for a constant level).
+  bool has_speed_profile(WorkerId k) const;
   void run_actor();
   void set_level(WorkerId k, double epoch_level, double time_level, Seconds now_s);
   // Worker k's reading of its speed profile: the scale in force and the next change.

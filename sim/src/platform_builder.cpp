@@ -8,6 +8,7 @@
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 #include <string>
+#include <unordered_map>
 
 #include "omnilearn/scenarios/network_spec.h"
 
@@ -142,6 +143,21 @@ Result<SimPlatform> build_cluster_zone(const scenarios::ClusterSpec& cluster,
   return platform;
 }
 
+// Fills platform.shared_host and shared_host_cores when some host serves several workers.
+void find_shared_hosts(SimPlatform& platform) {
+  std::unordered_map<const sg4::Host*, std::size_t> index;
+  std::vector<std::size_t> host;
+  std::vector<int> cores;
+  for (const sg4::Host* h : platform.workers) {
+    const auto [it, added] = index.emplace(h, cores.size());
+    if (added) cores.push_back(h->get_core_count());
+    host.push_back(it->second);
+  }
+  if (cores.size() == host.size()) return;
+  platform.shared_host = std::move(host);
+  platform.shared_host_cores = std::move(cores);
+}
+
 // A SimGrid platform file: worker k is cluster.platform.hosts[k] (all hosts sorted by name when the list is empty),
 // the parameter server cluster.platform.parameter_server (else the first host no worker uses).
 Result<SimPlatform> load_platform_file(const scenarios::ClusterSpec& cluster,
@@ -185,6 +201,7 @@ Result<SimPlatform> load_platform_file(const scenarios::ClusterSpec& cluster,
     }
     platform.workers.push_back(host);
   }
+  find_shared_hosts(platform);
   if (!file.parameter_server.empty()) {
     platform.parameter_server = engine->host_by_name_or_null(file.parameter_server);
     if (platform.parameter_server == nullptr) {
@@ -206,6 +223,23 @@ Result<SimPlatform> load_platform_file(const scenarios::ClusterSpec& cluster,
 }
 
 }  // namespace
+
+std::vector<double> compute_shares(const SimPlatform& platform, const std::function<bool(WorkerId)>& computing) {
+  std::vector<double> shares(platform.workers.size(), 1.0);
+  if (platform.shared_host.empty()) return shares;
+  std::vector<std::size_t> running(platform.shared_host_cores.size(), 0);
+  for (WorkerId k = 0; k < shares.size(); ++k) {
+    if (computing(k)) ++running[platform.shared_host[k]];
+  }
+  for (WorkerId k = 0; k < shares.size(); ++k) {
+    const std::size_t h = platform.shared_host[k];
+    const auto cores = static_cast<double>(platform.shared_host_cores[h]);
+    // A worker that is not computing: its share were it to join them.
+    const auto n = static_cast<double>(running[h] + (computing(k) ? 0 : 1));
+    shares[k] = std::min(1.0, cores / n);
+  }
+  return shares;
+}
 
 Result<SimPlatform> build_platform(const scenarios::ClusterSpec& cluster,
                                    const std::vector<std::vector<double>>& pstate_fractions) {

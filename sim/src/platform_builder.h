@@ -2,6 +2,8 @@
 // called inside a live engine, before it runs; the hosts it returns belong to that engine.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <vector>
 
 #include <simgrid/forward.h>
@@ -14,14 +16,25 @@ namespace omnilearn::sim {
 struct SimPlatform {
   std::vector<simgrid::s4u::Host*> workers;       // indexed by WorkerId
   simgrid::s4u::Host* parameter_server = nullptr;  // present in every platform; used by ASP
+  // When some host serves several workers (a platform file's `hosts:` naming it twice): worker k's host is number
+  // shared_host[k], of shared_host_cores[shared_host[k]] cores. Both empty when every worker has a host of its own.
+  std::vector<std::size_t> shared_host;
+  std::vector<int> shared_host_cores;
 };
+
+// Each worker's share of its host's speed while the workers for which `computing(k)` holds compute at once (a BSP
+// step's participants; ASP's workers nearly always): SimGrid's CPU model gives each of n executions on a host of c
+// cores min(1, c / n) of a core's speed (Host::get_speed(), which a platform file's worker computes at alone). 1 for
+// every worker when no host is shared.
+std::vector<double> compute_shares(const SimPlatform& platform, const std::function<bool(WorkerId)>& computing);
 
 // kStar: one host per worker (speed = node.speed_flops, with `pstate_fractions[k]` as extra power states at that
 // fraction of it when given), each with its own split-duplex link (bandwidth/latency) to a shared backbone link; the
 // parameter server is one more host on the same star. kFatTree, kTorus, kDragonfly: SimGrid's cluster zone of
 // cluster.network, worker k on leaf k, the parameter server on the next leaf. kPlatformFile: the file's hosts
-// (scenarios::PlatformFileSpec), which must compute at the workers' speeds and cannot take power states. Errors name
-// the cluster field at fault.
+// (scenarios::PlatformFileSpec), which must compute at the workers' speeds and cannot take power states; a host
+// named for several workers serves them all (its cores shared: compute_shares). Errors name the cluster field at
+// fault.
 Result<SimPlatform> build_platform(const scenarios::ClusterSpec& cluster,
                                    const std::vector<std::vector<double>>& pstate_fractions);
 

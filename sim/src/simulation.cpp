@@ -29,13 +29,17 @@
 namespace omnilearn::sim {
 namespace {
 
-// The oracle's knowledge: each worker's true cost now, t_k(b) = (c0 + c1 b) / (speed_k * fraction_k).
-controller::TrueCostProvider true_costs(const IterationCostModel& cost, const AvailabilityModel& availability) {
-  return [&cost, &availability](const controller::ClusterSnapshot& snapshot) {
+// The oracle's knowledge: each worker's true cost now, t_k(b) = (c0 + c1 b) / (speed_k * fraction_k * share_k), with
+// share_k its share of a host it shares with more workers than the host has cores (compute_shares).
+controller::TrueCostProvider true_costs(const IterationCostModel& cost, const AvailabilityModel& availability,
+                                        const SimPlatform& platform) {
+  return [&cost, &availability, &platform](const controller::ClusterSnapshot& snapshot) {
+    const std::vector<double> shares =
+        compute_shares(platform, [&availability](WorkerId k) { return !availability.is_down(k); });
     std::vector<controller::CostFunction> costs;
     costs.reserve(snapshot.workers.size());
     for (WorkerId k = 0; k < snapshot.workers.size(); ++k) {
-      const double fraction = availability.fraction(k);
+      const double fraction = availability.fraction(k) * shares[k];
       costs.emplace_back([&cost, k, fraction](BatchSize b) {
         return fraction > 0.0 ? cost.seconds(k, b, fraction) : 1e300;  // a down worker can take no work
       });
@@ -131,8 +135,6 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
   if (!plan) return plan.status();
   auto availability = AvailabilityModel::create(*plan);
   if (!availability) return availability.status();
-  auto controller = run::make_controller(run::controller_spec(scenario), true_costs(*cost, **availability));
-  if (!controller) return controller.status();
   auto numerics = make_numerics(scenario, options);
   if (!numerics) return numerics.status();
 
@@ -170,7 +172,11 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
     ::sigaction(SIGINT, &caller_sigint, nullptr);
     auto platform = build_platform(scenario.cluster, (*availability)->pstate_fractions());
     if (!platform) return platform.status();
-    (*availability)->install(platform->workers);
+    OMNI_RETURN_IF_ERROR((*availability)->install(*platform));
+    // The oracle's costs read the platform: which workers share a host.
+    auto controller =
+        run::make_controller(run::controller_spec(scenario), true_costs(*cost, **availability, *platform));
+    if (!controller) return controller.status();
     const run::Manifest manifest = make_manifest(scenario, options, *simgrid_args);
     auto recorder = open_recorder(scenario, options, manifest);
     if (!recorder) return recorder.status();
