@@ -78,11 +78,13 @@ TEST(Calibration, ShortRunWritesALoadableProfile) {
     ASSERT_EQ(r->fidelity.size(), 2u);
     const FidelityRow& half = r->fidelity[0];
     std::printf("share 0.5: achieved %.3f, relative throughput %.3f\n", half.achieved_share, half.relative_throughput);
-    EXPECT_NEAR(half.achieved_share, 0.5, 0.2);
+    // The quota caps the share (the first period's burst aside) however idle the host.
+    EXPECT_LT(half.achieved_share, 0.5 + 0.1);
     EXPECT_NEAR(r->fidelity[1].relative_throughput, 1.0, 1e-9);
-    // Half a core's quota slows the step only if a full core's quota got a full core: on a busy host both are
-    // held to what the neighbours leave, so the comparison says nothing there.
+    // Half a core's quota grants half a core, and slows the step, only if a full core's quota got a full core: on a
+    // busy host both are held to what the neighbours leave, so neither says anything there.
     if (r->fidelity[1].achieved_share >= 0.8) {
+      EXPECT_GT(half.achieved_share, 0.5 - 0.2);
       EXPECT_LT(half.relative_throughput, 0.85);
     } else {
       std::printf("host busy (a full core's quota got %.2f of a core): the throughput comparison is not checked\n",
