@@ -39,8 +39,9 @@ po::options_description calibrate_options() {
   po::options_description opts(
       "omnilearn calibrate [options]\n\n"
       "Measures, on this host, the testbed worker's compute time (forward+backward of the BSP worker's own step, one\n"
-      "thread) against batch size at a full core and fits t = a + c*b (least squares on relative residuals, so that\n"
-      "small batches count as much as large ones; R^2 reported); then, under a\n"
+      "thread; a step's CPU time, its time on a full core, which a busy neighbour does not lengthen) against batch\n"
+      "size and fits t = a + c*b to each batch's fastest step (least squares on relative residuals, so that small\n"
+      "batches count as much as large ones; R^2 reported); then, under a\n"
       "real cgroup CPU quota, against CPU share (0.1..1.0 of a core): achieved CPU share (cgroup CPU usage / wall\n"
       "time) and throughput relative to the full core (the throttle-fidelity table). Writes OUT/profile.yaml (load\n"
       "it in a scenario as `workload.model: OUT/profile.yaml`) and OUT/fidelity.csv. The share sweep needs write\n"
@@ -154,9 +155,10 @@ void print_law(const emulator::CalibrationReport& report, const std::string& nam
   std::printf("%s: %lld parameters; t = %.4g ms + %.4g ms * b (R^2 = %.4f) over %zu batch sizes\n", name.c_str(),
               static_cast<long long>(report.parameters), 1e3 * report.fit.fixed, 1e3 * report.fit.per_unit,
               report.fit.r2, report.batches.size());
-  std::printf("  %6s %12s %12s\n", "batch", "median_ms", "mean_ms");
+  std::printf("  %6s %12s %12s %12s\n", "batch", "fastest_ms", "median_ms", "mean_ms");
   for (const auto& b : report.batches) {
-    std::printf("  %6lld %12.3f %12.3f\n", static_cast<long long>(b.batch), 1e3 * b.median_s, 1e3 * b.mean_s);
+    std::printf("  %6lld %12.3f %12.3f %12.3f\n", static_cast<long long>(b.batch), 1e3 * b.min_s, 1e3 * b.median_s,
+                1e3 * b.mean_s);
   }
 }
 

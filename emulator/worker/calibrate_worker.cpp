@@ -1,9 +1,12 @@
 // `omnilearn-emulate-worker --calibrate`: a timing server for `omnilearn calibrate`. It loads Fashion-MNIST and the
 // network, says "ready" (one JSON line on --out-fd), then answers commands read from --in-fd, one per line:
 //   run <batch> <reps> <warmup>   time <reps> compute steps (sample draw + forward + backward, exactly the BSP
-//                                 worker's compute time) after <warmup> untimed ones; reply one JSON line
+//                                 worker's compute time) after <warmup> untimed ones; reply one JSON line with
+//                                 each step's wall time (times_s) and this thread's CPU time (cpu_times_s)
 //   quit                          exit 0 (so does end of file)
 // The launcher changes this process's CPU quota between commands, so library loading runs at full speed.
+#include <time.h>
+
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -22,6 +25,13 @@ namespace omnilearn::emulator::worker {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// This thread's CPU time: with one Torch thread (as `omnilearn calibrate` starts it) all the CPU a step uses.
+double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 int fail(const std::string& msg) {
   std::cerr << "omnilearn-emulate-worker --calibrate: " << msg << "\n";
@@ -48,14 +58,19 @@ int run(const CalibrateOptions& o) {
                           {"threads", o.threads}};
   out.send_line(ready.dump() + "\n");
 
+  struct StepTime {
+    double wall_s = 0.0;
+    double cpu_s = 0.0;
+  };
   auto step = [&](std::int64_t batch) {
     std::vector<std::int64_t> idx(static_cast<std::size_t>(batch));
     for (auto& i : idx) i = pick(rng);
     const auto c0 = Clock::now();
+    const double cpu0 = thread_cpu_s();
     auto index = torch::from_blob(idx.data(), {batch}, torch::kInt64);
     (void)forward_backward(net, train->images.index_select(0, index), train->labels.index_select(0, index),
                            o.settings.sample_cost_s * static_cast<double>(batch));
-    return std::chrono::duration<double>(Clock::now() - c0).count();
+    return StepTime{std::chrono::duration<double>(Clock::now() - c0).count(), thread_cpu_s() - cpu0};
   };
 
   std::string pending, line;
@@ -70,11 +85,16 @@ int run(const CalibrateOptions& o) {
     }
     for (long long i = 0; i < warmup; ++i) (void)step(batch);
     nlohmann::json reply = {{"event", "timed"}, {"batch", batch}, {"reps", reps}};
-    std::vector<double> times;
+    std::vector<double> times, cpu_times;
     const auto w0 = Clock::now();
-    for (long long i = 0; i < reps; ++i) times.push_back(step(batch));
+    for (long long i = 0; i < reps; ++i) {
+      const StepTime t = step(batch);
+      times.push_back(t.wall_s);
+      cpu_times.push_back(t.cpu_s);
+    }
     reply["wall_s"] = std::chrono::duration<double>(Clock::now() - w0).count();
     reply["times_s"] = times;
+    reply["cpu_times_s"] = cpu_times;
     out.send_line(reply.dump() + "\n");
   }
   return 0;

@@ -79,11 +79,13 @@ TEST(Calibration, ShortRunWritesALoadableProfile) {
     ASSERT_EQ(r->fidelity.size(), 2u);
     const FidelityRow& half = r->fidelity[0];
     std::printf("share 0.5: achieved %.3f, relative throughput %.3f\n", half.achieved_share, half.relative_throughput);
-    EXPECT_NEAR(half.achieved_share, 0.5, 0.2);
+    // The quota caps the share (the first period's burst aside) however idle the host.
+    EXPECT_LT(half.achieved_share, 0.5 + 0.1);
     EXPECT_NEAR(r->fidelity[1].relative_throughput, 1.0, 1e-9);
-    // Half a core's quota slows the step only if a full core's quota got a full core: on a busy host both are
-    // held to what the neighbours leave, so the comparison says nothing there.
+    // Half a core's quota grants half a core, and slows the step, only if a full core's quota got a full core: on a
+    // busy host both are held to what the neighbours leave, so neither says anything there.
     if (r->fidelity[1].achieved_share >= 0.8) {
+      EXPECT_GT(half.achieved_share, 0.5 - 0.2);
       EXPECT_LT(half.relative_throughput, 0.85);
     } else {
       std::printf("host busy (a full core's quota got %.2f of a core): the throughput comparison is not checked\n",
@@ -107,7 +109,7 @@ TEST(Calibration, ShortRunWritesALoadableProfile) {
 }
 
 // emulator.sample_cost_s: a step costs batch x sample_cost_s of CPU time whatever the host's own speed, so the
-// fitted law's slope is the emulated cost (never below it: CPU time cannot run faster than wall time), and under a
+// fitted law (of the steps' CPU times) has the emulated cost as its slope, however busy the host, and under a
 // quota of half a core the step takes about twice as long, with none of the bare network's super-linear slowdown.
 // The cost (2 ms per sample) is ten times LeNet's own on the slowest host measured (0.27 ms).
 TEST(Calibration, EmulatedSampleCostSetsTheLawAndTheShareSetsTheSpeed) {
@@ -129,10 +131,12 @@ TEST(Calibration, EmulatedSampleCostSetsTheLawAndTheShareSetsTheSpeed) {
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   std::printf("t = %.3f ms + %.4f ms * b\n", 1e3 * r->fit.fixed, 1e3 * r->fit.per_unit);
   EXPECT_EQ(r->sample_cost_s, 0.002);
-  // Wall time per sample is at least the CPU time per sample; a busy neighbour can only lengthen it.
-  EXPECT_GE(r->batches[0].median_s, 0.95 * 4 * 0.002);
-  EXPECT_GE(r->batches[1].median_s, 0.95 * 16 * 0.002);
-  EXPECT_GT(r->fit.per_unit, 0.9 * 0.002);
+  // A step runs until its CPU time reaches the cost, and overshoots it by at most one chunk of forward passes (the
+  // same at every batch: in the intercept). A neighbour's preemption is not CPU time of the worker's, so it moves
+  // neither: a law fitted to wall times on a busy host (a larger slope) or a step that stops short fails here.
+  EXPECT_GE(r->batches[0].min_s, 4 * 0.002);
+  EXPECT_GE(r->batches[1].min_s, 16 * 0.002);
+  EXPECT_NEAR(r->fit.per_unit, 0.002, 0.1 * 0.002);
   EXPECT_NE(profile_yaml(*r, "x").find("emulated cost 0.002"), std::string::npos);
   if (access.is_ok()) {
     ASSERT_EQ(r->fidelity.size(), 2u);
@@ -158,12 +162,10 @@ TEST(Calibration, MeasuresTheUsersTorchScriptModelFromTheScenario) {
   ASSERT_TRUE(config.is_ok()) << config.status().message();
   CalibrationOptions o;
   o.settings = config->settings;
-  o.settings.sample_cost_s = 0.001;  // the law's slope is then known whatever this host's speed
-  // Batches far apart: a busy neighbour's delay on the small one's few milliseconds then moves the slope little (with
-  // 4 and 32, one 3 ms delay took it below 0.9 ms on a clean CI run).
+  o.settings.sample_cost_s = 0.001;  // the law's slope is then known whatever this host's speed or load
   o.batches = {4, 64};
   o.reps = 4;
-  o.warmup = 1;
+  o.warmup = 3;  // the module's compilation, in its first steps (20 to 50 ms of CPU each), is not in the law
   o.rounds = 1;
   o.share_sweep = false;
   o.worker_executable = OMNILEARN_WORKER;
@@ -171,9 +173,12 @@ TEST(Calibration, MeasuresTheUsersTorchScriptModelFromTheScenario) {
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_EQ(r->network, "torchscript:model.pt");
   EXPECT_EQ(r->parameters, 64 * 32 + 32 + 32 * 4 + 4);
-  // At least the emulated cost (the module's own compute is tiny), less what a delay on the small batch takes off;
-  // a busy host makes it larger (two spinning neighbours on 2 cores doubled it), so there is no upper bound.
-  EXPECT_GT(r->fit.per_unit, 0.85 * 0.001);
+  // The emulated cost (the module's own compute is tiny), measured in the steps' CPU times: a busy neighbour's delay,
+  // on one step or on all of a batch's, lengthens wall times only. A step stops within one chunk of forward passes
+  // past its cost: a law off by 5% is wrong.
+  EXPECT_NEAR(r->fit.per_unit, 0.001, 0.05 * 0.001);
+  EXPECT_GE(r->batches[0].min_s, 4 * 0.001);
+  EXPECT_GE(r->batches[1].min_s, 64 * 0.001);
   const std::string profile = dir + "/profile.yaml";
   std::ofstream(profile) << profile_yaml(*r, "user-calibrated");
   auto loaded = scenarios::load_model_profile(profile);

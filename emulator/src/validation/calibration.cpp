@@ -156,9 +156,10 @@ std::vector<std::string> worker_environment() {
   return env;
 }
 
-// One measured point: the worker's step times, and the CPU its cgroup used.
+// One measured point: the worker's step times (wall and CPU), and the CPU its cgroup used.
 struct Point {
   std::vector<double> times;
+  std::vector<double> cpu_times;  // the worker thread's CPU time of each step
   double worker_wall_s = 0.0;
   double wall_s = 0.0;    // around the whole command, seen from here
   double cpu_s = -1.0;    // CPU the cgroup used in that window (-1: unknown)
@@ -201,6 +202,7 @@ class CalibrationWorker {
     const auto cpu1 = cpu_used_s();
     if (cpu0 && cpu1) p.cpu_s = *cpu1 - *cpu0;
     p.times = (*reply)["times_s"].get<std::vector<double>>();
+    p.cpu_times = reply->value("cpu_times_s", std::vector<double>{});
     p.worker_wall_s = (*reply)["wall_s"].get<double>();
     return p;
   }
@@ -233,13 +235,20 @@ BatchTiming batch_timing(BatchSize batch, const std::vector<double>& times) {
 
 // `rounds` passes over the batches, pooled per batch: a slower minute of the host falls on every batch alike
 // instead of bending the line. Fills report.batches and report.fit.
+// The law is a step's time on a full core: with one worker thread (as start() asks) that is the step's CPU time (the
+// thread never waits; the emulated cost, sample_cost_s, is CPU time by definition), which a busy neighbour's
+// preemption does not lengthen as it does the wall time; with several threads, the wall time. The line is fitted to
+// each batch's fastest step: a delay (preemption, or CPU time spent once, such as a TorchScript module's compilation
+// in its first steps) only lengthens the steps it falls on, so it does not move the law unless it falls on them all.
 Status batch_sweep(CalibrationWorker& worker, const CalibrationOptions& o, const Log& log, CalibrationReport& report) {
   std::vector<std::vector<double>> pooled(o.batches.size());
   for (int round = 0; round < o.rounds; ++round) {
     for (std::size_t i = 0; i < o.batches.size(); ++i) {
       auto p = worker.measure(o.batches[i]);
       if (!p) return p.status();
-      pooled[i].insert(pooled[i].end(), p->times.begin(), p->times.end());
+      const bool cpu = report.threads == 1 && p->cpu_times.size() == p->times.size();
+      const std::vector<double>& times = cpu ? p->cpu_times : p->times;
+      pooled[i].insert(pooled[i].end(), times.begin(), times.end());
     }
     log("  batch sweep: round " + std::to_string(round + 1) + " of " + std::to_string(o.rounds) + " done");
   }
@@ -249,9 +258,9 @@ Status batch_sweep(CalibrationWorker& worker, const CalibrationOptions& o, const
     const BatchTiming t = batch_timing(o.batches[i], pooled[i]);
     report.batches.push_back(t);
     xs.push_back(static_cast<double>(t.batch));
-    ys.push_back(t.median_s);
-    log("  batch " + std::to_string(t.batch) + ": median " + fmt(t.median_s * 1e3) + " ms, mean " +
-        fmt(t.mean_s * 1e3) + " ms");
+    ys.push_back(t.min_s);
+    log("  batch " + std::to_string(t.batch) + ": fastest " + fmt(t.min_s * 1e3) + " ms, median " +
+        fmt(t.median_s * 1e3) + " ms, mean " + fmt(t.mean_s * 1e3) + " ms");
   }
   auto fit = fit_linear_relative(xs, ys);
   if (!fit) return fit.status();
@@ -346,7 +355,8 @@ std::string profile_yaml(const CalibrationReport& r, const std::string& name) {
       (r.sample_cost_s > 0.0 ? ", emulated cost " + fmt(r.sample_cost_s) + " CPU s per sample (emulator.sample_cost_s)"
                              : std::string()) +
       "; t = measured_fixed_s + measured_per_sample_s * b fitted (relative\n"
-      "residuals) to the median step time over batches " + batches + " (R^2 = " + fmt(r.fit.r2) +
+      "residuals) to each batch's fastest step over batches " + batches + " (R^2 = " + fmt(r.fit.r2) +
+      (r.threads == 1 ? std::string("; a step's CPU time, its time on a full core") : std::string()) +
       "). flops_per_sample = 3 x forward MACs x 2" +
       (r.network.starts_with("torchscript") ? std::string(" (forward MACs estimated as the module's parameter count)")
                                             : std::string()) + "; flops_per_iteration is the\n"

@@ -41,12 +41,14 @@ struct CalibrationOptions {
   std::function<void(const std::string&)> log;  // progress lines; default: none
 };
 
+// A batch's step times, pooled over the rounds: each step's CPU time with a one-thread worker (its time on a full
+// core, whatever a neighbour's preemption adds to its wall time), else its wall time.
 struct BatchTiming {
   BatchSize batch = 0;
   int reps = 0;
   double mean_s = 0.0;
   double median_s = 0.0;
-  double min_s = 0.0;
+  double min_s = 0.0;                // the fastest step: the one the law is fitted to
 };
 
 // Least-squares line y = fixed + per_unit·x, with its coefficient of determination (of the weighted fit).
@@ -77,7 +79,7 @@ struct CalibrationReport {
   int threads = 1;
   double sample_cost_s = 0.0;        // as asked for (0: the network's own cost)
   std::vector<BatchTiming> batches;
-  LinearFit fit;                     // median step time (s) against batch, relative fit: fixed = a, per_unit = c
+  LinearFit fit;                     // fastest step time (s) against batch, relative fit: fixed = a, per_unit = c
   std::vector<FidelityRow> fidelity; // empty when the share sweep did not run
   std::string share_sweep_skipped;   // why not, when it did not run
 };
