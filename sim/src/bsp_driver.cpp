@@ -9,12 +9,11 @@
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 
 #include "analytic_compute.h"
-#include "ring_allreduce_model.h"
+#include "omnilearn/sim/quota_wait.h"
 #include "simgrid_settings.h"
 
 namespace omnilearn::sim {
@@ -38,7 +37,8 @@ BspDriver::BspDriver(RunContext& context)
     : ctx_(context),
       progress_(context.stop, context.options.progress, context.options.stop_requested),
       slots_(context.platform.workers.size()),
-      collective_(context.scenario, context.platform, context.cost.gradient_bytes()),
+      collective_(context.scenario, context.platform, context.cost.gradient_bytes(),
+                  context.options.flow_allreduce_max_workers),
       phase_rng_(context.scenario.seed) {}
 
 bool BspDriver::per_worker_actors(const SimOptions& options, std::size_t workers) {
@@ -97,7 +97,6 @@ void BspDriver::fail(const Status& status) {
 
 void BspDriver::worker(WorkerId k) {
   Slot& slot = slots_[k];
-  sg4::Host* const host = ctx_.platform.workers[k];
   while (true) {
     start_->wait();
     if (done_) return;
@@ -110,31 +109,14 @@ void BspDriver::worker(WorkerId k) {
     try {
       slot.exec->wait();
     } catch (const simgrid::CancelException&) {
-      slot.aborted = true;  // the worker went down mid-iteration: its gradient never arrives
+      lose(k);
     }
     slot.exec = nullptr;
     const Seconds t1 = now();
     compute_->wait();
     const Seconds t2 = now();
-    Seconds comm_end = t2;
-    if (collective_.active()) {
-      // Another algorithm, topology or overlap (collective_step.h); every participant takes part, an aborted one too.
-      const Seconds end = collective_.run(k, t0, t2);
-      if (!slot.aborted) comm_end = end;
-    } else if (!slot.aborted && slot.ring_next != k) {
-      // Ring all-reduce as one flow per worker: the 2(P-1)/P share of the gradient it sends to its successor
-      // across reduce-scatter and all-gather, concurrent with everyone else's (links and backbone contend),
-      // then the per-chunk latency of the remaining 2(P-1)-1 ring steps.
-      if (slot.analytic_comm_s >= 0.0) {
-        // Analytic sharing: no SimGrid activity at all; the coordinator advances the clock once to the last
-        // finish (blocking calls per actor dominate the cost at thousands of workers).
-        comm_end = t2 + slot.analytic_comm_s + slot.extra_latency_s;
-      } else {
-        sg4::Comm::sendto(host, ctx_.platform.workers[slot.ring_next], static_cast<std::uint64_t>(ring_bytes_));
-        if (slot.extra_latency_s > 0.0) sg4::this_actor::sleep_for(slot.extra_latency_s);
-        comm_end = now();
-      }
-    }
+    // Every participant takes part in the all-reduce (collective_step.h), an aborted one too.
+    const Seconds comm_end = collective_.run(k, t0, t2);
     // Stored before the end barrier: the coordinator reads them as soon as it is released.
     slot.compute_s = t1 - t0;
     slot.compute_end_s = t1;
@@ -184,7 +166,7 @@ void BspDriver::stepper(WorkerId first, WorkerId last) {
         slot.exec->wait();
         t1 = slot.exec->get_finish_time();
       } catch (const simgrid::CancelException&) {
-        slot.aborted = true;  // the worker went down mid-iteration: its gradient never arrives
+        lose(k);
         t1 = slot.cancel_s;
       }
       slot.exec = nullptr;
@@ -205,7 +187,7 @@ Seconds BspDriver::compute_analytic() {
     Slot& slot = slots_[k];
     if (!slot.participating) continue;
     const ComputeEnd end = analytic_compute_end(ctx_.availability, k, t0, slot.flops, slot.peak_flops);
-    slot.aborted = end.aborted;
+    if (end.aborted) lose(k);
     slot.compute_end_s = end.end_s;
     slot.compute_s = end.end_s - t0;
     last_end = std::max(last_end, end.end_s);
@@ -235,34 +217,20 @@ void BspDriver::run_step_coordinated() {
     end_->wait();
     t2 = now();
   }
-  if (collective_.active()) {
-    // Another algorithm, topology or overlap (collective_step.h), as the worker actors run it: an aborted
-    // participant takes part but its all-reduce ends when it starts.
-    const Seconds end = collective_.run_for_all(t0, t2);
-    for (Slot& slot : slots_) {
-      if (slot.participating) slot.comm_start_s = t2, slot.comm_end_s = slot.aborted ? t2 : end;
-    }
-    return;
+  // The all-reduce (collective_step.h) as the worker actors run it: an aborted participant takes part, but its
+  // all-reduce ends when it starts.
+  const std::vector<Seconds>& ends = collective_.run_for_all(t0, t2);
+  const std::vector<WorkerId>& participants = collective_.participants();
+  for (std::size_t i = 0; i < participants.size(); ++i) {
+    Slot& slot = slots_[participants[i]];
+    slot.comm_start_s = t2;
+    slot.comm_end_s = ends[i];
   }
-  std::vector<std::pair<WorkerId, sg4::CommPtr>> flows;
-  for (WorkerId k = 0; k < slots_.size(); ++k) {
-    Slot& slot = slots_[k];
-    if (!slot.participating) continue;
-    slot.comm_start_s = slot.comm_end_s = t2;
-    if (slot.aborted || slot.ring_next == k) continue;
-    if (slot.analytic_comm_s >= 0.0) {
-      slot.comm_end_s = t2 + slot.analytic_comm_s + slot.extra_latency_s;
-    } else {
-      flows.emplace_back(k, sg4::Comm::sendto_async(ctx_.platform.workers[k], ctx_.platform.workers[slot.ring_next],
-                                                    static_cast<std::uint64_t>(ring_bytes_)));
-    }
-  }
-  // Flows (a step with few enough participants, at most flow_allreduce_max_workers): as the worker actors send
-  // them, then each one's remaining ring latency.
-  for (auto& [k, comm] : flows) {
-    comm->wait();
-    slots_[k].comm_end_s = comm->get_finish_time() + slots_[k].extra_latency_s;
-  }
+}
+
+void BspDriver::lose(WorkerId k) {
+  slots_[k].aborted = true;  // the worker went down mid-iteration: its gradient never arrives
+  collective_.lose(k);
 }
 
 double BspDriver::jitter_factor(double cv) {
@@ -278,27 +246,16 @@ std::size_t BspDriver::prepare_step() {
   if (ctx_.cost.jitter_cv() > 0.0 || ctx_.cost.has_noise()) {
     step_z_ = std::normal_distribution<double>(0.0, 1.0)(phase_rng_);
   }
-  std::vector<WorkerId> ring;
+  std::vector<WorkerId> participants;
   for (WorkerId k = 0; k < slots_.size(); ++k) {
     Slot& s = slots_[k];
     s.batch = plan.batch[k];
     s.participating = s.batch > 0 && !ctx_.availability.is_down(k);
     s.aborted = false;
     s.compute_s = s.compute_end_s = s.comm_start_s = s.comm_end_s = 0.0;
-    if (s.participating) ring.push_back(k);
+    if (s.participating) participants.push_back(k);
   }
-  const std::size_t p = ring.size();
-  const double bytes = ctx_.cost.gradient_bytes();
-  ring_bytes_ = p > 1 ? 2.0 * static_cast<double>(p - 1) / static_cast<double>(p) * bytes : 0.0;
-  const auto& workers = ctx_.scenario.cluster.workers;
-  for (std::size_t i = 0; i < p; ++i) {
-    Slot& s = slots_[ring[i]];
-    s.ring_next = ring[(i + 1) % p];
-    const double hop_s =
-        workers[ring[i]].latency_s + ctx_.scenario.cluster.backbone_latency_s + workers[s.ring_next].latency_s;
-    s.extra_latency_s = p > 1 ? static_cast<double>(2 * (p - 1) - 1) * hop_s : 0.0;
-    s.analytic_comm_s = -1.0;
-  }
+  const std::size_t p = participants.size();
   Seconds fixed_s = 0.0;
   if (p > 1) {
     // The profile's fixed all-reduce cost and, on a CPU-quota testbed, the waits for the most throttled
@@ -306,31 +263,14 @@ std::size_t BspDriver::prepare_step() {
     // communication threads run outside the quota.
     const scenarios::ModelProfile& model = ctx_.scenario.workload.model;
     std::vector<double> shares;
-    for (WorkerId k : ring) {
+    for (WorkerId k : participants) {
       if (auto share = ctx_.cost.cpu_share(k)) shares.push_back(*share * ctx_.availability.fraction(k));
     }
     fixed_s =
         model.allreduce_fixed_s +
         quota_ring_wait_s(shares, model.quota_period_s, quota_waits_per_allreduce(p, model.quota_holds_comm));
-    for (WorkerId k : ring) slots_[k].extra_latency_s += fixed_s;
   }
-  if (collective_.active()) {
-    collective_.prepare(ring, fixed_s);
-    return p;
-  }
-  if (p > 1 && p > ctx_.options.flow_allreduce_max_workers) {
-    std::vector<double> caps(p);
-    for (std::size_t i = 0; i < p; ++i) {
-      caps[i] = std::min(workers[ring[i]].bandwidth_Bps, workers[slots_[ring[i]].ring_next].bandwidth_Bps);
-    }
-    const auto times = max_min_flow_times(caps, ctx_.scenario.cluster.backbone_bandwidth_Bps, ring_bytes_);
-    for (std::size_t i = 0; i < p; ++i) {
-      Slot& s = slots_[ring[i]];
-      const double hop_s = workers[ring[i]].latency_s + ctx_.scenario.cluster.backbone_latency_s +
-                           workers[s.ring_next].latency_s;
-      s.analytic_comm_s = times[i] + hop_s;
-    }
-  }
+  collective_.prepare(std::move(participants), fixed_s);
   return p;
 }
 
@@ -433,10 +373,7 @@ run::RunSummary BspDriver::summary() const {
   s.mean_iteration_s = step_ > 0 ? end_time_s_ / static_cast<double>(step_) : 0.0;
   s.epoch_time_s = progress_.epoch_time_s();
   s.extra["samples"] = static_cast<double>(progress_.samples());
-  if (collective_.active()) {
-    s.extra["allreduce_buckets"] = static_cast<double>(collective_.buckets());
-    s.extra["allreduce_flow_level_runs"] = static_cast<double>(collective_.flow_level_runs());
-  }
+  collective_.add_summary(s);
   return s;
 }
 

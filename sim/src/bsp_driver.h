@@ -1,7 +1,7 @@
 // BspDriver: bulk-synchronous data parallelism on a SimGrid platform. Each worker computes its batch on its host
 // (with one actor per worker, or, in coordinator mode (SimOptions.bsp_actors), as end times the coordinator computes
-// itself: analytic_compute.h); a modelled ring all-reduce follows; a coordinator actor closes each step, feeds the
-// controller and installs the next plan.
+// itself: analytic_compute.h); the all-reduce follows (collective_step.h); a coordinator actor closes each step, feeds
+// the controller and installs the next plan.
 // Not thread-safe: lives in the simulation thread and must not move after start().
 #pragma once
 
@@ -44,9 +44,6 @@ class BspDriver {
     bool participating = false;
     bool aborted = false;
     BatchSize batch = 0;
-    WorkerId ring_next = 0;
-    Seconds extra_latency_s = 0.0;
-    Seconds analytic_comm_s = -1.0;  // >= 0: the analytic model's time replaces the flow
     double flops = 0.0;       // this step's work (coordinator mode: drawn by the coordinator in worker order)
     double peak_flops = 0.0;  // analytic path: the host's speed in its power state (read_peak_speeds())
     Seconds cancel_s = 0.0;   // when on_availability cancelled `exec` (the steppers' activity path)
@@ -73,6 +70,8 @@ class BspDriver {
   // A log-normal factor of mean 1 and coefficient of variation `cv` (1 when cv is 0): the part
   // model.compute_jitter_shared of its log-variance from this step's common draw step_z_, the rest from phase_rng_.
   double jitter_factor(double cv);
+  // Worker k went down mid-step: its iteration is lost (its all-reduce ends at once).
+  void lose(WorkerId k);
   void close_step(Seconds step_start_s);
   // The run's stop condition: the progress's, or (virtual-time training) the target or time budget.
   bool finished() { return progress_.done() || (ctx_.training != nullptr && ctx_.training->done()); }
@@ -81,13 +80,12 @@ class BspDriver {
   RunContext& ctx_;
   TrainingProgress progress_;
   std::vector<Slot> slots_;
-  CollectiveStep collective_;  // the all-reduce when it is not the star's plain ring
-  std::mt19937_64 phase_rng_;  // quota phases of bursting workers and compute jitter, seeded from the scenario
-  double step_z_ = 0.0;        // this step's standard normal draw shared by all workers (compute_jitter_shared)
+  CollectiveStep collective_;         // the all-reduce, and this step's participants
+  std::mt19937_64 phase_rng_;         // quota phases of bursting workers and compute jitter, seeded from the scenario
+  double step_z_ = 0.0;               // this step's standard normal draw shared by all workers (compute_jitter_shared)
   simgrid::s4u::BarrierPtr start_;    // all workers + coordinator: a step begins (or the run ends)
   simgrid::s4u::BarrierPtr end_;      // all workers + coordinator: the step's all-reduce is complete
   simgrid::s4u::BarrierPtr compute_;  // this step's participants: everyone has computed
-  double ring_bytes_ = 0.0;
   std::int64_t step_ = 0;
   bool done_ = false;
   bool per_worker_ = true;  // one actor per worker (else the coordinator drives every step)

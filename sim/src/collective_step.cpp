@@ -1,11 +1,17 @@
 #include "collective_step.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
+#include <utility>
 #include <xbt/config.hpp>
 
 #include "collective_runner.h"
+#include "ring_allreduce_model.h"
 
 namespace omnilearn::sim {
 
@@ -13,11 +19,11 @@ double model_gradient_bytes(const scenarios::ModelProfile& model) {
   return model.gradient_bytes > 0.0 ? model.gradient_bytes : 4.0 * model.parameters;
 }
 
-bool uses_collective_step(const scenarios::Scenario& scenario) {
+bool star_ring(const scenarios::Scenario& scenario) {
   const scenarios::AllreduceSpec& a = scenario.workload.allreduce;
-  return scenario.cluster.topology != scenarios::Topology::kStar ||
-         a.algorithm != scenarios::AllreduceAlgorithm::kRing ||
-         bucket_count(a, model_gradient_bytes(scenario.workload.model)) > 1;
+  return scenario.cluster.topology == scenarios::Topology::kStar &&
+         a.algorithm == scenarios::AllreduceAlgorithm::kRing &&
+         bucket_count(a, model_gradient_bytes(scenario.workload.model)) <= 1;
 }
 
 bool uniform_star(const scenarios::ClusterSpec& cluster) {
@@ -30,7 +36,7 @@ bool uniform_star(const scenarios::ClusterSpec& cluster) {
 }
 
 std::string collective_path(const scenarios::Scenario& scenario, std::size_t flow_allreduce_max_workers) {
-  if (!uses_collective_step(scenario)) {
+  if (star_ring(scenario)) {
     return scenario.worker_count() > flow_allreduce_max_workers ? "ring-max-min-analytic" : "ring-flow-level";
   }
   if (uniform_star(scenario.cluster)) return "analytic";
@@ -40,9 +46,15 @@ std::string collective_path(const scenarios::Scenario& scenario, std::size_t flo
   return scenario.cluster.topology == scenarios::Topology::kStar && one_flow_each ? "max-min-analytic" : "flow-level";
 }
 
-CollectiveStep::CollectiveStep(const scenarios::Scenario& scenario, const SimPlatform& platform, double gradient_bytes)
-    : scenario_(scenario), platform_(platform) {
-  active_ = uses_collective_step(scenario);
+CollectiveStep::CollectiveStep(const scenarios::Scenario& scenario, const SimPlatform& platform, double gradient_bytes,
+                               std::size_t flow_max_workers)
+    : scenario_(scenario),
+      platform_(platform),
+      star_ring_(star_ring(scenario)),
+      flow_max_workers_(flow_max_workers),
+      gradient_bytes_(gradient_bytes),
+      lost_(platform.workers.size(), false) {
+  if (star_ring_) ring_.resize(platform.workers.size());
   analytic_ = uniform_star(scenario.cluster);
   buckets_ = bucket_count(scenario.workload.allreduce, gradient_bytes);
   bucket_bytes_ = gradient_bytes / static_cast<double>(buckets_);
@@ -56,26 +68,55 @@ CollectiveStep::CollectiveStep(const scenarios::Scenario& scenario, const SimPla
   }
 }
 
-void CollectiveStep::prepare(const std::vector<WorkerId>& participants, Seconds fixed_s) {
-  participants_ = participants;
-  fixed_s_ = participants.size() > 1 ? fixed_s : 0.0;
+void CollectiveStep::prepare(std::vector<WorkerId> participants, Seconds fixed_s) {
+  for (WorkerId k : lost_list_) lost_[k] = false;
+  lost_list_.clear();
+  participants_ = std::move(participants);
+  fixed_s_ = participants_.size() > 1 ? fixed_s : 0.0;
   bucket_s_ = -1.0;
   done_ = nullptr;
+  if (star_ring_) {
+    prepare_ring();
+    return;
+  }
   const scenarios::AllreduceSpec& spec = scenario_.workload.allreduce;
-  if (participants.size() < 2) {
+  if (participants_.size() < 2) {
     bucket_s_ = 0.0;
-  } else if (auto it = measured_.find(participants); it != measured_.end()) {
+  } else if (auto it = measured_.find(participants_); it != measured_.end()) {
     bucket_s_ = it->second;
   } else if (analytic_) {
-    const std::int64_t chunks = tree_chunks(spec, participants.size(), bucket_bytes_, alpha_s_, bandwidth_Bps_);
-    bucket_s_ = uniform_star_time_s(make_schedule(spec, participants, bucket_bytes_, chunks), participants.size(),
+    const std::int64_t chunks = tree_chunks(spec, participants_.size(), bucket_bytes_, alpha_s_, bandwidth_Bps_);
+    bucket_s_ = uniform_star_time_s(make_schedule(spec, participants_, bucket_bytes_, chunks), participants_.size(),
                                     alpha_s_, bandwidth_Bps_);
-    measured_[participants] = bucket_s_;
-  } else if (auto star = star_time_s(participants)) {
+    measured_[participants_] = bucket_s_;
+  } else if (auto star = star_time_s(participants_)) {
     bucket_s_ = *star;
-    measured_[participants] = bucket_s_;
+    measured_[participants_] = bucket_s_;
   }
   // Else the flow-level run measures it (run() or run_for_all()).
+}
+
+void CollectiveStep::prepare_ring() {
+  const std::size_t p = participants_.size();
+  const std::vector<scenarios::NodeSpec>& workers = scenario_.cluster.workers;
+  const Seconds backbone_latency_s = scenario_.cluster.backbone_latency_s;
+  ring_bytes_ = p > 1 ? 2.0 * static_cast<double>(p - 1) / static_cast<double>(p) * gradient_bytes_ : 0.0;
+  auto hop_s = [&](WorkerId k) { return workers[k].latency_s + backbone_latency_s + workers[ring_[k].next].latency_s; };
+  for (std::size_t i = 0; i < p; ++i) {
+    RingHop& hop = ring_[participants_[i]];
+    hop.next = participants_[(i + 1) % p];
+    hop.extra_latency_s = p > 1 ? static_cast<double>(2 * (p - 1) - 1) * hop_s(participants_[i]) + fixed_s_ : 0.0;
+    hop.analytic_s = -1.0;
+  }
+  if (p < 2 || p <= flow_max_workers_) return;
+  // Too many flows for SimGrid's solver at every step: max-min sharing of the backbone, each flow capped by its links.
+  std::vector<double> caps(p);
+  for (std::size_t i = 0; i < p; ++i) {
+    const WorkerId k = participants_[i];
+    caps[i] = std::min(workers[k].bandwidth_Bps, workers[ring_[k].next].bandwidth_Bps);
+  }
+  const auto times = max_min_flow_times(caps, scenario_.cluster.backbone_bandwidth_Bps, ring_bytes_);
+  for (std::size_t i = 0; i < p; ++i) ring_[participants_[i]].analytic_s = times[i] + hop_s(participants_[i]);
 }
 
 std::optional<Seconds> CollectiveStep::star_time_s(const std::vector<WorkerId>& participants) const {
@@ -119,6 +160,7 @@ void CollectiveStep::measure_flow_level() {
 }
 
 Seconds CollectiveStep::run(WorkerId k, Seconds step_start_s, Seconds compute_end_s) {
+  if (star_ring_) return run_ring(k, compute_end_s);
   if (bucket_s_ < 0.0) {
     // The participants wait for the leader's flow-level run; the first to arrive makes their barrier (coordinator
     // mode, run_for_all, needs none).
@@ -126,14 +168,62 @@ Seconds CollectiveStep::run(WorkerId k, Seconds step_start_s, Seconds compute_en
     if (k == participants_.front()) measure_flow_level();
     done_->wait();
   }
+  if (lost_[k]) return compute_end_s;
   const double backward = scenario_.workload.model.backward_fraction;
   return overlapped_end_s(step_start_s, compute_end_s, buckets_, backward, bucket_s_) + fixed_s_;
 }
 
-Seconds CollectiveStep::run_for_all(Seconds step_start_s, Seconds compute_end_s) {
+const std::vector<Seconds>& CollectiveStep::run_for_all(Seconds step_start_s, Seconds compute_end_s) {
+  ends_.resize(participants_.size());
+  if (star_ring_) {
+    run_ring_for_all(compute_end_s);
+    return ends_;
+  }
   if (bucket_s_ < 0.0) measure_flow_level();
   const double backward = scenario_.workload.model.backward_fraction;
-  return overlapped_end_s(step_start_s, compute_end_s, buckets_, backward, bucket_s_) + fixed_s_;
+  const Seconds end = overlapped_end_s(step_start_s, compute_end_s, buckets_, backward, bucket_s_) + fixed_s_;
+  for (std::size_t i = 0; i < participants_.size(); ++i) ends_[i] = lost_[participants_[i]] ? compute_end_s : end;
+  return ends_;
+}
+
+Seconds CollectiveStep::run_ring(WorkerId k, Seconds compute_end_s) {
+  const RingHop& hop = ring_[k];
+  if (lost_[k] || hop.next == k) return compute_end_s;
+  // Analytic sharing: no SimGrid activity at all (blocking calls per actor dominate the cost at thousands of workers).
+  if (hop.analytic_s >= 0.0) return compute_end_s + hop.analytic_s + hop.extra_latency_s;
+  // The 2(P-1)/P share of the gradient k sends to its successor across reduce-scatter and all-gather, concurrent with
+  // everyone else's (links and backbone contend), then the latency of the remaining ring steps.
+  simgrid::s4u::Comm::sendto(platform_.workers[k], platform_.workers[hop.next],
+                             static_cast<std::uint64_t>(ring_bytes_));
+  if (hop.extra_latency_s > 0.0) simgrid::s4u::this_actor::sleep_for(hop.extra_latency_s);
+  return simgrid::s4u::Engine::get_clock();
+}
+
+void CollectiveStep::run_ring_for_all(Seconds compute_end_s) {
+  // The flows (at most flow_max_workers participants) as the worker actors send them, then each one's latency.
+  std::vector<std::pair<std::size_t, simgrid::s4u::CommPtr>> flows;
+  for (std::size_t i = 0; i < participants_.size(); ++i) {
+    const WorkerId k = participants_[i];
+    const RingHop& hop = ring_[k];
+    if (lost_[k] || hop.next == k) {
+      ends_[i] = compute_end_s;
+    } else if (hop.analytic_s >= 0.0) {
+      ends_[i] = compute_end_s + hop.analytic_s + hop.extra_latency_s;
+    } else {
+      flows.emplace_back(i, simgrid::s4u::Comm::sendto_async(platform_.workers[k], platform_.workers[hop.next],
+                                                             static_cast<std::uint64_t>(ring_bytes_)));
+    }
+  }
+  for (auto& [i, comm] : flows) {
+    comm->wait();
+    ends_[i] = comm->get_finish_time() + ring_[participants_[i]].extra_latency_s;
+  }
+}
+
+void CollectiveStep::add_summary(run::RunSummary& summary) const {
+  if (star_ring_) return;
+  summary.extra["allreduce_buckets"] = static_cast<double>(buckets_);
+  summary.extra["allreduce_flow_level_runs"] = static_cast<double>(flow_level_runs_);
 }
 
 }  // namespace omnilearn::sim
