@@ -6,6 +6,7 @@
 
 #include <sys/syscall.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <csignal>
 #include <filesystem>
@@ -185,7 +186,9 @@ TEST(CgroupThrottler, SplitCommMovesOnlyNewThreads) {
 }
 
 // Dynamic availability where the share is fixed at start (CUDA MPS): the freezer duty cycle. A busy loop at a
-// full core's quota gets about 0.3 of a core at fraction 0.3, and runs freely again at 1.0.
+// full core's quota gets 0.3 of the CPU it gets free at fraction 0.3, and runs freely again at 1.0. Beside busy
+// neighbours it gets less than a core free, so its share at 0.3 is compared with what it got free just before and
+// just after (the mean of the two, as the neighbours' load drifts).
 TEST(CgroupThrottler, FreezerDutyCycleHoldsABusyLoopToItsFraction) {
   SKIP_WITHOUT_CGROUP_V1("these checks read cgroup v1 files");
   auto t = make_cgroup_throttler({"duty-" + std::to_string(::getpid()), {1.0}, 0.010, ""});
@@ -199,17 +202,14 @@ TEST(CgroupThrottler, FreezerDutyCycleHoldsABusyLoopToItsFraction) {
     auto u = inner->cpu_usage_s(0);
     return u.is_ok() ? *u : -1.0;
   };
-  auto cores_over = [&](int ms) {
+  auto cores_over = [&](int ms) {  // per second of the measured window: a busy host wakes a sleeper late
     const double a = usage();
+    const auto t0 = std::chrono::steady_clock::now();
     ::usleep(static_cast<useconds_t>(ms) * 1000);
-    return (usage() - a) / (ms / 1000.0);
+    const double b = usage();
+    return (b - a) / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   const double full = cores_over(400);
-  if (full < 0.5) {  // the comparisons below need the loop to get most of a core when free
-    (void)(*d)->remove();
-    ::waitpid(child, nullptr, 0);
-    GTEST_SKIP() << "host too busy for this timing test: a free busy loop got " << full << " of a core (< 0.5)";
-  }
   ASSERT_TRUE((*d)->apply(0, 0.3).is_ok());
   ::usleep(100000);
   const double part = cores_over(1000);
@@ -217,8 +217,15 @@ TEST(CgroupThrottler, FreezerDutyCycleHoldsABusyLoopToItsFraction) {
   ::usleep(100000);
   const double again = cores_over(400);
   std::printf("busy loop: %.3f cores free, %.3f at duty 0.3, %.3f free again\n", full, part, again);
-  EXPECT_NEAR(part / full, 0.3, 0.12);
-  EXPECT_GT(again, 2.0 * part);  // free again: well above the duty level (a busy neighbour may take some of it)
+  const double free_cores = 0.5 * (full + again);
+  if (free_cores < 0.1) {  // a host so busy that the comparison is noise
+    (void)(*d)->remove();
+    ::waitpid(child, nullptr, 0);
+    GTEST_SKIP() << "host too busy for this timing test: a free busy loop got " << free_cores << " of a core (< 0.1)";
+  }
+  EXPECT_NEAR(part / free_cores, 0.3, 0.12);
+  EXPECT_LT(part, 0.3 + 0.1);    // one thread runs only while thawed
+  EXPECT_GT(again, 2.0 * part);  // free again: well above the duty level
   EXPECT_TRUE((*d)->cycle_status().is_ok());
   ASSERT_TRUE((*d)->remove().is_ok());  // thaws, then kills what is left in the group
   ::waitpid(child, nullptr, 0);
