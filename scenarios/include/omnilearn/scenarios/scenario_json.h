@@ -29,4 +29,13 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EmulatorSpec, network, device, c
                                                 warmup_updates, stall_timeout_s, stop_grace_s, data_source, cache_dir,
                                                 model_file, input_shape, loss, train_data, test_data)
 
+// workload.asp as JSON (the testbed's config.json, the manifest when not the defaults): keys and spellings as the
+// scenario file's; delay_threshold `inf` is kNoDelayThreshold.
+NLOHMANN_JSON_SERIALIZE_ENUM(AspUpdate, {{AspUpdate::kGradient, "gradient"}, {AspUpdate::kModelOverwrite, "model-overwrite"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(AspPull, {{AspPull::kEveryPush, "every-push"}, {AspPull::kPerEpoch, "per-epoch"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(AspRule, {{AspRule::kAsgd, "asgd"}, {AspRule::kStalenessAware, "staleness-aware"},
+                                       {AspRule::kDcAsgd, "dc-asgd"}, {AspRule::kSsp, "ssp"},
+                                       {AspRule::kRingmaster, "ringmaster"}, {AspRule::kRescaled, "rescaled"}})
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AspSpec, update, pull, rule, staleness_bound, delay_threshold, dc_lambda)
+
 }  // namespace omnilearn::scenarios
