@@ -12,6 +12,7 @@
 #include "omnilearn/emulator/calibration.h"
 #include "omnilearn/emulator/testbed_config.h"
 #include "omnilearn/run/run_folder.h"
+#include "omnilearn/scenarios/enum_names.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 
 namespace omnilearn::cli {
@@ -97,11 +98,12 @@ std::optional<scenarios::EmulatorSpec> model_settings(const po::variables_map& v
   }
   scenarios::EmulatorSpec s = emulator::CalibrationOptions::lenet();
   const std::string network = vm.count("network") ? vm["network"].as<std::string>() : "lenet";
-  if (network != "lenet" && network != "resnet") {
+  const auto chosen = scenarios::enum_from_name<emulator::Network>(network);
+  if (chosen != emulator::Network::kLeNet && chosen != emulator::Network::kResNet) {
     std::cerr << "omnilearn calibrate: --network: lenet or resnet, got " << network << "\n";
     return std::nullopt;
   }
-  s.network = network == "resnet" ? emulator::Network::kResNet : emulator::Network::kLeNet;
+  s.network = *chosen;
   if (vm.count("sample-cost")) s.sample_cost_s = vm["sample-cost"].as<double>();
   return s;
 }
@@ -109,7 +111,7 @@ std::optional<scenarios::EmulatorSpec> model_settings(const po::variables_map& v
 // The profile's default name: the network's, or the model file's (without its extension).
 std::string model_name(const scenarios::EmulatorSpec& s) {
   if (s.network == emulator::Network::kTorchScript) return std::filesystem::path(s.model_file).stem().string();
-  return s.network == emulator::Network::kResNet ? "resnet" : "lenet";
+  return std::string(scenarios::enum_name(s.network));
 }
 
 // The calibration's options from the command line, or the usage error printed.

@@ -1,7 +1,6 @@
 // `omnilearn report`: hands the command line to the Python analysis package (analysis/omnilearn_analysis), run by
 // Debian's python3 with pandas and matplotlib (or --python / OMNILEARN_PYTHON). The package is found through
 // base/install_layout.h (OMNILEARN_ANALYSIS_DIR first). No shell is involved.
-#include <spawn.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -13,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "omnilearn/base/install_layout.h"
+#include "omnilearn/base/subprocess.h"
 
 extern char** environ;
 
@@ -47,9 +47,6 @@ int run_report_command(const std::vector<std::string>& command_args) {
   const bool sub = !args.empty() && (args[0] == "trace-plot" || args[0] == "check-timeline" || args[0] == "report");
   if (!sub) words.push_back("report");
   words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
   // PYTHONPATH names the package's folder when it was found; everything else of the environment is passed on.
   // Without one, the package must be installed for that python (pip install ./analysis).
   std::vector<std::string> env_store;
@@ -57,18 +54,19 @@ int run_report_command(const std::vector<std::string>& command_args) {
   for (char** e = environ; *e != nullptr; ++e) {
     if (!dir || std::string(*e).rfind("PYTHONPATH=", 0) != 0) env_store.emplace_back(*e);
   }
-  std::vector<char*> envp;
-  for (std::string& e : env_store) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  pid_t pid = 0;
-  if (posix_spawnp(&pid, python.c_str(), nullptr, nullptr, argv.data(), envp.data()) != 0) {
+  SpawnOptions options;
+  options.env = std::move(env_store);
+  options.search_path = true;
+  options.own_process_group = false;  // as any command run from a shell: Ctrl-C reaches it too
+  options.parent_death_signal = 0;
+  auto child = Subprocess::start(words, options);
+  if (!child) {
     std::fprintf(stderr, "omnilearn report: cannot run %s (install python3-pandas and python3-matplotlib: "
                  "scripts/setup.sh; or name another python with --python or OMNILEARN_PYTHON)\n", python.c_str());
     return 1;
   }
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return 1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  child->wait();
+  return WIFEXITED(child->status()) ? WEXITSTATUS(child->status()) : 1;
 }
 
 }  // namespace omnilearn::cli

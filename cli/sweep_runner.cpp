@@ -1,9 +1,6 @@
 #include "cli/sweep_runner.h"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <iostream>
@@ -11,6 +8,7 @@
 
 #include "cli/progress_bar.h"
 #include "omnilearn/base/status.h"
+#include "omnilearn/base/subprocess.h"
 
 extern char** environ;
 
@@ -23,36 +21,29 @@ bool is_mpi_variable(const char* entry) {
 }
 
 // The environment handed to every point: ours, less MPI's variables when asked.
-class ChildEnvironment {
- public:
-  explicit ChildEnvironment(bool strip_mpi) {
-    for (char** e = environ; *e != nullptr; ++e) {
-      if (!strip_mpi || !is_mpi_variable(*e)) entries_.push_back(*e);
-    }
-    entries_.push_back(nullptr);
+std::vector<std::string> child_environment(bool strip_mpi) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (!strip_mpi || !is_mpi_variable(*e)) env.emplace_back(*e);
   }
-  char* const* envp() const { return entries_.data(); }
+  return env;
+}
 
- private:
-  std::vector<char*> entries_;  // borrowed from `environ`, which the sweep does not change while it runs
-};
-
-// Starts one point with its output and errors in `log_path`; no shell is involved.
-Result<pid_t> spawn_point(const PointRunOptions& o, const scenarios::SweepPoint& p, const ChildEnvironment& env) {
-  std::vector<std::string> words = point_command_words(o.exe, p, o.out + "/" + p.name, o.iteration_rows, o.sim_args);
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  const std::string log_path = o.out + "/" + p.name + ".log";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, o.exe.c_str(), &actions, nullptr, argv.data(), env.envp());
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return Status::io_error("cannot start " + o.exe + " for point " + p.name);
-  return pid;
+// Starts one point with its output and errors in <out>/<point>.log; no shell is involved. The point stays in this
+// process's group, and the caller reaps it.
+Result<pid_t> spawn_point(const PointRunOptions& o, const scenarios::SweepPoint& p,
+                          const std::vector<std::string>& env) {
+  SpawnOptions options;
+  options.env = env;
+  options.stdout_file = options.stderr_file = o.out + "/" + p.name + ".log";
+  options.own_process_group = false;
+  options.parent_death_signal = 0;
+  auto child =
+      Subprocess::start(point_command_words(o.exe, p, o.out + "/" + p.name, o.iteration_rows, o.sim_args), options);
+  if (!child) {
+    return Status::io_error("cannot start " + o.exe + " for point " + p.name + ": " + child.status().message());
+  }
+  return child->release();
 }
 
 }  // namespace
@@ -74,7 +65,7 @@ std::vector<std::string> point_command_words(const std::string& exe, const scena
 
 std::vector<int> run_sweep_points(const std::vector<scenarios::SweepPoint>& points,
                                   const std::vector<std::size_t>& indices, const PointRunOptions& options) {
-  const ChildEnvironment env(options.strip_mpi_environment);
+  const std::vector<std::string> env = child_environment(options.strip_mpi_environment);
   std::vector<int> exit_codes(points.size(), kPointNotRun);
   std::map<pid_t, std::size_t> running;
   std::size_t next = 0;

@@ -1,5 +1,5 @@
 // Running sweep points: each point is its own `omnilearn sim` process (SimGrid allows one engine per process),
-// started with posix_spawn (no shell), N at a time. Not thread-safe: reaps children with waitpid(-1) in the caller.
+// started as a Subprocess (no shell), N at a time. Not thread-safe: reaps children with waitpid(-1) in the caller.
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,6 @@
 // `omnilearn validate`: the simulator against the real testbed on one scenario. Calibrates the model on this host,
 // runs the testbed and the simulator on the same scenario, and compares them (analysis/omnilearn_analysis/validate.py).
-// Each stage is this same binary (or python3) started with posix_spawn; no shell is involved.
-#include <spawn.h>
+// Each stage is this same binary (or python3) started as a Subprocess; no shell is involved.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +21,7 @@
 #include "cli/commands.h"
 #include "omnilearn/base/format.h"
 #include "omnilearn/base/install_layout.h"
+#include "omnilearn/base/subprocess.h"
 #include "omnilearn/emulator/validation.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/sim/quota_wait.h"
@@ -36,15 +36,13 @@ namespace po = boost::program_options;
 
 constexpr int kProbeSteps = 80;  // the exchange probe: a short uniform run of the scenario
 
-// Logs `words` and starts them (words[0] is the program) with this process's environment plus `extra_env` (which
-// replaces variables of the same name); returns the child's pid, or -1 when it could not start.
-pid_t spawn_logged(std::vector<std::string> words, const std::vector<std::string>& extra_env = {}) {
+// Logs `words` and starts them (words[0] is the program, looked up in PATH) with this process's environment plus
+// `extra_env` (which replaces variables of the same name). The stages stay in this process's group, so that a
+// terminal's Ctrl-C reaches the testbed launcher itself (it stops its workers and removes its cgroups).
+Result<Subprocess> spawn_logged(const std::vector<std::string>& words, const std::vector<std::string>& extra_env = {}) {
   std::cerr << "omnilearn validate: running";
   for (const std::string& w : words) std::cerr << " " << w;
   std::cerr << "\n";
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
   std::vector<std::string> env_store = extra_env;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string kv(*e);
@@ -52,35 +50,33 @@ pid_t spawn_logged(std::vector<std::string> words, const std::vector<std::string
     for (const std::string& x : extra_env) replaced |= kv.compare(0, x.find('=') + 1, x, 0, x.find('=') + 1) == 0;
     if (!replaced) env_store.push_back(kv);
   }
-  std::vector<char*> envp;
-  for (std::string& e : env_store) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  pid_t pid = 0;
-  if (posix_spawnp(&pid, words[0].c_str(), nullptr, nullptr, argv.data(), envp.data()) != 0) return -1;
-  return pid;
+  SpawnOptions options;
+  options.env = std::move(env_store);
+  options.search_path = true;
+  options.own_process_group = false;
+  options.parent_death_signal = 0;
+  return Subprocess::start(words, options);
 }
 
 // The exit code of a waited-for child: its own, or 128 + the signal that ended it.
 int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
 
 // spawn_logged, then waits; returns the exit code (127: could not start).
-int spawn_and_wait(std::vector<std::string> words, const std::vector<std::string>& extra_env = {}) {
-  const pid_t pid = spawn_logged(std::move(words), extra_env);
-  if (pid < 0) return 127;
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return 1;
-  return exit_code(status);
+int spawn_and_wait(const std::vector<std::string>& words, const std::vector<std::string>& extra_env = {}) {
+  auto child = spawn_logged(words, extra_env);
+  if (!child) return 127;
+  child->wait();
+  return exit_code(child->status());
 }
 
 // Runs the testbed (`words`) and, while its workers train, measures the host CPU that other processes use; returns
 // the exit code and sets `available_cores` to the host's cores minus that load (0 when it could not be measured).
-int run_testbed_measuring_load(std::vector<std::string> words, const fs::path& run, double& available_cores) {
+int run_testbed_measuring_load(const std::vector<std::string>& words, const fs::path& run, double& available_cores) {
   available_cores = 0.0;
-  const pid_t pid = spawn_logged(std::move(words));
-  if (pid < 0) return 127;
+  auto child = spawn_logged(words);
+  if (!child) return 127;
   emulator::HostLoadMeter meter(run);
-  int status = 0;
-  while (::waitpid(pid, &status, WNOHANG) == 0) {
+  while (!child->poll_exit()) {
     ::usleep(250000);
     meter.sample();
   }
@@ -89,7 +85,7 @@ int run_testbed_measuring_load(std::vector<std::string> words, const fs::path& r
     std::fprintf(stderr, "omnilearn validate: other load on the host during the testbed run: %.2f cores; %.2f left\n",
                  load->others_cores, available_cores);
   }
-  return exit_code(status);
+  return exit_code(child->status());
 }
 
 std::string self_executable() {

@@ -8,7 +8,7 @@
 #   P/share/omnilearn/scenarios/, traces/            scenario files; derived traces (data/) with FORMAT.md
 #   P/include/omnilearn/..., P/lib/libomnilearn_*.a  the libraries below with their public headers
 #   P/lib/cmake/OmniLearn/                           OmniLearnConfig.cmake, targets omnilearn::<name>
-#   P/share/doc/omnilearn/                           README, LICENSE, NOTICE, CITATION.cff, CHANGELOG
+#   P/share/doc/omnilearn/                           README, LICENSE, NOTICE, CITATION.cff, CHANGELOG, docs/ (the guide)
 include(CMakePackageConfigHelpers)
 
 # The exported libraries: static, Torch-, SimGrid- and libcgroup-free. A new library that installs cleanly joins
@@ -51,8 +51,10 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/traces/data DESTINATION ${OMNILEARN_SHAR
 install(FILES ${PROJECT_SOURCE_DIR}/traces/FORMAT.md ${PROJECT_SOURCE_DIR}/traces/README.md
         DESTINATION ${OMNILEARN_SHARE_DIR}/traces)
 install(FILES README.md LICENSE NOTICE CITATION.cff CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The user guide beside the README, so that the README's links to docs/ resolve in the installed tree.
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md")
 
-# The Debian package: cpack -G DEB (see README "Install"). Installs under /usr; the dependencies come from
+# The Debian package: cpack -G DEB (see docs/install.md, "Debian package"). Installs under /usr; the dependencies come from
 # dpkg-shlibdeps, plus python3-pandas and python3-matplotlib for `omnilearn report` (python3-scipy: asp-study).
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME omnilearn)

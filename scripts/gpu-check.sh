@@ -28,7 +28,7 @@ if cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOMNILEARN_BUILD_
   exit $?
 fi
 # The project's configure needs every Debian package (libcgroup, SimGrid, ...). A GPU machine without them still
-# checks the MPS path: gpu_burn with nvcc, the MPS test (Torch-free: mps_daemon.cpp, base, GoogleTest) with c++.
+# checks the MPS path: gpu_burn with nvcc, the MPS test (Torch-free: throttle/mps_daemon.cpp, base, GoogleTest) with c++.
 echo "== configure failed: building gpu_burn and the MPS test directly"
 mkdir -p "$build"
 "$nvcc" -O2 -std=c++17 -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
@@ -40,7 +40,7 @@ cxx="${CXX:-c++}"
 gtest_libs="-lgtest -lgtest_main"
 [ -f /usr/include/gtest/gtest.h ] || [ -f /usr/local/include/gtest/gtest.h ] || { echo "GoogleTest headers missing: cannot build the MPS test"; exit 1; }
 "$cxx" -std=c++20 -O2 -Iemulator/include -Ibase/include -DOMNILEARN_GPU_BURN="\"$PWD/$build/gpu_burn\"" \
-  tests/emulator/mps_test.cpp emulator/src/mps_daemon.cpp base/src/*.cpp $gtest_libs -pthread -o "$build/emulator_mps_test" \
+  tests/emulator/mps_test.cpp emulator/src/throttle/mps_daemon.cpp base/src/*.cpp $gtest_libs -pthread -o "$build/emulator_mps_test" \
   || { echo "building the MPS test failed"; exit 1; }
 echo "== emulator_mps_test"
 "$build/emulator_mps_test"

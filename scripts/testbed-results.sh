@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Testbed results for the README, over several seeds: BSP HL1/2/4/8 x {uniform, omnilearn} to 85% test accuracy,
+# Testbed results for docs/results-testbed.md, over several seeds: BSP HL1/2/4/8 x {uniform, omnilearn} to 85% test accuracy,
 # each seed's two policies back to back (so a slow spell of the host falls on both). Then prints, per level, the
 # median and range over the seeds of the mean-step reduction and of the time-to-85% reduction, the steps to 85% of
 # each policy, and the share of the step spent in compute, exchange and waiting (python3 -m omnilearn_analysis

@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .labels import axis_label, coordinate_value, policy_label
+
 AXES = ("level", "policy.name", "lr", "seed")
 
 
@@ -159,16 +161,17 @@ def accuracy_curves(evaluations: dict[str, pd.DataFrame], runs: pd.DataFrame, po
             grid = np.linspace(start, end, points)
             ys = np.array([np.interp(grid, c["time_s"], c["accuracy"] * 100.0) for c in curves])
             mean = ys.mean(axis=0)
-            label = "uniform" if policy == "uniform" else f"{policy}, lr {lr}"
+            label = policy_label(policy) if policy == "uniform" else f"{policy_label(policy)}, lr {lr}"
             ax.plot(grid, mean, label=label, linewidth=1.2)
             if len(ys) > 1:
                 half = stats.t.ppf(0.975, len(ys) - 1) * ys.std(axis=0, ddof=1) / math.sqrt(len(ys))
                 ax.fill_between(grid, mean - half, mean + half, alpha=0.2)
-        ax.set_title(f"{level} ({runs[runs['level'] == level]['seed'].nunique()} seeds)")
-        ax.set_xlabel("simulated time (s)")
+        ax.set_title(f"{coordinate_value(level)} ({runs[runs['level'] == level]['seed'].nunique()} seeds)")
+        ax.set_xlabel(axis_label("time_s"))
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("test accuracy (%), mean and 95% band")
-    axes[0][-1].legend(fontsize="small", loc="lower right")
+    axes[0][0].set_ylabel(f"{axis_label('accuracy')}, mean and 95% band")
+    axes[0][-1].legend(title="Policy, learning-rate rule", fontsize="small", loc="lower right")
+    fig.suptitle("Test accuracy against simulated time per policy, at each heterogeneity level", fontsize="medium")
     fig.tight_layout()
     return fig
 

@@ -7,35 +7,68 @@ import base64
 import html
 import io
 from pathlib import Path
+from urllib.parse import quote
 
 import matplotlib.pyplot as plt
+import pandas as pd
 
 from . import figures, tables
+from .labels import axis_label, coordinate_label, coordinate_value, policy_label
 from .runs import RunFormatError, is_run_dir, is_sweep_dir, load_run, load_sweep
 from .timeline import validate_timeline
 
 
-def _embed(fig, png_path: Path) -> str:
+# What each figure shows, in one line: the caption under it in report.html.
+CAPTIONS = {
+    "batch": "Mini-batch size of each worker over time (samples); grey lines mark the decisions that changed the "
+             "plan.",
+    "breakdown": "Each worker's total compute, communication and idle (waiting for the others) time, stacked.",
+    "iterations": "Each iteration's duration (its slowest worker) over time; orange lines: availability changes, "
+                  "red: a worker down.",
+    "accuracy": "Test accuracy over time; the dashed line marks when the target accuracy was reached.",
+    "staleness": "How many updates old each applied update was when it was applied (ASP).",
+    "sweep": "Total time per policy at each point of the sweep's other coordinates, labelled with the change "
+             "against uniform there; below, each policy's gap to the oracle (the best batch split).",
+    "sweep-accuracy": "Test accuracy over time of every point of the sweep.",
+    "accuracy-all": "Test accuracy over time of every run given, labelled with its policy.",
+}
+RUN_FIGURES = (("batch", figures.batch_sizes), ("breakdown", figures.time_breakdown),
+               ("iterations", figures.iteration_times), ("accuracy", figures.accuracy),
+               ("staleness", figures.staleness))
+# Drawn for every point of a sweep, written as files and linked from the sweep's section (not embedded).
+POINT_FIGURES = ("batch", "breakdown", "iterations")
+
+
+def _figures_for(run) -> list[tuple[str, object]]:
+    return [(name, fn) for name, fn in RUN_FIGURES
+            if not (name == "accuracy" and run.evaluations.empty) and not (name == "staleness" and run.mode != "asp")]
+
+
+def _save(fig, png_path: Path) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)
     plt.close(fig)
+    png_path.parent.mkdir(parents=True, exist_ok=True)
     png_path.write_bytes(buf.getvalue())
-    data = base64.b64encode(buf.getvalue()).decode("ascii")
-    return f'<img alt="{html.escape(png_path.name)}" src="data:image/png;base64,{data}">'
+    return buf.getvalue()
+
+
+def _embed(fig, png_path: Path, caption: str) -> str:
+    data = base64.b64encode(_save(fig, png_path)).decode("ascii")
+    return (f'<figure><img alt="{html.escape(png_path.name)}" src="data:image/png;base64,{data}">'
+            f"<figcaption>{html.escape(png_path.name)}: {html.escape(caption)}</figcaption></figure>")
+
+
+def _table(df, **kw) -> str:
+    return df.to_html(index=False, na_rep="", **kw)
 
 
 def _run_section(run, out: Path, prefix: str) -> str:
-    parts = [f"<h2>Run {html.escape(run.name)} ({html.escape(run.mode)}, {html.escape(run.policy)})</h2>",
-             tables.run_summary(run).to_html(index=False, na_rep=""),
-             "<h3>Per worker</h3>", tables.worker_breakdown(run).to_html(index=False, float_format="%.3f")]
-    for name, fn in (("batch", figures.batch_sizes), ("breakdown", figures.time_breakdown),
-                     ("iterations", figures.iteration_times), ("accuracy", figures.accuracy),
-                     ("staleness", figures.staleness)):
-        if name == "accuracy" and run.evaluations.empty:
-            continue
-        if name == "staleness" and run.mode != "asp":
-            continue
-        parts.append(_embed(fn(run), out / f"{prefix}{name}.png"))
+    parts = [f"<h2>Run {html.escape(run.name)} ({html.escape(run.mode)}, {html.escape(policy_label(run.policy))})"
+             "</h2>", _table(tables.run_summary(run)),
+             "<h3>Per worker</h3>", _table(tables.worker_breakdown(run), float_format="%.3f")]
+    for name, fn in _figures_for(run):
+        parts.append(_embed(fn(run), out / f"{prefix}{name}.png", CAPTIONS[name]))
     timeline = run.path / "timeline.json"
     if timeline.exists():
         problems = validate_timeline(timeline)
@@ -44,19 +77,56 @@ def _run_section(run, out: Path, prefix: str) -> str:
     return "\n".join(parts)
 
 
+def _point_links(table, runs: dict, out: Path, prefix: str, metric: str, backend: str) -> str:
+    """Writes each point's POINT_FIGURES under <out>/<prefix>points/<point>/ and returns a table that lists them
+    per point with links relative to report.html."""
+    group_cols = tables.group_columns(table)
+    head = ["Point", *(coordinate_label(c, table[c].unique()) for c in group_cols), "Policy",
+            axis_label(metric, backend), "Figures"]
+    rows = []
+    for _, row in table.iterrows():
+        run = runs.get(row["point"])
+        links = []
+        if run is not None:
+            for name, fn in RUN_FIGURES:
+                if name not in POINT_FIGURES:
+                    continue
+                relative = f"{prefix}points/{row['point']}/{name}.png"
+                _save(fn(run), out / relative)
+                links.append(f'<a href="{html.escape(quote(relative))}">{name}</a>')
+        value = pd.to_numeric(pd.Series([row.get(metric)]), errors="coerce").iloc[0]
+        cells = [row["point"], *(coordinate_value(row[c]) for c in group_cols), policy_label(str(row["policy"])),
+                 "" if pd.isna(value) else f"{value:.1f}"]
+        status = "" if row["status"] == "ok" else f" ({row['status']})"
+        rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) +
+                    f"<td>{' '.join(links)}{html.escape(status)}</td></tr>")
+    return ("<table><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr></thead><tbody>" +
+            "".join(rows) + "</tbody></table>")
+
+
 def _sweep_section(path: Path, out: Path, prefix: str) -> str:
     table, runs = load_sweep(path)
     metric = "time_to_target_s" if "time_to_target_s" in table.columns and table["time_to_target_s"].notna().any() \
         else "total_time_s"
+    backend = next(iter(runs.values())).backend if runs else "sim"
+    group_cols = tables.group_columns(table)
     comparison = tables.policy_comparison(table, metric)
+    shown = comparison.copy()
+    for c in group_cols:
+        shown[c] = shown[c].map(coordinate_value)
+    shown["policy"] = shown["policy"].map(policy_label)
     parts = [f"<h2>Sweep {html.escape(path.name)} ({len(table)} points, {len(runs)} with run folders)</h2>",
-             "<h3>Policies compared</h3>", comparison.to_html(index=False, float_format="%.2f", na_rep=""),
-             _embed(figures.sweep_bars(table, metric), out / f"{prefix}bars.png"),
-             "<h3>All points</h3>", table.to_html(index=False, na_rep="")]
+             _embed(figures.sweep_comparison(comparison, metric, group_cols, backend), out / f"{prefix}bars.png",
+                    CAPTIONS["sweep"]),
+             "<h3>Policies compared</h3>", _table(tables.with_labels(shown, backend), float_format="%.2f")]
     with_accuracy = [r for r in runs.values() if not r.evaluations.empty]
     if with_accuracy:
-        parts.insert(4, _embed(figures.accuracy_overlay(with_accuracy, "test accuracy against time, every point"),
-                               out / f"{prefix}accuracy.png"))
+        parts.append(_embed(figures.accuracy_overlay(with_accuracy, "Test accuracy against time, every point"),
+                            out / f"{prefix}accuracy.png", CAPTIONS["sweep-accuracy"]))
+    parts += ["<h3>Each point's figures</h3>",
+              "<ul>" + "".join(f"<li>{n}: {html.escape(CAPTIONS[n])}</li>" for n in POINT_FIGURES) + "</ul>",
+              _point_links(table, runs, out, prefix, metric, backend),
+              "<h3>All points (sweep.csv)</h3>", _table(table)]
     return "\n".join(parts)
 
 
@@ -80,10 +150,12 @@ def write_report(paths: list[str], out_dir: str) -> Path:
             raise RunFormatError(f"{path}: neither a run folder (summary.json) nor a sweep folder (sweep.csv)")
     if len(runs_with_accuracy) > 1:  # the policies' accuracy curves side by side
         sections.insert(0, "<h2>Accuracy against time</h2>" +
-                        _embed(figures.accuracy_overlay(runs_with_accuracy), out / "accuracy-all.png"))
+                        _embed(figures.accuracy_overlay(runs_with_accuracy), out / "accuracy-all.png",
+                               CAPTIONS["accuracy-all"]))
     page = ("<!doctype html><html><head><meta charset='utf-8'><title>OmniLearn report</title><style>"
             "body{font-family:sans-serif;max-width:1100px;margin:auto}table{border-collapse:collapse;font-size:12px}"
-            "td,th{border:1px solid #ccc;padding:2px 6px}img{max-width:100%}</style></head><body>"
+            "td,th{border:1px solid #ccc;padding:2px 6px}img{max-width:100%}"
+            "figcaption{font-size:13px;color:#444;margin-bottom:1em}</style></head><body>"
             "<h1>OmniLearn report</h1>" + "\n".join(sections) + "</body></html>")
     target = out / "report.html"
     tmp = target.with_suffix(".html.tmp")

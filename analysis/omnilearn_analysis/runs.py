@@ -166,6 +166,14 @@ def load_run(path: str | Path) -> Run:
     )
 
 
+def axis_columns(table: pd.DataFrame) -> list[str]:
+    """The sweep's axis columns: those between `point` and `status` in sweep.csv."""
+    cols = list(table.columns)
+    if "status" not in cols:
+        return []
+    return cols[1:cols.index("status")]
+
+
 def load_sweep(path: str | Path) -> tuple[pd.DataFrame, dict[str, Run]]:
     """Reads sweep.csv and every run folder of a point that succeeded: (table, {point: Run})."""
     p = Path(path)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .figures import axis_columns
-from .runs import Run
+from .labels import COLUMNS, axis_label, coordinate_label
+from .runs import Run, axis_columns
 
 SUMMARY_FIELDS = ["policy", "mode", "workers", "iterations", "epochs", "total_time_s", "mean_iteration_s",
                   "idle_fraction", "mean_staleness", "max_staleness", "time_to_target_s", "final_accuracy",
@@ -29,26 +29,45 @@ def worker_breakdown(run: Run) -> pd.DataFrame:
     return df
 
 
+def group_columns(table: pd.DataFrame) -> list[str]:
+    """The sweep's axis columns other than the policy: the coordinates at which policies are compared."""
+    return [c for c in axis_columns(table) if c not in ("policy.name", "policy")]
+
+
 def policy_comparison(table: pd.DataFrame, metric: str = "total_time_s") -> pd.DataFrame:
-    """Per group of the sweep's non-policy coordinates: `metric` per policy, the change of each policy against
-    `uniform` (negative = faster) and its gap to `oracle` (positive = slower than the bound), in percent."""
+    """Per group of the sweep's non-policy coordinates (group_columns, in sweep.csv's order): `metric` per policy,
+    the change of each policy against `uniform` (vs_uniform_pct, negative = faster) and its gap to `oracle`
+    (vs_oracle_pct, positive = slower than the bound), in percent. For total_time_s these are sweep.csv's own
+    columns (cli/sweep_table.cpp computes them); for another metric they are computed here the same way."""
     ok = table[table["status"] == "ok"]
-    group_cols = [c for c in axis_columns(table) if c not in ("policy.name", "policy")]
+    group_cols = group_columns(table)
+    from_csv = metric == "total_time_s" and {"vs_uniform_pct", "vs_oracle_pct"} <= set(table.columns)
     rows = []
     if len(group_cols) == 1:
-        keys = ((( k,), df) for k, df in ok.groupby(group_cols[0], sort=False))
+        keys = (((k,), df) for k, df in ok.groupby(group_cols[0], sort=False, dropna=False))
     elif group_cols:
-        keys = ok.groupby(group_cols, sort=False)
+        keys = ok.groupby(group_cols, sort=False, dropna=False)
     else:
         keys = [((), ok)]
     for key, df in keys:
-        by_policy = dict(zip(df["policy"], pd.to_numeric(df[metric], errors="coerce")))
-        for policy, value in by_policy.items():
+        values = pd.to_numeric(df[metric], errors="coerce")
+        by_policy = dict(zip(df["policy"], values))
+        uniform, oracle = by_policy.get("uniform"), by_policy.get("oracle")
+        for i, (policy, value) in enumerate(zip(df["policy"], values)):
             row = dict(zip(group_cols, key))
             row.update({"policy": policy, metric: value})
-            uniform = by_policy.get("uniform")
-            oracle = by_policy.get("oracle")
-            row["vs_uniform_pct"] = 100.0 * (value / uniform - 1.0) if uniform else None
-            row["vs_oracle_pct"] = 100.0 * (value / oracle - 1.0) if oracle else None
+            if from_csv:
+                row["vs_uniform_pct"] = pd.to_numeric(df["vs_uniform_pct"], errors="coerce").iloc[i]
+                row["vs_oracle_pct"] = pd.to_numeric(df["vs_oracle_pct"], errors="coerce").iloc[i]
+            else:
+                row["vs_uniform_pct"] = 100.0 * (value / uniform - 1.0) if uniform else None
+                row["vs_oracle_pct"] = 100.0 * (value / oracle - 1.0) if oracle else None
             rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=[*group_cols, "policy", metric, "vs_uniform_pct", "vs_oracle_pct"])
+
+
+def with_labels(df: pd.DataFrame, backend: str = "sim") -> pd.DataFrame:
+    """The same table with its headers in words and units (labels.py) for a reader: measured columns by
+    axis_label, sweep coordinates by coordinate_label, others unchanged."""
+    names = {c: axis_label(c, backend) if c in COLUMNS else coordinate_label(c, df[c].unique()) for c in df.columns}
+    return df.rename(columns=names)

@@ -101,7 +101,7 @@ def level_table(runs: pd.DataFrame, base: str = "uniform", policy: str = "omnile
 
 
 def format_level_table(table: pd.DataFrame, base: str = "uniform", policy: str = "omnilearn") -> str:
-    """The README's table: markdown, one line per scenario."""
+    """docs/results-testbed.md's table: markdown, one line per scenario."""
     def rng(med, lo, hi, fmt="{:.1f}"):
         if med != med:
             return "n/a"

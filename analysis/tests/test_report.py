@@ -1,15 +1,32 @@
+import re
+from urllib.parse import unquote
+
 from conftest import ROOT, run_cli
-from omnilearn_analysis.report import write_report
+from omnilearn_analysis.report import POINT_FIGURES, write_report
 
 
 def test_report_for_a_run_and_a_sweep(quick_run, quick_sweep, tmp_path):
     html_path = write_report([str(quick_run), str(quick_sweep)], str(tmp_path / "report"))
     page = html_path.read_text()
     assert page.count("data:image/png;base64,") >= 4
-    assert "Policies compared" in page and "vs_uniform_pct" in page
+    assert "Policies compared" in page and "Change against uniform (%)" in page
     pngs = sorted(p.name for p in (tmp_path / "report").glob("*.png"))
     assert any(name.endswith("batch.png") for name in pngs)
     assert any(name.endswith("bars.png") for name in pngs)
+
+
+def test_sweep_report_links_each_points_figures(quick_sweep, tmp_path):
+    out = tmp_path / "report"
+    page = write_report([str(quick_sweep)], str(out)).read_text()
+    links = [unquote(h) for h in re.findall(r'href="([^"]+)"', page)]
+    points = [p.name for p in quick_sweep.iterdir() if (p / "summary.json").exists()]
+    assert len(points) == 6
+    for point in points:  # every point lists its batch, breakdown and iteration figures
+        mine = sorted(link for link in links if f"points/{point}/" in link)
+        assert [link.rsplit("/", 1)[1] for link in mine] == sorted(f"{name}.png" for name in POINT_FIGURES)
+    for link in links:  # relative to report.html, and each a PNG
+        assert not link.startswith("/")
+        assert (out / link).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", link
 
 
 def test_report_through_the_cli(quick_run, tmp_path):

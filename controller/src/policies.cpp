@@ -32,10 +32,18 @@ struct LiveSet {
   }
 };
 
-BatchPlan keep_current(const ClusterSnapshot& s) {
-  BatchPlan plan{std::vector<BatchSize>(s.workers.size(), 0)};
-  for (std::size_t k = 0; k < s.workers.size(); ++k) plan.batch[k] = s.workers[k].live ? s.workers[k].batch : 0;
-  return plan;
+// ASP before any measurement: each live worker keeps its current batch, within its bounds. A worker that has none
+// (one that has just come back, whose batch went to 0 when it went down) starts at an equal share of the global
+// batch, within its bounds.
+BatchPlan keep_current(const ClusterSnapshot& s, const LiveSet& live) {
+  const auto n = static_cast<BatchSize>(std::max<std::size_t>(live.index.size(), 1));
+  const BatchSize share = std::max<BatchSize>(s.global_batch / n, 1);
+  std::vector<BatchSize> dense(live.index.size());
+  for (std::size_t i = 0; i < dense.size(); ++i) {
+    const BatchSize current = s.workers[live.index[i]].batch;
+    dense[i] = std::clamp(current > 0 ? current : share, live.lo[i], live.hi[i]);
+  }
+  return live.scatter(s, dense);
 }
 
 // Proportional split of the snapshot's global batch among live workers. The Controller guarantees a feasible
@@ -116,7 +124,7 @@ class OmniLearnPolicy final : public BatchPolicy {
   BatchPlan decide(const ClusterSnapshot& s) override {
     LiveSet live(s);
     const std::vector<double> x = estimate_throughputs(s, live);
-    if (x.empty()) return s.mode == TrainingMode::kBsp ? rebalance_current(s, live) : keep_current(s);
+    if (x.empty()) return s.mode == TrainingMode::kBsp ? rebalance_current(s, live) : keep_current(s, live);
     const double t_bar = mean_time(s, live);
     std::vector<double> candidate(live.index.size());
     for (std::size_t i = 0; i < live.index.size(); ++i) {

@@ -2,19 +2,21 @@
 // server process (rank n, outside the workers' cgroups; it also serves the TCPStore). Messages are c10d Gloo
 // point-to-point send/recv of flat float tensors (no extra dependency, the same transport as BSP):
 //   push  (worker -> server, tag 0): [gradient or model | compute_s, batch, start_s, loss, accuracy]
-//   reply (server -> worker, tag 1): [weights | batch, staleness, stop, update, epoch, pulled, held_s]
+//   reply (server -> worker, tag 1): [weights | batch, staleness, stop reason (0: none), update, epoch, pulled,
+//                                     held_s]
 // The server takes pushes in arrival order (recvAnysource), applies each at once by workload.asp (the default: w -=
 // η_k g_k with η_k = η b_k / b_ref when lr_scaling is on, b_ref = B / n, SGD momentum as configured; or a rule of
 // asp_update_rule.h; or, update: model-overwrite, the pushed model replaces the server's), counts staleness
-// (other workers' updates applied since that worker last pulled), runs the Controller in ASP mode for per-worker batches and
-// answers with the new weights and batch: at once, or when run::AspSchedule lets the worker go on (SSP's bound, the
-// epoch barrier of pull: per-epoch, whose replies between barriers carry weights the worker does not load). A
-// worker with its own copy (model-overwrite, per-epoch) takes a local SGD step on it after each gradient. A worker
-// with batch 0 (down) sends empty pushes every 50 ms.
+// (other workers' updates applied since that worker last pulled), runs the Controller in ASP mode for per-worker
+// batches and answers with the new weights and batch: at once, or when run::AspSchedule lets the worker go on
+// (SSP's bound, the epoch barrier of pull: per-epoch, whose replies between barriers carry weights the worker does
+// not load). A worker with its own copy (model-overwrite, per-epoch) takes a local SGD step on it after each
+// gradient. A worker with batch 0 (down) sends empty pushes every 50 ms.
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
@@ -30,6 +32,7 @@
 #include "omnilearn/run/asp_schedule.h"
 #include "omnilearn/run/controller_factory.h"
 #include "omnilearn/run/records.h"
+#include "omnilearn/run/stop_rule.h"
 #include "asp_update_rule.h"
 #include "rendezvous.h"
 #include "torch_parts.h"
@@ -133,7 +136,8 @@ class AspWorker {
         who_("asp worker " + std::to_string(o.rank)),
         t0_(start_of(o.config)),
         reporter_(o.out_fd),
-        own_copy_(c_.asp.update == scenarios::AspUpdate::kModelOverwrite || c_.asp.pull == scenarios::AspPull::kPerEpoch),
+        own_copy_(c_.asp.update == scenarios::AspUpdate::kModelOverwrite ||
+                  c_.asp.pull == scenarios::AspPull::kPerEpoch),
         local_sgd_(c_.settings.momentum),
         b_ref_(std::max(1.0, static_cast<double>(c_.global_batch) / static_cast<double>(c_.world))) {}
 
@@ -148,8 +152,12 @@ class AspWorker {
     std::vector<torch::Tensor> reply{torch::zeros({n_params_ + kReplyFields}, torch::kFloat32)};
     std::vector<torch::Tensor> push{torch::zeros({n_params_ + kPushFields}, torch::kFloat32)};
     pg_->recv(reply, c_.world, kReplyTag)->wait();  // the initial pull
-    while (reply[0].accessor<float, 1>()[n_params_ + kStop] <= 0.0f) step(sampler, reply, push);
-    reporter_.send(DoneRecord{"epochs"});
+    float stop = 0.0f;
+    while ((stop = reply[0].accessor<float, 1>()[n_params_ + kStop]) <= 0.0f) step(sampler, reply, push);
+    // The server's rule stopped the run: its reason.
+    const std::optional<run::StopReason> reason = run::stop_reason_from_code(std::lround(stop));
+    if (!reason) return fail(who_, "the server's stop code " + std::to_string(stop) + " names no stop reason");
+    reporter_.send(DoneRecord{*reason});
     return 0;
   }
 
@@ -238,10 +246,12 @@ class ParameterServer {
  public:
   explicit ParameterServer(const WorkerOptions& o)
       : o_(o), c_(o.config), s_(o.config.settings), world_(static_cast<std::size_t>(o.config.world)),
-        t0_(start_of(o.config)), reporter_(o.out_fd), notices_(o.in_fd), pulled_(world_, 0), own_(world_, 0), stopped_(world_, false),
+        t0_(start_of(o.config)), reporter_(o.out_fd), notices_(o.in_fd), pulled_(world_, 0), own_(world_, 0),
+        stopped_(world_, false),
         schedule_(o.config.asp, world_), rule_(make_asp_server_rule(o.config.asp, world_)),
         per_epoch_(o.config.asp.pull == scenarios::AspPull::kPerEpoch), idle_(world_, false),
-        held_staleness_(world_, 0), held_since_s_(world_, 0.0), barrier_pull_(world_, false) {}
+        held_staleness_(world_, 0), held_since_s_(world_, 0.0), barrier_pull_(world_, false),
+        stop_(stop_limits(o.config)) {}
 
   int run() {
     if (Status st = start(); !st.is_ok()) return fail(who_, st.message());
@@ -269,7 +279,6 @@ class ParameterServer {
     ctl_.emplace(std::move(ctl).value());
     sgd_.emplace(params_, torch::optim::SGDOptions(s_.learning_rate).momentum(s_.momentum));
     b_ref_ = std::max(1.0, static_cast<double>(c_.global_batch) / static_cast<double>(world_));
-    sample_budget_ = c_.sample_budget > 0 ? c_.sample_budget : c_.epochs * c_.dataset_samples;
     reply_ = {torch::zeros({n_params_ + kReplyFields}, torch::kFloat32)};
     push_ = {torch::zeros({n_params_ + kPushFields}, torch::kFloat32)};
     train_start_s_ = since_t0();
@@ -288,7 +297,7 @@ class ParameterServer {
     std::int64_t staleness = 0;
     const double now_s = since_t0();
     bool epoch_ended = false;
-    if (batch > 0 && !stop_) {
+    if (batch > 0 && !stop_.stopped()) {
       if (idle_[k] && schedule_.holds()) schedule_.rejoin(k, live());
       idle_[k] = false;
       staleness = updates_ - pulled_[k] - own_[k];
@@ -302,9 +311,9 @@ class ParameterServer {
       hear_availability(now_s);
       auto plan = ctl_->plan_next(controller::DecisionPoint{updates_, epoch_, now_s});
       if (plan && plan->decided) reporter_.send(run::plan_record(*plan, epoch_));
-      if (s_.time_budget_s > 0 && training_s() >= s_.time_budget_s) stop_ = true, reason_ = "time";
+      if (!stop_.stopped()) stop_.elapsed(training_s());
     }
-    if (!schedule_.holds() || batch == 0 || stop_) {
+    if (!schedule_.holds() || batch == 0 || stop_.stopped()) {
       send_reply(k, staleness, /*pull=*/!per_epoch_ || batch == 0);
     } else {
       schedule_.pushed(k, epoch_ended);
@@ -322,7 +331,7 @@ class ParameterServer {
   // batch decision first, and the weights in each.
   Status release_held() {
     if (!schedule_.holds()) return Status::ok();
-    if (stop_) {
+    if (stop_.stopped()) {
       for (const WorkerId j : schedule_.release_all()) {
         send_reply(j, held_staleness_[j], /*pull=*/false, since_t0() - held_since_s_[j]);
       }
@@ -387,11 +396,10 @@ class ParameterServer {
       if (plan->decided) reporter_.send(run::plan_record(*plan, epoch_));
     }
     decision_s_ += std::chrono::duration<double>(Clock::now() - d0).count();
-    if (samples_ >= sample_budget_) stop_ = true, reason_ = c_.sample_budget > 0 ? "budget" : "epochs";
-    if (c_.max_iterations > 0 && updates_ >= c_.max_iterations) stop_ = true, reason_ = "iterations";
-    if (s_.time_budget_s > 0 && training_s() >= s_.time_budget_s) stop_ = true, reason_ = "time";
+    stop_.progress(updates_, samples_);
+    stop_.elapsed(training_s());
     const bool due = (s_.eval_every > 0 ? updates_ % s_.eval_every == 0 : epoch_ended) && updates_ != last_eval_update_;
-    if (!stop_ && due) run_evaluation();
+    if (!stop_.stopped() && due) run_evaluation();
     return Status::ok();
   }
 
@@ -404,7 +412,7 @@ class ParameterServer {
     r[n_params_ + kHeldS] = static_cast<float>(held_s);
     r[n_params_ + kReplyBatch] = static_cast<float>(ctl_->current_plan().batch[k]);
     r[n_params_ + kStaleness] = static_cast<float>(staleness);
-    r[n_params_ + kStop] = stop_ ? 1.0f : 0.0f;
+    r[n_params_ + kStop] = static_cast<float>(run::stop_reason_code(stop_.reason()));
     r[n_params_ + kUpdate] = static_cast<float>(updates_);
     r[n_params_ + kEpoch] = static_cast<float>(epoch_);
     pg_->send(reply_, static_cast<int>(k), kReplyTag)->wait();
@@ -413,7 +421,7 @@ class ParameterServer {
       own_[k] = 0;
       rule_->pulled(static_cast<WorkerId>(k), params_);
     }
-    if (stop_) stopped_[k] = true;
+    if (stop_.stopped()) stopped_[k] = true;
   }
 
   void run_evaluation() {
@@ -423,11 +431,9 @@ class ParameterServer {
     eval_s_ += std::chrono::duration<double>(Clock::now() - e0).count();
     reporter_.send(run::EvaluationRecord{at_s, updates_, epoch_, ev.loss, ev.accuracy});
     last_eval_update_ = updates_;
-    if (s_.target_accuracy > 0 && ev.accuracy >= s_.target_accuracy && !time_to_target_) {
+    if (stop_.evaluation(ev.accuracy) == run::StopReason::kTarget && !time_to_target_) {
       time_to_target_ = training_s();
       updates_to_target_ = updates_;
-      reason_ = "target";
-      stop_ = true;
     }
   }
 
@@ -438,7 +444,7 @@ class ParameterServer {
       reporter_.send(ExtraRecord{"dropped_pushes", static_cast<double>(dropped_)});
     }
     report_totals(reporter_, {decision_s_, train_s, eval_s_, n_params_, time_to_target_, updates_to_target_, apply_s_, updates_});
-    reporter_.send(DoneRecord{reason_});
+    reporter_.send(DoneRecord{stop_.reason()});
   }
 
   const WorkerOptions& o_;
@@ -458,7 +464,6 @@ class ParameterServer {
   std::optional<torch::optim::SGD> sgd_;
   std::vector<torch::Tensor> reply_, push_;
   double b_ref_ = 1.0;
-  std::int64_t sample_budget_ = 0;
   std::int64_t updates_ = 0, samples_ = 0, epoch_ = 0, last_eval_update_ = -1;
   std::vector<std::int64_t> pulled_;
   std::vector<std::int64_t> own_;              // the worker's own updates since it pulled (not stale to it)
@@ -474,8 +479,7 @@ class ParameterServer {
   double train_start_s_ = 0.0, eval_s_ = 0.0, apply_s_ = 0.0, decision_s_ = 0.0;
   std::optional<double> time_to_target_;
   std::int64_t updates_to_target_ = -1;
-  bool stop_ = false;
-  std::string reason_ = "epochs";
+  run::StopRule stop_;  // the run's: the workers learn its reason from the replies
 };
 
 }  // namespace

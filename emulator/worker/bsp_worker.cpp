@@ -1,7 +1,7 @@
 // The BSP worker (LibTorch; data, networks and the compute step are in torch_parts.h). c10d TCPStore (on
 // --store-host) + ProcessGroupGloo (bound to --bind; both 127.0.0.1 on one host), one flattened SUM all-reduce per
-// step that also carries every worker's measured compute time and rank 0's availability notices and stop flag, so
-// every rank runs an identical Controller.
+// step that also carries every worker's measured compute time and rank 0's availability notices and stop reason, so
+// every rank runs an identical Controller and stops with the same reason.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -26,6 +26,7 @@
 #include "omnilearn/emulator/worker_protocol.h"
 #include "omnilearn/run/controller_factory.h"
 #include "omnilearn/run/records.h"
+#include "omnilearn/run/stop_rule.h"
 #include "rendezvous.h"
 #include "torch_parts.h"
 #include "worker_io.h"
@@ -49,7 +50,7 @@ class BspWorker {
   explicit BspWorker(const WorkerOptions& o)
       : o_(o), c_(o.config), s_(o.config.settings), rank_(o.rank), world_(static_cast<std::size_t>(o.config.world)),
         t0_(std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(o.config.t0_ns))),
-        reporter_(o.out_fd), notices_(o.rank == 0 ? o.in_fd : -1) {}
+        reporter_(o.out_fd), notices_(o.rank == 0 ? o.in_fd : -1), stop_(stop_limits(o.config)) {}
 
   int run() {
     if (Status st = load(); !st.is_ok()) return fail(st.message(), rank_);
@@ -82,6 +83,10 @@ class BspWorker {
     auto train = load_split(s_, c_.data_dir, /*train=*/true, c_.dataset_samples);
     if (!train) return train.status();
     train_ = std::move(train).value();
+    // Epochs count the samples of the split loaded, as the sampler's epochs do.
+    run::StopLimits limits = stop_limits(c_);
+    limits.dataset_samples = train_.images.size(0);
+    stop_ = run::StopRule(limits);
     if (rank_ == 0) {
       auto t = load_split(s_, c_.data_dir, /*train=*/false, s_.eval_samples);
       if (!t) return t.status();
@@ -95,7 +100,7 @@ class BspWorker {
     net_ = std::move(net).value();
     params_ = net_.parameters;
     for (const auto& p : params_) n_params_ += p.numel();
-    // Buffer layout: [gradients | compute_s per worker | availability+1 per worker (0 = none) | stop | now_s |
+    // Buffer layout: [gradients | compute_s per worker | availability+1 per worker (0 = none) | stop reason | now_s |
     // loss per worker | accuracy per worker] (the last two let rank 0 report rows of workers on other nodes).
     const auto w = static_cast<std::int64_t>(world_);
     k_compute_ = n_params_, k_avail_ = k_compute_ + w, k_stop_ = k_avail_ + w, k_now_ = k_stop_ + 1;
@@ -148,19 +153,24 @@ class BspWorker {
 
   Status train() {
     for (;; ++step_) {
-      if (c_.max_iterations > 0 && step_ >= c_.max_iterations) { reason_ = "iterations"; break; }
-      if (c_.sample_budget > 0 && samples_seen_ >= c_.sample_budget) { reason_ = "budget"; break; }
+      // The step cap, the sample budget or the epochs: every rank's rule sees the same totals.
+      if (stop_.progress(step_, samples_seen_) != run::StopReason::kNone) break;
       StepFacts f;
       f.start_s = since_t0();
       f.a = sampler_->next(batches_);
-      if (f.a.epoch >= c_.epochs) { reason_ = "epochs"; break; }
       epoch_ = f.a.epoch;
       compute(f);
       exchange(f);
       report_rows(f);
       OMNI_RETURN_IF_ERROR(decide(f));
-      if (f.buffer.accessor<float, 1>()[k_stop_] > 0.0f) {
-        if (rank_ != 0) reason_ = "target";
+      // Rank 0's rule stopped the run (the time budget, or the target at its last evaluation): every rank takes its
+      // reason.
+      const auto code = static_cast<std::int64_t>(std::lround(f.buffer.accessor<float, 1>()[k_stop_]));
+      const std::optional<run::StopReason> reason = run::stop_reason_from_code(code);
+      if (!reason) return Status::internal("step " + std::to_string(step_) + ": stop code " + std::to_string(code) +
+                                           " from rank 0 names no stop reason");
+      if (*reason != run::StopReason::kNone) {
+        stop_.stop(*reason);
         ++step_;
         break;
       }
@@ -234,8 +244,8 @@ class BspWorker {
     }
     for (const auto& [k, fraction] : pending_avail_) acc[k_avail_ + static_cast<std::int64_t>(k)] = static_cast<float>(fraction + 1.0);
     pending_avail_.clear();
-    if (s_.time_budget_s > 0 && since_t0() - train_start_s_ >= s_.time_budget_s) stop_next_ = true, reason_ = "time";
-    acc[k_stop_] = stop_next_ ? 1.0f : 0.0f;
+    stop_.elapsed(since_t0() - train_start_s_);
+    acc[k_stop_] = static_cast<float>(run::stop_reason_code(stop_.reason()));
     acc[k_now_] = static_cast<float>(since_t0());
   }
 
@@ -309,11 +319,9 @@ class BspWorker {
     eval_s_ += std::chrono::duration<double>(Clock::now() - e0).count();
     reporter_.send(run::EvaluationRecord{at_s, at_step, at_epoch, ev.loss, ev.accuracy});
     last_eval_step_ = at_step;
-    if (s_.target_accuracy > 0 && ev.accuracy >= s_.target_accuracy && !time_to_target_) {
+    if (stop_.evaluation(ev.accuracy) == run::StopReason::kTarget && !time_to_target_) {
       time_to_target_ = at_s - train_start_s_ - eval_s_;  // evaluation pauses do not count
       steps_to_target_ = at_step + 1;
-      reason_ = "target";
-      stop_next_ = true;
     }
   }
 
@@ -327,7 +335,7 @@ class BspWorker {
       if (last_eval_step_ != step_ - 1) run_evaluation(step_ - 1, epoch_);
       report_totals(reporter_, {decision_s_, train_s_, eval_s_, n_params_, time_to_target_, steps_to_target_, {}, {}});
     }
-    reporter_.send(DoneRecord{reason_});
+    reporter_.send(DoneRecord{stop_.reason()});
   }
 
   const WorkerOptions& o_;
@@ -349,13 +357,12 @@ class BspWorker {
   std::optional<GlobalSampler> sampler_;
   std::vector<BatchSize> batches_;
   std::map<std::size_t, double> pending_avail_;  // rank 0: availability notices for the next all-reduce
+  run::StopRule stop_;  // rank 0 feeds it the time and the evaluations; the others take its reason from the step
   double train_start_s_ = 0.0, decision_s_ = 0.0, eval_s_ = 0.0, train_s_ = 0.0;
   std::optional<double> time_to_target_;
   std::int64_t steps_to_target_ = -1;
   bool warned_cost_ = false;  // the emulated cost was below this host's own cost (said once)
   std::int64_t samples_seen_ = 0, step_ = 0, last_eval_step_ = -1, epoch_ = 0;
-  bool stop_next_ = false;
-  std::string reason_ = "epochs";
 };
 
 }  // namespace

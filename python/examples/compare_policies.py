@@ -1,6 +1,6 @@
 """Runs train_fashion_mnist.py with equal batches (policy uniform) and with OmniLearn's (policy omnilearn) for
 several seeds, 4 processes each with ranks 2 and 3 slowed down, and prints the mean step time of each run and, per
-policy, the median and range over the seeds (the numbers in README.md's "Python and PyTorch" section).
+policy, the median and range over the seeds (the numbers in docs/python.md).
 
     /usr/bin/python3 python/examples/compare_policies.py --seeds 1 2 3 --max-steps 150 --out runs/python-compare
 

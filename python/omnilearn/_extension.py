@@ -27,5 +27,5 @@ def load_core(package_path: list[str]):
         return importlib.import_module("omnilearn._core")
     except ImportError as e:
         raise ImportError("omnilearn: the C++ extension omnilearn._core is missing. Install the package "
-                          "(see python/README section in README.md: pip install --no-build-isolation ./python) or "
+                          "(docs/python.md: pip install --no-build-isolation ./python) or "
                           f"set {ENV_VAR} to <build>/python/omnilearn after building the project ({e})") from e

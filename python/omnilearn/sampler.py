@@ -1,4 +1,4 @@
-"""GlobalSampler: the testbed's global sampler (emulator/src/global_sampler.cpp) in Python, bit for bit.
+"""GlobalSampler: the testbed's global sampler (emulator/src/data/global_sampler.cpp) in Python, bit for bit.
 
 One seeded permutation of the dataset per epoch; each BSP step takes the next sum(b) indices and gives worker k a
 contiguous run of b_k of them, in worker order; the last step of an epoch splits what is left in proportion to the

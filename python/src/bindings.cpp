@@ -1,5 +1,6 @@
-// omnilearn._core: Python bindings of the Controller (controller/), the scenario loader (policy settings only) and
-// the run-folder writer. The C++ classes are the one implementation; this file converts arguments and errors only.
+// omnilearn._core: Python bindings of the Controller (controller/) and the scenario loader (policy settings only);
+// the run layer's are in run_bindings.cpp. The C++ classes are the one implementation; this file converts arguments
+// and errors only.
 // Each bound object is used from one Python thread at a time (the C++ classes are not thread-safe).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -12,43 +13,16 @@
 #include <utility>
 #include <vector>
 
+#include "binding_support.h"
 #include "controller_settings.h"
 #include "omnilearn/controller/controller.h"
 #include "omnilearn/controller/policy_registry.h"
 #include "omnilearn/scenarios/scenario_parser.h"
-#include "run_writer_api.h"
 
 namespace py = pybind11;
 
 namespace omnilearn::python {
 namespace {
-
-// Raises the Python exception that fits `status` (never returns for an error status).
-void raise_if_error(const Status& status) {
-  if (status.is_ok()) return;
-  switch (status.code()) {
-    case StatusCode::kInvalidArgument:
-    case StatusCode::kParseError:
-      throw py::value_error(status.message());
-    case StatusCode::kNotFound: {
-      PyErr_SetString(PyExc_FileNotFoundError, status.message().c_str());
-      throw py::error_already_set();
-    }
-    case StatusCode::kIoError:
-    case StatusCode::kPermissionDenied: {
-      PyErr_SetString(PyExc_OSError, status.message().c_str());
-      throw py::error_already_set();
-    }
-    default:
-      throw std::runtime_error(status.message());
-  }
-}
-
-template <typename T>
-T take(Result<T> result) {
-  raise_if_error(result.status());
-  return std::move(result).value();
-}
 
 WorkerId worker_id(std::int64_t worker, std::size_t count, const char* arg) {
   if (worker < 0 || static_cast<std::size_t>(worker) >= count) {
@@ -58,16 +32,18 @@ WorkerId worker_id(std::int64_t worker, std::size_t count, const char* arg) {
   return static_cast<WorkerId>(worker);
 }
 
-// A Controller with the settings it was made from.
+// A Controller with the settings and the scenario it was made from.
 struct BoundController {
   std::unique_ptr<controller::Controller> ctl;
   ControllerSettings settings;
+  scenarios::Scenario scenario;
 };
 
 std::unique_ptr<BoundController> bind(ControllerSettings settings) {
   scenarios::Scenario scenario = take(to_scenario(settings));
   settings.name = scenario.policy.name;  // "omnilearn" in asp mode is "omnilearn-asp", as in a scenario file
-  return std::make_unique<BoundController>(BoundController{take(make_controller(scenario)), std::move(settings)});
+  auto ctl = take(make_controller(scenario));
+  return std::make_unique<BoundController>(BoundController{std::move(ctl), std::move(settings), std::move(scenario)});
 }
 
 py::dict settings_dict(const ControllerSettings& s) {
@@ -92,30 +68,13 @@ py::dict settings_dict(const ControllerSettings& s) {
 
 std::string plan_repr(const controller::Plan& p) {
   std::string batch;
-  for (BatchSize b : p.batch) batch += (batch.empty() ? "" : ", ") + std::to_string(b);
+  for (BatchSize b : p.batch) {
+    if (!batch.empty()) batch += ", ";
+    batch += std::to_string(b);
+  }
   return "Plan(step=" + std::to_string(p.step) + ", batch=[" + batch + "], reason='" + controller::to_string(p.reason) +
          "', changed=" + (p.changed ? "True" : "False") + ")";
 }
-
-// A RunWriter that is dropped once finished or closed, so that the run folder's lock goes with it.
-struct BoundRunWriter {
-  std::unique_ptr<run_api::RunWriter> writer;
-  std::string dir;
-  bool closed = false;
-
-  run_api::RunWriter& get() {
-    if (closed) throw std::runtime_error("RunWriter " + dir + ": already finished or closed");
-    return *writer;
-  }
-  // Runs finish() or close(), then releases the writer and its folder lock.
-  template <typename F>
-  void end(F&& f) {
-    const Status status = f(get());
-    closed = true;
-    writer.reset();
-    raise_if_error(status);
-  }
-};
 
 }  // namespace
 }  // namespace omnilearn::python
@@ -123,7 +82,8 @@ struct BoundRunWriter {
 PYBIND11_MODULE(_core, m) {
   using namespace omnilearn;
   using namespace omnilearn::python;
-  m.doc() = "OmniLearn's C++ controller and run-folder writer (see the omnilearn package for the Python API).";
+  m.doc() = "OmniLearn's C++ controller and run layer (see the omnilearn package for the Python API).";
+  bind_run_layer(m);
 
   m.def(
       "policy_names", [] { return controller::make_default_registry().names(); },
@@ -175,8 +135,11 @@ PYBIND11_MODULE(_core, m) {
       .def_static(
           "from_scenario",
           [](const std::string& path, const std::vector<std::string>& overrides) {
-            const scenarios::Scenario sc = take(scenarios::load_scenario(path, overrides));
-            return std::make_unique<BoundController>(BoundController{take(make_controller(sc)), from_scenario(sc)});
+            scenarios::Scenario sc = take(scenarios::load_scenario(path, overrides));
+            auto ctl = take(make_controller(sc));
+            ControllerSettings settings = from_scenario(sc);
+            return std::make_unique<BoundController>(
+                BoundController{std::move(ctl), std::move(settings), std::move(sc)});
           },
           py::arg("path"), py::arg("overrides") = std::vector<std::string>{},
           "A controller with the policy, global batch, mode and workers (speeds as capacities) of a scenario file; "
@@ -213,6 +176,9 @@ PYBIND11_MODULE(_core, m) {
           py::kw_only(), py::arg("step"), py::arg("epoch") = 0, py::arg("now_s") = 0.0,
           "The plan in force from `step` on (decides when a decision is due; applies the dead-band).")
       .def_property_readonly("current_plan", [](const BoundController& c) { return c.ctl->current_plan(); })
+      .def_property_readonly(
+          "scenario", [](const BoundController& c) { return c.scenario; },
+          "A copy of the scenario this controller was made from (the file's, or one made of the settings).")
       .def_property_readonly("worker_count", [](const BoundController& c) { return c.ctl->worker_count(); })
       .def_property_readonly("policy_name",
                              [](const BoundController& c) { return std::string(c.ctl->policy().name()); })
@@ -229,108 +195,4 @@ PYBIND11_MODULE(_core, m) {
           "settings", [](const BoundController& c) { return settings_dict(c.settings); },
           "The settings as keyword arguments of Controller (scenario `policy:` keys plus global_batch, mode, "
           "capacities).");
-
-  py::class_<BoundRunWriter>(m, "RunWriter",
-                             "Writes a run folder (iterations.csv, plans.csv, summary.json, manifest.json, ...) in the "
-                             "schema `omnilearn report` reads. One writer thread per run.")
-      .def_static(
-          "open",
-          [](const std::string& dir, const std::string& manifest_json, bool timeline, bool replace) {
-            run_api::RunFolderOptions reuse;
-            if (replace) reuse.reuse = run_api::FolderReuse::kReplace;
-            reuse.remedy = "pass replace=True to replace an earlier run's files there, or choose another folder";
-            auto writer = take(run_api::RunWriter::open(dir, manifest_json, timeline, reuse));
-            std::string opened = writer->dir();
-            return std::make_unique<BoundRunWriter>(BoundRunWriter{std::move(writer), std::move(opened)});
-          },
-          py::arg("dir"), py::arg("manifest_json"), py::kw_only(), py::arg("timeline") = true,
-          py::arg("replace") = false,
-          "Claims `dir` (refused if another run holds it, or if it is not empty unless replace=True) and writes "
-          "manifest.json (a JSON object, as is).")
-      .def(
-          "add_iteration",
-          [](BoundRunWriter& w, std::int64_t worker, std::int64_t step, std::int64_t epoch, double start_s,
-             double compute_s, double comm_s, double wait_s, BatchSize batch, std::optional<double> loss,
-             std::optional<double> accuracy, std::optional<std::int64_t> staleness) {
-            if (worker < 0) throw py::value_error("worker: must be >= 0, got " + std::to_string(worker));
-            run_api::IterationRecord r;
-            r.worker = static_cast<WorkerId>(worker), r.step = step, r.epoch = epoch, r.start_s = start_s;
-            r.compute_s = compute_s, r.comm_s = comm_s, r.wait_s = wait_s, r.batch = batch;
-            r.loss = loss, r.accuracy = accuracy, r.staleness = staleness;
-            w.get().add(r);
-          },
-          py::kw_only(), py::arg("worker"), py::arg("step"), py::arg("epoch"), py::arg("start_s"), py::arg("compute_s"),
-          py::arg("comm_s"), py::arg("wait_s"), py::arg("batch"), py::arg("loss") = py::none(),
-          py::arg("accuracy") = py::none(), py::arg("staleness") = py::none())
-      .def(
-          "add_plan",
-          [](BoundRunWriter& w, const controller::Plan& p, std::int64_t epoch) {
-            run_api::PlanRecord r;
-            r.step = p.step, r.epoch = epoch, r.time_s = p.time_s, r.reason = controller::to_string(p.reason);
-            r.changed = p.changed, r.imbalance = p.imbalance, r.batch = p.batch, r.weight = p.weight;
-            w.get().add(r);
-          },
-          py::arg("plan"), py::kw_only(), py::arg("epoch"), "One row per worker in plans.csv for this decision.")
-      .def(
-          "add_availability",
-          [](BoundRunWriter& w, double time_s, std::int64_t worker, double fraction) {
-            if (worker < 0) throw py::value_error("worker: must be >= 0, got " + std::to_string(worker));
-            w.get().add(run_api::AvailabilityRecord{time_s, static_cast<WorkerId>(worker), fraction});
-          },
-          py::kw_only(), py::arg("time_s"), py::arg("worker"), py::arg("fraction"))
-      .def(
-          "add_evaluation",
-          [](BoundRunWriter& w, double time_s, std::int64_t step, std::int64_t epoch, double loss, double accuracy) {
-            w.get().add(run_api::EvaluationRecord{time_s, step, epoch, loss, accuracy});
-          },
-          py::kw_only(), py::arg("time_s"), py::arg("step"), py::arg("epoch"), py::arg("loss"), py::arg("accuracy"))
-      .def(
-          "span",
-          [](BoundRunWriter& w, std::int64_t worker, const std::string& name, double start_s, double duration_s) {
-            if (worker < 0) throw py::value_error("worker: must be >= 0, got " + std::to_string(worker));
-            w.get().span(static_cast<WorkerId>(worker), name.c_str(), start_s, duration_s);
-          },
-          py::arg("worker"), py::arg("name"), py::arg("start_s"), py::arg("duration_s"))
-      .def(
-          "finish",
-          [](BoundRunWriter& w, const std::string& policy, const std::string& mode, std::int64_t workers,
-             std::int64_t iterations, std::int64_t epochs, double total_time_s, double mean_iteration_s,
-             double idle_fraction, std::vector<double> epoch_time_s, std::int64_t decisions, std::int64_t batch_changes,
-             std::optional<double> final_accuracy, std::optional<double> time_to_target_s,
-             std::map<std::string, double> extra) {
-            run_api::RunSummary s;
-            s.policy = policy, s.mode = mode, s.workers = workers, s.iterations = iterations, s.epochs = epochs;
-            s.total_time_s = total_time_s, s.mean_iteration_s = mean_iteration_s, s.idle_fraction = idle_fraction;
-            s.epoch_time_s = std::move(epoch_time_s), s.decisions = decisions, s.batch_changes = batch_changes;
-            s.final_accuracy = final_accuracy, s.time_to_target_s = time_to_target_s, s.extra = std::move(extra);
-            w.end([&](run_api::RunWriter& writer) { return writer.finish(s); });
-          },
-          py::kw_only(), py::arg("policy"), py::arg("mode"), py::arg("workers"), py::arg("iterations"),
-          py::arg("epochs"), py::arg("total_time_s"), py::arg("mean_iteration_s"), py::arg("idle_fraction"),
-          py::arg("epoch_time_s") = std::vector<double>{}, py::arg("decisions") = 0, py::arg("batch_changes") = 0,
-          py::arg("final_accuracy") = py::none(), py::arg("time_to_target_s") = py::none(),
-          py::arg("extra") = std::map<std::string, double>{},
-          "Closes every file, then writes summary.json (its presence marks the run folder complete), and releases the "
-          "folder.")
-      .def(
-          "close",
-          [](BoundRunWriter& w) {
-            if (!w.closed) w.end([](run_api::RunWriter& writer) { return writer.close(); });
-          },
-          "Closes every file without a summary.json (a run stopped before its end) and releases the folder. A no-op "
-          "once "
-          "closed.")
-      .def(
-          "rewrite_manifest",
-          [](BoundRunWriter& w, const std::string& manifest_json) {
-            raise_if_error(w.get().rewrite_manifest(manifest_json));
-          },
-          py::arg("manifest_json"))
-      .def_property_readonly("dir", [](const BoundRunWriter& w) { return w.dir; })
-      .def_property_readonly("closed", [](const BoundRunWriter& w) { return w.closed; })
-      .def(
-          "__enter__", [](BoundRunWriter& w) -> BoundRunWriter& { return w; }, py::return_value_policy::reference)
-      .def("__exit__", [](BoundRunWriter& w, const py::object&, const py::object&, const py::object&) {
-        if (!w.closed) w.end([](run_api::RunWriter& writer) { return writer.close(); });
-      });
 }

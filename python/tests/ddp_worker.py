@@ -1,12 +1,15 @@
 """One rank of the multi-process tests (test_torch_ddp.py starts WORLD_SIZE of them with gloo on 127.0.0.1).
 
-usage: ddp_worker.py gradient|train OUT_DIR
+usage: ddp_worker.py gradient|train|target OUT_DIR
   gradient: one step with uneven batches (policy "static", capacities 1:2:3:4); writes rank<k>.json with the largest
             difference between the DDP-reduced gradient and the single-process gradient of the same global batch,
             and that of the plain (unweighted) average of the ranks' gradients.
   train:    two epochs of a dataset that no batch divides, with the omnilearn policy deciding every other step (no memory guard: timing noise on a shared CPU) and ranks
             2 and 3 slowed in proportion to their batch; writes rank<k>.json with every step's batches and indices,
             and rank 0 writes the run folder OUT_DIR/run.
+  target:   a run of at most 3 epochs with a target accuracy, which rank 0's evaluation after step 3 reports reached
+            (the numbers are made up: a fixed outcome); writes rank<k>.json with the steps run and the stop reason, and
+            rank 0 writes the run folder OUT_DIR/run.
 """
 
 from __future__ import annotations
@@ -91,12 +94,33 @@ def train(rank: int, world: int, out: Path) -> None:
     (out / f"rank{rank}.json").write_text(json.dumps({"steps": steps, "summary": batching.summary()}))
 
 
+def target(rank: int, world: int, out: Path) -> None:
+    n = 120
+    x, y = data(n)
+    model = DistributedDataParallel(make_net())
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    steps = 0
+    with AdaptiveBatching(model, n, seed=5, epochs=3, target_accuracy=0.75, global_batch=16, name="uniform",
+                          min_batch=2, max_batch=14, run_dir=str(out / "run") if rank == 0 else None) as batching:
+        for step in batching:
+            loss = F.cross_entropy(model(x[step.index]), y[step.index])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            step.loss = float(loss)
+            steps += 1
+            if step.step in (1, 3):  # every rank calls it; rank 0's numbers count
+                batching.record_evaluation(loss=1.0, accuracy=0.5 if step.step == 1 else 0.8)
+    (out / f"rank{rank}.json").write_text(json.dumps({"steps": steps, "stop_reason": batching.stop_reason,
+                                                      "summary": batching.summary()}))
+
+
 def main() -> int:
     mode, out = sys.argv[1], Path(sys.argv[2])
     torch.set_num_threads(1)
     dist.init_process_group("gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
-    {"gradient": gradient, "train": train}[mode](rank, world, out)
+    {"gradient": gradient, "train": train, "target": target}[mode](rank, world, out)
     dist.barrier()
     dist.destroy_process_group()
     return 0

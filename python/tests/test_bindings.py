@@ -204,3 +204,79 @@ def test_run_writer_writes_what_the_analysis_reads(omnilearn, tmp_path):
     omnilearn.RunWriter.open(str(run), "{}", replace=True).close()
     with pytest.raises(RuntimeError, match="closed"):
         w.add_evaluation(time_s=0.0, step=0, epoch=0, loss=0.0, accuracy=0.0)
+
+
+def test_stop_rule_gives_each_reason_and_its_precedence(omnilearn):
+    assert omnilearn.stop_reason_names() == ["none", "epochs", "samples", "steps", "time", "target", "requested"]
+    rule = omnilearn.StopRule(dataset_samples=100, epochs=2, max_steps=10, time_budget_s=5.0, target_accuracy=0.9)
+    assert rule.progress(steps=3, samples=150) == "none" and not rule.stopped
+    assert rule.elapsed(4.0) == "none" and rule.evaluation(0.5) == "none"
+    assert rule.progress(steps=4, samples=200) == "epochs" and rule.reason == "epochs"
+    assert rule.evaluation(0.95) == "target" and rule.reason == "target"  # the target outranks the epochs
+    rule.stop("requested")
+    assert rule.reason == "requested"
+    with pytest.raises(ValueError, match="budget"):
+        rule.stop("budget")
+    budget = omnilearn.StopRule(dataset_samples=100, sample_budget=50)
+    assert budget.sample_limit == 50 and budget.progress(steps=1, samples=50) == "samples"
+    with pytest.raises(ValueError, match="^epochs: expected >= 1"):
+        omnilearn.StopRule(dataset_samples=100, epochs=0)
+    with pytest.raises(ValueError, match="^max_steps"):
+        omnilearn.StopRule(dataset_samples=100, max_steps=-1)
+
+
+def test_run_recorder_writes_the_run_layers_folder(omnilearn, tmp_path):
+    sys.path.insert(0, str(REPO / "analysis"))
+    try:
+        from omnilearn_analysis.runs import load_run
+    except ImportError as e:
+        pytest.skip(f"the analysis package needs pandas (python3-pandas): {e}")
+    c = omnilearn.Controller(name="omnilearn", workers=2, global_batch=64, min_batch=8, max_batch=56, every_n=1,
+                             dead_band=0.0)
+    scenario = c.scenario
+    scenario.seed = 9
+    rule = omnilearn.StopRule(dataset_samples=96, epochs=1)
+    scenario.set_stop_limits(rule)
+    manifest = omnilearn.Manifest("torch", scenario, ["train.py"])
+    manifest.set("world_size", 2)
+    run = tmp_path / "run"
+    rec = omnilearn.RunRecorder(str(run), manifest)
+    rec.plan(c.current_plan, epoch=0)
+    samples = step = 0
+    while rule.progress(steps=step, samples=samples) == "none":
+        for k, b in enumerate(c.current_plan.batch):
+            c.report_iteration(worker=k, step=step, end_s=step + 1.0, compute_s=0.001 * b * (k + 1), batch=b)
+            rec.iteration(worker=k, step=step, epoch=0, start_s=float(step), compute_s=0.001 * b * (k + 1), comm_s=0.01,
+                          wait_s=0.0, batch=b)
+        samples += sum(c.current_plan.batch)
+        step += 1
+        rec.plan(c.plan_next(step=step, now_s=float(step)), epoch=0)
+    rec.evaluation(time_s=2.0, step=1, epoch=0, loss=0.5, accuracy=0.7)
+    s = omnilearn.RunSummary(policy="omnilearn", mode="bsp", workers=2)
+    rec.fill_from_records(s)
+    rec.complete(s)
+    s.stop_reason = rule.reason
+    s.extra = {"samples": float(samples)}
+    rec.rewrite_manifest(manifest.text(elapsed_s=0.5))
+    rec.finish(s)
+    assert rec.closed
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary == json.loads(s.to_json())
+    assert summary["stop_reason"] == "epochs" and summary["iterations"] == 2 and summary["final_accuracy"] == 0.7
+    assert summary["decisions"] >= 2 and summary["extra"] == {"samples": 128.0}
+    m = json.loads((run / "manifest.json").read_text())
+    assert list(m)[:4] == ["backend", "scenario", "argv", "seed"] and m["seed"] == 9 and m["world_size"] == 2
+    assert m["scenario"]["workload"]["dataset_samples"] == 96 and m["wall_clock"]["elapsed_s"] == 0.5
+    loaded = load_run(run)
+    assert loaded.backend == "torch" and len(loaded.iterations) == 4
+    with pytest.raises(RuntimeError, match="closed"):
+        rec.evaluation(time_s=0.0, step=0, epoch=0, loss=0.0, accuracy=0.0)
+    with pytest.raises(ValueError, match="manifest"):
+        omnilearn.RunRecorder(str(tmp_path / "other"))
+    totals = omnilearn.RunRecorder()  # no folder: the totals only
+    totals.iteration(worker=0, step=0, epoch=0, start_s=0.0, compute_s=0.5, comm_s=0.0, wait_s=0.5, batch=8)
+    t = omnilearn.RunSummary()
+    totals.complete(t)
+    assert t.idle_fraction == 0.5 and totals.dir is None
+    with pytest.raises(ValueError, match="stop_reason"):
+        t.stop_reason = "budget"

@@ -1,4 +1,4 @@
-"""The Python GlobalSampler is the testbed's (emulator/src/global_sampler.cpp): the same permutation and the same
+"""The Python GlobalSampler is the testbed's (emulator/src/data/global_sampler.cpp): the same permutation and the same
 cut into steps as the C++ one (through the reference program), and each epoch covered exactly once while the
 batches change every step."""
 

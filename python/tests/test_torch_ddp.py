@@ -1,9 +1,11 @@
-"""PyTorch DDP integration with 4 CPU processes and gloo: the weighted all-reduce gives the single-process gradient of
-the same global batch, and a run with changing batches covers each epoch exactly once and writes a run folder that
-`omnilearn report` reads."""
+"""PyTorch DDP integration with 4 (or 2) CPU processes and gloo: the weighted all-reduce gives the single-process
+gradient of the same global batch, a run with changing batches covers each epoch exactly once and writes a run folder
+that `omnilearn report` reads, and a run stopped by its target writes, through the run layer, the simulator's run-folder
+schema, which the `omnilearn` CLI reports."""
 
 from __future__ import annotations
 
+import csv
 import json
 import socket
 import subprocess
@@ -11,7 +13,9 @@ import sys
 from pathlib import Path
 
 
-from omnilearn_test_support import REPO, subprocess_env
+import pytest
+
+from omnilearn_test_support import BUILD, REPO, subprocess_env
 
 WORLD = 4
 WORKER = Path(__file__).with_name("ddp_worker.py")
@@ -23,11 +27,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def run_ranks(mode: str, out: Path, timeout_s: float = 120.0) -> list[dict]:
+def run_ranks(mode: str, out: Path, timeout_s: float = 120.0, world: int = WORLD) -> list[dict]:
     env = subprocess_env()
-    env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WORLD_SIZE=str(WORLD))
+    env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WORLD_SIZE=str(world))
     procs = []
-    for rank in range(WORLD):
+    for rank in range(world):
         procs.append(subprocess.Popen([sys.executable, str(WORKER), mode, str(out)], env=dict(env, RANK=str(rank)),
                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
     outputs = []
@@ -40,7 +44,7 @@ def run_ranks(mode: str, out: Path, timeout_s: float = 120.0) -> list[dict]:
                 p.kill()
     for rank, (p, text) in enumerate(zip(procs, outputs)):
         assert p.returncode == 0, f"rank {rank} exited {p.returncode}:\n{text}"
-    return [json.loads((out / f"rank{k}.json").read_text()) for k in range(WORLD)]
+    return [json.loads((out / f"rank{k}.json").read_text()) for k in range(world)]
 
 
 def test_weighted_allreduce_is_the_global_batch_gradient(omnilearn, torch_gloo, tmp_path):
@@ -80,6 +84,56 @@ def test_changing_batches_cover_each_epoch_once_and_report_reads_the_run(omnilea
     assert summary["iterations"] == len(steps[0]) and summary["workers"] == WORLD and summary["epochs"] == 2
     report = subprocess.run([sys.executable, "-m", "omnilearn_analysis", "report", str(run), "--out",
                              str(tmp_path / "report")], env=subprocess_env(), cwd=REPO, capture_output=True,
+                            text=True, timeout=300)
+    assert report.returncode == 0, report.stdout + report.stderr
+    assert any((tmp_path / "report").iterdir())
+
+
+def csv_header(path: Path) -> list[str]:
+    with path.open(newline="") as f:
+        return next(csv.reader(f))
+
+
+def test_a_run_stopped_at_its_target_has_the_simulators_schema_and_the_cli_reports_it(omnilearn, torch_gloo, tmp_path):
+    cli = BUILD / "cli" / "omnilearn"
+    if not cli.exists():
+        pytest.skip(f"{cli} is not built (the simulator's run folder to compare with, and `omnilearn report`)")
+    results = run_ranks("target", tmp_path, world=2)
+    # Rank 0's evaluation after step 3 reached the target: every rank ended after that step, for that reason.
+    assert [r["steps"] for r in results] == [4, 4]
+    assert [r["stop_reason"] for r in results] == ["target", "target"]
+    run = tmp_path / "run"
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary == results[0]["summary"]
+    assert summary["stop_reason"] == "target" and summary["iterations"] == 4 and summary["workers"] == 2
+    assert summary["final_accuracy"] == 0.8 and summary["extra"]["steps_to_target"] == 4
+    assert 0 < summary["time_to_target_s"] <= summary["total_time_s"]
+    evaluations = (run / "evaluations.csv").read_text().splitlines()
+    assert [row.split(",")[1] for row in evaluations[1:]] == ["1", "3"]  # the steps evaluated
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["backend"] == "torch"
+    limits = manifest["scenario"]
+    assert (limits["workload"]["dataset_samples"], limits["workload"]["epochs"]) == (120, 3)
+    assert manifest["seed"] == 5 and manifest["wall_clock"]["elapsed_s"] is not None
+
+    sim = tmp_path / "sim"
+    done = subprocess.run([str(cli), "sim", str(REPO / "scenarios" / "examples" / "quick.yaml"), "--quiet", "--out",
+                           str(sim)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    sim_summary = json.loads((sim / "summary.json").read_text())
+    optional = {"mean_staleness", "max_staleness", "time_to_target_s", "final_accuracy"}
+    assert list(k for k in summary if k not in optional) == list(k for k in sim_summary if k not in optional)
+    assert sim_summary["stop_reason"] == "epochs"
+    sim_manifest = json.loads((sim / "manifest.json").read_text())
+    shared = ["backend", "scenario", "argv", "seed"]
+    assert list(manifest)[:4] == shared and list(sim_manifest)[:4] == shared
+    assert list(manifest)[-1] == list(sim_manifest)[-1] == "wall_clock"
+    for name in ("iterations.csv", "plans.csv", "availability.csv", "evaluations.csv"):
+        assert csv_header(run / name) == csv_header(sim / name), name
+    timeline = json.loads((run / "timeline.json").read_text())
+    assert {e["name"] for e in timeline["traceEvents"] if e.get("ph") == "X"} <= {"compute", "wait", "comm"}
+
+    report = subprocess.run([str(cli), "report", str(run), "--out", str(tmp_path / "report")], capture_output=True,
                             text=True, timeout=300)
     assert report.returncode == 0, report.stdout + report.stderr
     assert any((tmp_path / "report").iterdir())

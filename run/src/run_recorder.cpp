@@ -11,7 +11,11 @@ namespace omnilearn::run {
 
 RunRecorder::RunRecorder(std::unique_ptr<RunWriter> writer, RecorderOptions options)
     : writer_(std::move(writer)), options_(options) {
-  writer_->set_plan_rows(options_.plan_rows);
+  if (writer_) {
+    writer_->set_plan_rows(options_.plan_rows);
+  } else {
+    options_.iteration_rows = options_.timeline = false;
+  }
 }
 
 void RunRecorder::iteration(const IterationRecord& r) {
@@ -52,14 +56,14 @@ void RunRecorder::plan(const controller::Plan& plan, std::int64_t epoch) {
 void RunRecorder::plan(const PlanRecord& r) {
   ++decisions_;
   if (r.changed) ++changes_;
-  writer_->add(r);
+  if (writer_) writer_->add(r);
   if (options_.timeline) {
     writer_->instant("decision", r.time_s, "{\"step\":" + std::to_string(r.step) + ",\"reason\":\"" + r.reason + "\"}");
   }
 }
 
 void RunRecorder::availability(WorkerId worker, double fraction, Seconds time_s) {
-  writer_->add(AvailabilityRecord{time_s, worker, fraction});
+  if (writer_) writer_->add(AvailabilityRecord{time_s, worker, fraction});
   if (options_.timeline) {
     char args[96];
     std::snprintf(args, sizeof args, "{\"worker\":%u,\"fraction\":%.17g}", worker, fraction);
@@ -69,7 +73,7 @@ void RunRecorder::availability(WorkerId worker, double fraction, Seconds time_s)
 
 void RunRecorder::evaluation(const EvaluationRecord& r) {
   final_accuracy_ = r.accuracy;
-  writer_->add(r);
+  if (writer_) writer_->add(r);
   if (options_.timeline) writer_->instant("evaluation", r.time_s, "{\"accuracy\":" + format_g(r.accuracy, 17) + "}");
 }
 

@@ -214,10 +214,7 @@ void RunWriter::close_timeline() {
   timeline_.close();
 }
 
-Status RunWriter::finish(const RunSummary& s) {
-  if (finished_) return Status::internal(dir_ + ": RunWriter::finish called twice");
-  OMNI_RETURN_IF_ERROR(close_files());
-
+std::string summary_json(const RunSummary& s) {
   nlohmann::ordered_json j;
   j["policy"] = s.policy;
   j["mode"] = s.mode;
@@ -234,11 +231,16 @@ Status RunWriter::finish(const RunSummary& s) {
   if (s.final_accuracy) j["final_accuracy"] = *s.final_accuracy;
   j["decisions"] = s.decisions;
   j["batch_changes"] = s.batch_changes;
+  j["stop_reason"] = std::string(to_string(s.stop_reason));
   j["extra"] = nlohmann::ordered_json::object();
   for (const auto& [key, value] : s.extra) j["extra"][key] = value;  // std::map: sorted, deterministic
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
 
-  const std::string text = j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
-  return write_file_atomically((std::filesystem::path(dir_) / "summary.json").string(), text);
+Status RunWriter::finish(const RunSummary& s) {
+  if (finished_) return Status::internal(dir_ + ": RunWriter::finish called twice");
+  OMNI_RETURN_IF_ERROR(close_files());
+  return write_file_atomically((std::filesystem::path(dir_) / "summary.json").string(), summary_json(s));
 }
 
 Status RunWriter::close() {

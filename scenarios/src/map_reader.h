@@ -7,12 +7,14 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "omnilearn/base/status.h"
+#include "omnilearn/scenarios/enum_names.h"
 #include "yaml_source.h"
 
 namespace omnilearn::scenarios::detail {
@@ -52,15 +54,22 @@ class MapReader {
 
   template <typename E>
   Status read_choice(std::string_view key, E& out, std::initializer_list<std::pair<std::string_view, E>> choices) const {
+    std::vector<EnumName<E>> names;
+    for (const auto& [text, value] : choices) names.push_back({value, text});
+    return read_choice(key, out, std::span<const EnumName<E>>(names));
+  }
+  // The value spelled as the node at `key` in an enum's table (enum_names.h).
+  template <typename E>
+  Status read_choice(std::string_view key, E& out, std::span<const EnumName<E>> names) const {
     if (!has(key)) return Status::ok();
     const YAML::Node n = get(key);
     std::string expected;
-    for (const auto& [text, value] : choices) {
-      if (n.IsScalar() && n.Scalar() == text) {
-        out = value;
+    for (const EnumName<E>& name : names) {
+      if (n.IsScalar() && n.Scalar() == name.name) {
+        out = name.value;
         return Status::ok();
       }
-      expected += (expected.empty() ? "" : " | ") + std::string(text);
+      expected += (expected.empty() ? "" : " | ") + std::string(name.name);
     }
     return error_got(key, "one of " + expected);
   }

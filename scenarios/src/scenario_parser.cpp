@@ -82,7 +82,7 @@ Status parse_user_model(const MapReader& r, EmulatorSpec& out) {
       out.input_shape.push_back(static_cast<std::int64_t>(d));
     }
   }
-  OMNI_RETURN_IF_ERROR(r.read_choice("loss", out.loss, {{"cross-entropy", Loss::kCrossEntropy}, {"nll", Loss::kNll}}));
+  OMNI_RETURN_IF_ERROR(r.read_choice("loss", out.loss, enum_names(out.loss)));
   OMNI_RETURN_IF_ERROR(r.read("train_data", out.train_data));
   OMNI_RETURN_IF_ERROR(r.read("test_data", out.test_data));
   if (out.train_data.empty() != out.test_data.empty()) {
@@ -106,16 +106,13 @@ Status parse_emulator(const detail::YamlSource& source, const YAML::Node& node, 
                                  "input_shape", "loss", "train_data", "test_data"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
-  OMNI_RETURN_IF_ERROR(r.read_choice("network", out.network,
-                                     {{"", Network::kFromModel}, {"lenet", Network::kLeNet}, {"resnet", Network::kResNet},
-                                      {"torchscript", Network::kTorchScript}}));
-  OMNI_RETURN_IF_ERROR(r.read_choice("device", out.device, {{"cpu", Device::kCpu}, {"cuda", Device::kCuda}}));
+  OMNI_RETURN_IF_ERROR(r.read_choice("network", out.network, enum_names(out.network)));
+  OMNI_RETURN_IF_ERROR(r.read_choice("device", out.device, enum_names(out.device)));
   OMNI_RETURN_IF_ERROR(r.read("cpu_budget", out.cpu_budget, Range::kPositive));
   OMNI_RETURN_IF_ERROR(r.read("cpu_per_core", out.cpu_per_core, Range::kNonNegative));
   OMNI_RETURN_IF_ERROR(r.read("cpu_period_s", out.cpu_period_s, Range::kPositive));
   if (out.cpu_period_s < 0.001 || out.cpu_period_s > 1.0) return r.error_got("cpu_period_s", "a period in [1 ms, 1 s]");
-  OMNI_RETURN_IF_ERROR(
-      r.read_choice("throttle", out.throttle, {{"compute", QuotaScope::kCompute}, {"process", QuotaScope::kProcess}}));
+  OMNI_RETURN_IF_ERROR(r.read_choice("throttle", out.throttle, enum_names(out.throttle)));
   OMNI_RETURN_IF_ERROR(r.read("cpuset", out.cpuset));
   OMNI_RETURN_IF_ERROR(r.read("sample_cost_s", out.sample_cost_s, Range::kNonNegative));
   if (out.sample_cost_s > 1.0) return r.error_got("sample_cost_s", "CPU seconds per sample in [0, 1]");
@@ -126,8 +123,7 @@ Status parse_emulator(const detail::YamlSource& source, const YAML::Node& node, 
   OMNI_RETURN_IF_ERROR(r.read("learning_rate", out.learning_rate, Range::kPositive));
   OMNI_RETURN_IF_ERROR(r.read("momentum", out.momentum, Range::kUnit));
   OMNI_RETURN_IF_ERROR(r.read("lr_scaling", out.lr_scaling));
-  OMNI_RETURN_IF_ERROR(r.read_choice("lr_scaling_rule", out.lr_scaling_rule,
-                                     {{"linear", LrScalingRule::kLinear}, {"sqrt", LrScalingRule::kSqrt}}));
+  OMNI_RETURN_IF_ERROR(r.read_choice("lr_scaling_rule", out.lr_scaling_rule, enum_names(out.lr_scaling_rule)));
   OMNI_RETURN_IF_ERROR(r.read("warmup_updates", out.warmup_updates, Range::kNonNegative));
   OMNI_RETURN_IF_ERROR(r.read("stall_timeout_s", out.stall_timeout_s, Range::kNonNegative));
   OMNI_RETURN_IF_ERROR(r.read("stop_grace_s", out.stop_grace_s, Range::kNonNegative));

@@ -176,17 +176,9 @@ Status parse_asp(const ParseContext& ctx, const YAML::Node& node, AspSpec& out) 
                                 {"update", "pull", "rule", "staleness_bound", "delay_threshold", "dc_lambda"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
-  OMNI_RETURN_IF_ERROR(r.read_choice(
-      "update", out.update, {{"gradient", AspUpdate::kGradient}, {"model-overwrite", AspUpdate::kModelOverwrite}}));
-  OMNI_RETURN_IF_ERROR(
-      r.read_choice("pull", out.pull, {{"every-push", AspPull::kEveryPush}, {"per-epoch", AspPull::kPerEpoch}}));
-  OMNI_RETURN_IF_ERROR(r.read_choice("rule", out.rule,
-                                     {{"asgd", AspRule::kAsgd},
-                                      {"staleness-aware", AspRule::kStalenessAware},
-                                      {"dc-asgd", AspRule::kDcAsgd},
-                                      {"ssp", AspRule::kSsp},
-                                      {"ringmaster", AspRule::kRingmaster},
-                                      {"rescaled", AspRule::kRescaled}}));
+  OMNI_RETURN_IF_ERROR(r.read_choice("update", out.update, enum_names(out.update)));
+  OMNI_RETURN_IF_ERROR(r.read_choice("pull", out.pull, enum_names(out.pull)));
+  OMNI_RETURN_IF_ERROR(r.read_choice("rule", out.rule, enum_names(out.rule)));
   if (out.update == AspUpdate::kModelOverwrite && out.rule != AspRule::kAsgd) {
     return r.error("rule", "a rule applies pushed gradients: with update: model-overwrite the pushed model replaces "
                            "the server's (leave rule out, or use update: gradient)");

@@ -40,7 +40,7 @@ std::string asp_link_path(const scenarios::Scenario& scenario, const SimOptions&
 
 AspDriver::AspDriver(RunContext& context)
     : ctx_(context),
-      progress_(context.scenario, context.options.progress, context.options.stop_requested),
+      progress_(context.stop, context.options.progress, context.options.stop_requested),
       slots_(context.platform.workers.size()),
       schedule_(context.scenario.workload.asp, context.platform.workers.size()),
       pulls_(context.platform.workers.size(), true),

@@ -3,9 +3,9 @@
 // applies every update as it arrives, counts its staleness, feeds the controller and hands each worker its next
 // batch with the parameters. workload.asp varies this: a rule may drop a push (Ringmaster) or hold its reply (SSP's
 // bound, the epoch barrier of pull: per-epoch, whose replies between barriers carry no parameters); the server then
-// answers when run::AspSchedule lets the worker go on. Where the server's link is the only resource the pushes and pulls share (a star
-// whose backbone cannot saturate, CM02 with its defaults), they cross an analytic model of that link
-// (FairShareLink, one per direction) that the server actor times, instead of being SimGrid flows, whose solver
+// answers when run::AspSchedule lets the worker go on. Where the server's link is the only resource the pushes and
+// pulls share (a star whose backbone cannot saturate, CM02 with its defaults), they cross an analytic model of that
+// link (FairShareLink, one per direction) that the server actor times, instead of being SimGrid flows, whose solver
 // revisits every flow on the link at each start and end. Not thread-safe: lives in the simulation thread and must
 // not move after start().
 #pragma once

@@ -36,7 +36,7 @@ bool analytic_compute_applies(const scenarios::Scenario& scenario) {
 
 BspDriver::BspDriver(RunContext& context)
     : ctx_(context),
-      progress_(context.scenario, context.options.progress, context.options.stop_requested),
+      progress_(context.stop, context.options.progress, context.options.stop_requested),
       slots_(context.platform.workers.size()),
       collective_(context.scenario, context.platform, context.cost.gradient_bytes()),
       phase_rng_(context.scenario.seed) {}

@@ -5,6 +5,7 @@
 #include "availability_model.h"
 #include "omnilearn/controller/controller.h"
 #include "omnilearn/run/run_recorder.h"
+#include "omnilearn/run/stop_rule.h"
 #include "omnilearn/scenarios/scenario.h"
 #include "omnilearn/sim/iteration_cost_model.h"
 #include "omnilearn/sim/simulation.h"
@@ -21,6 +22,9 @@ struct RunContext {
   AvailabilityModel& availability;
   controller::Controller& controller;
   run::RunRecorder& recorder;
+  // When the run stops: fed the progress by the drivers (TrainingProgress), the simulated time and the evaluations by
+  // virtual-time training (a time-only run has neither, so emulator.time_budget_s and target_accuracy do not apply).
+  run::StopRule& stop;
   VirtualTraining* training = nullptr;  // workload.numerics: real (else null: time only)
 };
 

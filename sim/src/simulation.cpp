@@ -174,9 +174,10 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
     const run::Manifest manifest = make_manifest(scenario, options, *simgrid_args);
     auto recorder = open_recorder(scenario, options, manifest);
     if (!recorder) return recorder.status();
-    RunContext ctx{scenario, options, *platform, *cost, **availability, *controller, **recorder};
+    run::StopRule stop(run::stop_limits(scenario));
+    RunContext ctx{scenario, options, *platform, *cost, **availability, *controller, **recorder, stop};
     std::optional<VirtualTraining> training;
-    if (*numerics) ctx.training = &training.emplace(scenario, std::move(*numerics), **recorder);
+    if (*numerics) ctx.training = &training.emplace(scenario, std::move(*numerics), **recorder, stop);
     auto summary = scenario.mode == controller::TrainingMode::kAsp ? drive<AspDriver>(engine, ctx)
                                                                      : drive<BspDriver>(engine, ctx);
     if (!summary) return summary.status();
@@ -186,6 +187,7 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
                               "summary.json");
     }
     summary->policy = scenario.policy.name;
+    summary->stop_reason = stop.reason();
     (*recorder)->complete(*summary);
     OMNI_RETURN_IF_ERROR((*recorder)->finish(*summary));
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

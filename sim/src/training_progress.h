@@ -1,6 +1,6 @@
-// TrainingProgress: counts the samples a run has processed, turns them into epochs and epoch times, decides when
-// the run stops (epochs, sample budget, iteration cap) and reports the fraction done. Not thread-safe: owned by
-// the actor that applies updates (BSP coordinator, ASP parameter server).
+// TrainingProgress: counts the samples a run has processed, turns them into epochs and epoch times, feeds the run's
+// stop rule (run::StopRule: epochs, sample budget, iteration cap) and reports the fraction done. Not thread-safe: owned
+// by the actor that applies updates (BSP coordinator, ASP parameter server).
 #pragma once
 
 #include <algorithm>
@@ -9,24 +9,22 @@
 #include <vector>
 
 #include "omnilearn/base/units.h"
-#include "omnilearn/scenarios/scenario.h"
+#include "omnilearn/run/stop_rule.h"
 
 namespace omnilearn::sim {
 
 class TrainingProgress {
  public:
-  // `stop_requested` (may be empty) is polled by done(): once it returns true, the run is done and stopped().
-  TrainingProgress(const scenarios::Scenario& scenario, std::function<void(double)> report,
-                   std::function<bool()> stop_requested = {})
-      : per_epoch_(std::max<std::int64_t>(scenario.workload.dataset_samples, 1)),
-        epochs_(std::max<std::int64_t>(scenario.workload.epochs, 1)),
-        budget_(scenario.workload.sample_budget),
-        max_iterations_(scenario.max_iterations),
+  // `stop` (the run's one rule, which must outlive this) gives the epoch size and the limits. `stop_requested` (may be
+  // empty) is polled by done(): once it returns true, the run is done for StopReason::kRequested.
+  TrainingProgress(run::StopRule& stop, std::function<void(double)> report, std::function<bool()> stop_requested = {})
+      : stop_(stop),
+        per_epoch_(std::max<std::int64_t>(stop.limits().dataset_samples, 1)),
         report_(std::move(report)),
         stop_requested_(std::move(stop_requested)) {}
 
-  // Adds the samples of one applied iteration (a BSP step or an ASP update) finished at `now_s`. Returns true
-  // when this crossed an epoch boundary.
+  // Adds the samples of one applied iteration (a BSP step or an ASP update) finished at `now_s`, and tells the stop
+  // rule. Returns true when this crossed an epoch boundary.
   bool add(std::int64_t samples, Seconds now_s) {
     samples_ += samples;
     ++iterations_;
@@ -37,6 +35,7 @@ class TrainingProgress {
       ++epoch_;
       crossed = true;
     }
+    stop_.progress(iterations_, samples_);
     const double f = fraction();
     if (report_ && f >= reported_ + 0.01) {
       reported_ = f;
@@ -45,27 +44,23 @@ class TrainingProgress {
     return crossed;
   }
 
+  // Whether the stop rule says stop (for any reason: virtual-time training feeds it the time and the target too).
   bool done() {
-    if (stopped_ || (stop_requested_ && stop_requested_())) {
-      stopped_ = true;
-      return true;
-    }
-    if (max_iterations_ > 0 && iterations_ >= max_iterations_) return true;
-    if (budget_ > 0) return samples_ >= budget_;
-    return epoch_ >= epochs_;
+    if (stop_requested_ && stop_requested_()) stop_.stop(run::StopReason::kRequested);
+    return stop_.stopped();
   }
   double fraction() const {
-    double f = budget_ > 0 ? static_cast<double>(samples_) / static_cast<double>(budget_)
-                           : static_cast<double>(samples_) / static_cast<double>(per_epoch_ * epochs_);
-    if (max_iterations_ > 0) {
-      f = std::max(f, static_cast<double>(iterations_) / static_cast<double>(max_iterations_));
+    const run::StopLimits& limits = stop_.limits();
+    double f = static_cast<double>(samples_) / static_cast<double>(stop_.sample_limit());
+    if (limits.max_steps > 0) {
+      f = std::max(f, static_cast<double>(iterations_) / static_cast<double>(limits.max_steps));
     }
     return std::min(f, 1.0);
   }
-  // True once stop_requested ended the run before its stop condition.
-  bool stopped() const { return stopped_; }
+  // True once stop_requested ended the run.
+  bool stopped() const { return stop_.reason() == run::StopReason::kRequested; }
   void finish() {
-    if (report_ && !stopped_) report_(1.0);
+    if (report_ && !stopped()) report_(1.0);
   }
 
   std::int64_t epoch() const { return epoch_; }
@@ -74,13 +69,10 @@ class TrainingProgress {
   const std::vector<Seconds>& epoch_time_s() const { return epoch_time_s_; }
 
  private:
+  run::StopRule& stop_;
   std::int64_t per_epoch_;
-  std::int64_t epochs_;
-  std::int64_t budget_;
-  std::int64_t max_iterations_;
   std::function<void(double)> report_;
   std::function<bool()> stop_requested_;
-  bool stopped_ = false;
   std::int64_t samples_ = 0;
   std::int64_t iterations_ = 0;
   std::int64_t epoch_ = 0;

@@ -25,27 +25,21 @@ std::size_t line_count(const std::string& text) {
 class Background {
  public:
   Background(const std::vector<std::string>& args, const TempDir& dir)
-      : out_(dir.at("bg.out")), err_(dir.at("bg.err")),
-        pid_(spawn_program(OMNILEARN_BIN, args, dir.path(), out_, err_)) {}
-  ~Background() {
-    if (pid_ > 0 && !waited_) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  pid_t pid() const { return pid_; }
+      : out_(dir.at("bg.out")),
+        err_(dir.at("bg.err")),
+        child_(spawn_program(OMNILEARN_BIN, args, dir.path(), out_, err_)) {}
+  pid_t pid() const { return child_ ? child_->pid() : -1; }
   // Sends `signo` and returns the exit code (128 + signal when killed by it).
   int stop(int signo) {
-    ::kill(pid_, signo);
-    waited_ = true;
-    return wait_exit_code(pid_);
+    if (!child_) return -1;
+    child_->signal(signo);
+    return wait_exit_code(*child_);
   }
   std::string err() const { return read_file(err_); }
 
  private:
   std::string out_, err_;
-  pid_t pid_ = -1;
-  bool waited_ = false;
+  Result<Subprocess> child_;  // SIGKILLed and reaped on destruction if it still runs
 };
 
 // Waits (up to a minute: a bound for a broken build, not a speed assumption) until `ready` holds.

@@ -1,11 +1,9 @@
-// Support for tests that run the built `omnilearn` binary as a subprocess (posix_spawn, no shell): a fresh temp
+// Support for tests that run the built `omnilearn` binary as a subprocess (base/subprocess.h, no shell): a fresh temp
 // folder per test, and a runner that captures exit code, stdout and stderr. OMNILEARN_BIN and
 // OMNILEARN_SOURCE_DIR come from tests/cli/CMakeLists.txt.
 #pragma once
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +14,8 @@
 #include <iterator>
 #include <string>
 #include <vector>
+
+#include "omnilearn/base/subprocess.h"
 
 extern char** environ;
 
@@ -71,35 +71,28 @@ struct RunResult {
 };
 
 // Starts `program` (looked up on PATH) with `args` in `cwd`, with the environment plus `extra_env` ("NAME=value"),
-// its stdout and stderr going to the two files. Returns its pid, or -1 when it could not start.
-inline pid_t spawn_program(const std::string& program, const std::vector<std::string>& args, const fs::path& cwd,
-                           const fs::path& out_file, const fs::path& err_file,
-                           const std::vector<std::string>& extra_env = {}) {
+// its stdout and stderr going to the two files. It stays in this process's group (a signal reaches it alone, as one
+// sent from a shell) and dies with the test.
+inline Result<Subprocess> spawn_program(const std::string& program, const std::vector<std::string>& args,
+                                        const fs::path& cwd, const fs::path& out_file, const fs::path& err_file,
+                                        const std::vector<std::string>& extra_env = {}) {
   std::vector<std::string> words{program};
   words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_store(extra_env);
-  for (char** e = environ; *e != nullptr; ++e) env_store.emplace_back(*e);
-  std::vector<char*> envp;
-  for (std::string& e : env_store) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  return rc == 0 ? pid : -1;
+  SpawnOptions options;
+  options.env = extra_env;
+  for (char** e = environ; *e != nullptr; ++e) options.env->emplace_back(*e);
+  options.search_path = true;
+  options.working_dir = cwd.string();
+  options.stdout_file = out_file.string();
+  options.stderr_file = err_file.string();
+  options.own_process_group = false;
+  return Subprocess::start(words, options);
 }
 
-// Waits for `pid` and returns its exit code (128 + signal when killed).
-inline int wait_exit_code(pid_t pid) {
-  int status = 0;
-  waitpid(pid, &status, 0);
+// Waits for `child` and returns its exit code (128 + signal when killed).
+inline int wait_exit_code(Subprocess& child) {
+  child.wait();
+  const int status = child.status();
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -111,12 +104,12 @@ inline RunResult run_program(const std::string& program, const std::vector<std::
   const fs::path out_file = fs::temp_directory_path() / ("omnilearn_cli_out_" + tag);
   const fs::path err_file = fs::temp_directory_path() / ("omnilearn_cli_err_" + tag);
   RunResult r;
-  const pid_t pid = spawn_program(program, args, cwd, out_file, err_file, extra_env);
-  if (pid < 0) {
+  auto child = spawn_program(program, args, cwd, out_file, err_file, extra_env);
+  if (!child) {
     r.err = "cannot start " + program;
     return r;
   }
-  r.exit_code = wait_exit_code(pid);
+  r.exit_code = wait_exit_code(*child);
   r.out = read_file(out_file);
   r.err = read_file(err_file);
   std::error_code ec;

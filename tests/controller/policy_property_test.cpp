@@ -122,5 +122,32 @@ TEST(PolicyProperties, NoWorkForDeadWorkers) {
   }
 }
 
+// ASP before any measurement keeps the current batches; a worker that comes back has none (its batch went to 0
+// when it went down) and must get one within its bounds, not 0 (seen under Markov churn: "gave worker 4 batch 0
+// outside its bounds [2, 16]").
+TEST(PolicyProperties, AspWorkerBackBeforeAnyMeasurementGetsABatchWithinItsBounds) {
+  ControllerOptions o;
+  o.mode = TrainingMode::kAsp;
+  o.global_batch = 64;
+  o.every_n = 1;
+  o.dead_band = 0.0;
+  for (int k = 0; k < 4; ++k) o.workers.push_back(WorkerSpec{.lo = 2, .hi = 16, .nominal_capacity = 1.0});
+  auto policy = make_default_registry().make("omnilearn-asp", PolicyOptions{});
+  ASSERT_TRUE(policy.is_ok()) << policy.status().message();
+  auto c = Controller::create(o, std::move(*policy));
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  ASSERT_TRUE(c->report(AvailabilityChange{3, 1.0, 0.0}).is_ok());
+  auto down = c->plan_next(DecisionPoint{1, 0, 1.0});
+  ASSERT_TRUE(down.is_ok()) << down.status().message();
+  EXPECT_EQ(down->batch[3], 0);
+  ASSERT_TRUE(c->report(AvailabilityChange{3, 2.0, 1.0}).is_ok());
+  auto back = c->plan_next(DecisionPoint{2, 0, 2.0});
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  for (WorkerId k = 0; k < 4; ++k) {
+    EXPECT_GE(back->batch[k], 2) << "worker " << k;
+    EXPECT_LE(back->batch[k], 16) << "worker " << k;
+  }
+}
+
 }  // namespace
 }  // namespace omnilearn::controller

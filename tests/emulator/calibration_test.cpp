@@ -9,7 +9,8 @@
 #include <fstream>
 
 #include "omnilearn/emulator/calibration.h"
-#include "omnilearn/emulator/resource_throttler.h"
+#include "omnilearn/base/subprocess.h"
+#include "omnilearn/emulator/cgroup_throttler.h"
 #include "omnilearn/emulator/testbed_config.h"
 #include "omnilearn/scenarios/model_profile_file.h"
 #include "omnilearn/scenarios/scenario_parser.h"
@@ -147,7 +148,8 @@ TEST(Calibration, EmulatedSampleCostSetsTheLawAndTheShareSetsTheSpeed) {
 // module (its parameter count, a law that grows with the batch) and writes a profile the parser loads.
 TEST(Calibration, MeasuresTheUsersTorchScriptModelFromTheScenario) {
   const std::string dir = testing::fresh_dir("cal-user");
-  ASSERT_EQ(std::system((std::string(OMNILEARN_MAKE_USER_MODEL) + " " + dir).c_str()), 0);
+  const auto made = Subprocess::run({OMNILEARN_MAKE_USER_MODEL, dir});
+  ASSERT_TRUE(made.is_ok() && *made == 0) << (made.is_ok() ? describe_exit(*made) : made.status().message());
   const std::string path = testing::write_scenario(
       dir, "user", 2, "emulator: {model_file: model.pt, input_shape: [1, 8, 8], train_data: train.pt, test_data: test.pt}\n");
   auto scenario = scenarios::load_scenario(path);

@@ -13,7 +13,7 @@
 #include <fstream>
 #include <string>
 
-#include "omnilearn/emulator/resource_throttler.h"
+#include "omnilearn/emulator/cgroup_throttler.h"
 #include "cgroup_skip.h"
 
 namespace omnilearn::emulator {

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "omnilearn/emulator/resource_throttler.h"
+#include "omnilearn/emulator/cgroup_throttler.h"
 
 #define SKIP_WITHOUT_CGROUPS()                                                          \
   do {                                                                                  \

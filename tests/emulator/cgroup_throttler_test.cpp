@@ -15,9 +15,9 @@
 #include <string>
 #include <thread>
 
+#include "omnilearn/emulator/cgroup_throttler.h"
 #include "omnilearn/emulator/duty_cycle_throttler.h"
 #include "omnilearn/emulator/names.h"
-#include "omnilearn/emulator/resource_throttler.h"
 #include "omnilearn/emulator/thread_groups.h"
 #include "cgroup_skip.h"
 
@@ -64,7 +64,6 @@ TEST(CgroupThrottler, CreateApplyAttachRemove) {
   auto t = make_cgroup_throttler({run_id, {0.5, 0.05}, 0.010, ""});
   ASSERT_TRUE(t.is_ok()) << t.status().message();
   ResourceThrottler& th = **t;
-  EXPECT_TRUE(th.can_change_live());
   ASSERT_TRUE(std::filesystem::is_directory(dir + "/w0")) << dir;
   EXPECT_EQ(read(dir + "/w0/cpu.cfs_period_us"), "10000");
   EXPECT_EQ(read(dir + "/w0/cpu.cfs_quota_us"), "5000");
@@ -109,10 +108,10 @@ TEST(CgroupThrottler, QuotaLimitsABusyLoop) {
   ASSERT_TRUE(t.is_ok()) << t.status().message();
   const pid_t child = fork_busy_loop();
   ASSERT_TRUE((*t)->attach(0, child).is_ok());
-  auto before = cgroup_cpu_usage_s(**t, 0);
+  auto before = (*t)->cpu_usage_s(0);
   ASSERT_TRUE(before.is_ok()) << before.status().message();
   ::usleep(600000);
-  auto after = cgroup_cpu_usage_s(**t, 0);
+  auto after = (*t)->cpu_usage_s(0);
   ASSERT_TRUE(after.is_ok());
   const double share = (*after - *before) / 0.6;
   std::printf("busy loop under a 0.25-core quota got %.3f cores\n", share);
@@ -131,13 +130,13 @@ TEST(CgroupThrottler, SplitCommMovesOnlyNewThreads) {
   const std::string folder = cgroup_run_folder(run_id);
   auto t = make_cgroup_throttler({run_id, {0.25}, 0.010, "", scenarios::QuotaScope::kCompute});
   ASSERT_TRUE(t.is_ok()) << t.status().message();
-  const std::vector<std::string> files = (*t)->comm_thread_files(0);
+  const std::vector<std::string> files = (*t)->thread_files(0).comm;
   ASSERT_EQ(files.size(), 3u);  // cpu, cpuacct, freezer
   EXPECT_EQ(files[0], "/sys/fs/cgroup/cpu/" + folder + "/w0-comm/tasks");
   EXPECT_EQ(read("/sys/fs/cgroup/cpu/" + folder + "/w0-comm/cpu.cfs_quota_us"), "-1");
   EXPECT_EQ(read("/sys/fs/cgroup/cpu/" + folder + "/w0/cpu.cfs_quota_us"), "2500");
-  EXPECT_TRUE((*t)->comm_thread_files(1).empty());
-  const std::vector<std::string> back = (*t)->compute_thread_files(0);
+  EXPECT_TRUE((*t)->thread_files(1).comm.empty());
+  const std::vector<std::string> back = (*t)->thread_files(0).compute;
   ASSERT_EQ(back.size(), 3u);
   EXPECT_EQ(back[0], "/sys/fs/cgroup/cpu/" + folder + "/w0/tasks");
 
@@ -191,13 +190,13 @@ TEST(CgroupThrottler, FreezerDutyCycleHoldsABusyLoopToItsFraction) {
   SKIP_WITHOUT_CGROUP_V1("these checks read cgroup v1 files");
   auto t = make_cgroup_throttler({"duty-" + std::to_string(::getpid()), {1.0}, 0.010, ""});
   ASSERT_TRUE(t.is_ok()) << t.status().message();
-  ResourceThrottler* inner = t->get();
-  auto d = DutyCycleThrottler::wrap(std::move(t).value(), 0.050);
+  const CgroupThrottler* inner = t->get();
+  auto d = DutyCycleThrottler::wrap(std::move(t).value(), 1, 0.050);
   ASSERT_TRUE(d.is_ok()) << d.status().message();
   const pid_t child = fork_busy_loop();
   ASSERT_TRUE((*d)->attach(0, child).is_ok());
   auto usage = [&] {
-    auto u = cgroup_cpu_usage_s(*inner, 0);
+    auto u = inner->cpu_usage_s(0);
     return u.is_ok() ? *u : -1.0;
   };
   auto cores_over = [&](int ms) {

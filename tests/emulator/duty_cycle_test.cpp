@@ -34,12 +34,11 @@ double frozen_fraction(const std::vector<FakeThrottler::Freeze>& log, WorkerId w
 }
 
 TEST(DutyCycle, RunsEachWorkerItsShareOfEveryPeriod) {
-  auto fake = std::make_unique<FakeThrottler>(3, /*live=*/false);
+  auto fake = std::make_unique<FakeThrottler>(3);
   FakeThrottler* rec = fake.get();
-  auto d = DutyCycleThrottler::wrap(std::move(fake), 0.020);
+  auto d = DutyCycleThrottler::wrap(std::move(fake), 3, 0.020);
   ASSERT_TRUE(d.is_ok()) << d.status().message();
   DutyCycleThrottler& t = **d;
-  EXPECT_TRUE(t.can_change_live());  // although the inner one cannot change live
   ASSERT_TRUE(t.apply(0, 0.0).is_ok());
   ASSERT_TRUE(t.apply(1, 0.5).is_ok());
   ASSERT_TRUE(t.apply(2, 1.0).is_ok());
@@ -73,20 +72,20 @@ TEST(DutyCycle, RunsEachWorkerItsShareOfEveryPeriod) {
   }
 }
 
+// A throttler whose freezer fails (not mounted, no permission) is refused before any cycle starts.
 TEST(DutyCycle, NeedsAThrottlerThatCanFreeze) {
-  class NoFreeze final : public ResourceThrottler {
+  class NoFreeze final : public FreezableThrottler {
    public:
-    std::string_view name() const override { return "no-freeze"; }
     Status attach(WorkerId, pid_t) override { return Status::ok(); }
     Status apply(WorkerId, double) override { return Status::ok(); }
-    bool can_change_live() const override { return false; }
     Status remove() override { return Status::ok(); }
-    std::size_t worker_count() const override { return 1; }
+    Status set_frozen(WorkerId, bool) override { return Status::not_found("no freezer here"); }
   };
-  auto d = DutyCycleThrottler::wrap(std::make_unique<NoFreeze>(), 0.1);
+  auto d = DutyCycleThrottler::wrap(std::make_unique<NoFreeze>(), 1, 0.1);
   ASSERT_FALSE(d.is_ok());
-  EXPECT_NE(d.status().message().find("no-freeze throttler cannot freeze"), std::string::npos) << d.status().message();
-  EXPECT_FALSE(DutyCycleThrottler::wrap(std::make_unique<FakeThrottler>(1), 0.0).is_ok());
+  EXPECT_NE(d.status().message().find("no freezer here"), std::string::npos) << d.status().message();
+  EXPECT_FALSE(DutyCycleThrottler::wrap(std::make_unique<FakeThrottler>(1), 1, 0.0).is_ok());
+  EXPECT_FALSE(DutyCycleThrottler::wrap(std::make_unique<FakeThrottler>(1), 0, 0.1).is_ok());
 }
 
 }  // namespace

@@ -15,10 +15,12 @@
 #include <vector>
 #include <nlohmann/json.hpp>
 
-#include "omnilearn/emulator/fake_throttler.h"
+#include "omnilearn/base/subprocess.h"
+#include "omnilearn/emulator/cgroup_throttler.h"
 #include "omnilearn/emulator/launcher.h"
 #include "omnilearn/emulator/testbed_config.h"
 #include "omnilearn/scenarios/scenario_parser.h"
+#include "fake_launch_environment.h"
 #include "test_scenarios.h"
 
 namespace omnilearn::emulator {
@@ -37,14 +39,15 @@ int count_rows(const std::string& path) {
 LaunchOptions real_worker_options(const std::string& dir) {
   LaunchOptions o;
   o.output_dir = dir + "/run";
-  o.worker_executable = OMNILEARN_WORKER;
   o.argv = {"e2e_test"};
+  auto env = std::make_shared<testing::FakeLaunchEnvironment>(OMNILEARN_WORKER);
+  env->host_dataset = true;
+  env->host_groups = true;
   if (const Status access = check_cgroup_access(); !access.is_ok()) {
     std::printf("no cgroup access (%s): running without CPU quotas\n", access.message().c_str());
-    o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<std::unique_ptr<ResourceThrottler>> {
-      return std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size()));
-    };
+    env->host_groups = false;
   }
+  o.environment = std::move(env);
   return o;
 }
 
@@ -64,6 +67,7 @@ TEST(EmulatorEndToEnd, TwoWorkerBspRunWritesTheRunFolder) {
   ASSERT_EQ(r->exit_code, 0) << r->message;
   EXPECT_EQ(r->summary.iterations, 16 * 2);  // 1024 / 64 per epoch
   EXPECT_EQ(r->summary.epochs, 2);
+  EXPECT_EQ(r->summary.stop_reason, run::StopReason::kEpochs);
   EXPECT_EQ(count_rows(dir + "/run/iterations.csv"), 2 * 32);
   EXPECT_GE(count_rows(dir + "/run/plans.csv"), 2);  // the initial plan, one row per worker
   EXPECT_GE(count_rows(dir + "/run/evaluations.csv"), 2);
@@ -92,7 +96,8 @@ TEST(EmulatorEndToEnd, TwoWorkerBspRunWritesTheRunFolder) {
 // scenario. `omnilearn calibrate --scenario` then measures the same module into a profile the simulator loads.
 TEST(EmulatorEndToEnd, UsersTorchScriptModelTrainsOnUsersTensorFiles) {
   const std::string dir = testing::fresh_dir("e2e-user");
-  ASSERT_EQ(std::system((std::string(OMNILEARN_MAKE_USER_MODEL) + " " + dir).c_str()), 0);
+  const auto made = Subprocess::run({OMNILEARN_MAKE_USER_MODEL, dir});
+  ASSERT_TRUE(made.is_ok() && *made == 0) << (made.is_ok() ? describe_exit(*made) : made.status().message());
   const std::string settings = "emulator: {model_file: model.pt, input_shape: [1, 8, 8], train_data: train.pt, "
                                "test_data: test.pt, eval_samples: 512, target_accuracy: 0, learning_rate: 0.1}\n";
   const std::string path = testing::write_scenario(dir, "user", 2, settings, 2048, 64, 3);
@@ -125,6 +130,37 @@ TEST(EmulatorEndToEnd, UsersTorchScriptModelTrainsOnUsersTensorFiles) {
   EXPECT_NE(failed->exit_code, 0);
 }
 
+// The time budget stops a BSP run (and then the ASP server) long before its 1000 epochs, on every host: every rank
+// takes rank 0's reason, which summary.json records.
+TEST(EmulatorEndToEnd, TheTimeBudgetStopsBspAndAspRuns) {
+  if (!fs::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "Fashion-MNIST missing: install the Debian package dataset-fashion-mnist";
+  }
+  for (const char* mode : {"bsp", "asp"}) {
+    const std::string dir = testing::fresh_dir(std::string("e2e-time-") + mode);
+    std::string path = testing::write_scenario(dir, mode, 2, "", 1024, 64, 1000);
+    {
+      std::ifstream in(path);
+      std::string text((std::istreambuf_iterator<char>(in)), {});
+      text.replace(text.find("mode: bsp"), 9, std::string("mode: ") + mode);
+      std::ofstream(path) << text;
+    }
+    auto scenario = scenarios::load_scenario(path);
+    ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
+    scenarios::EmulatorSpec config;
+    config.eval_samples = 200;
+    config.target_accuracy = 0.0;
+    config.time_budget_s = 1.0;
+    auto r = run_emulation(with_settings(*scenario, config), real_worker_options(dir));
+    ASSERT_TRUE(r.is_ok()) << r.status().message();
+    ASSERT_EQ(r->exit_code, 0) << mode << ": " << r->message;
+    EXPECT_EQ(r->summary.stop_reason, run::StopReason::kTime) << mode;
+    EXPECT_LT(r->summary.epochs, 1000) << mode;
+    const auto summary = nlohmann::json::parse(std::ifstream(dir + "/run/summary.json"));
+    EXPECT_EQ(summary["stop_reason"], "time") << mode;
+  }
+}
+
 // ASP: two workers and a parameter server for 2 epochs of 1024 samples; staleness is recorded.
 TEST(EmulatorEndToEnd, TwoWorkerAspRunRecordsStaleness) {
   if (!fs::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
@@ -152,6 +188,7 @@ TEST(EmulatorEndToEnd, TwoWorkerAspRunRecordsStaleness) {
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   ASSERT_EQ(r->exit_code, 0) << r->message;
   EXPECT_EQ(r->summary.mode, "asp");
+  EXPECT_EQ(r->summary.stop_reason, run::StopReason::kEpochs);
   EXPECT_GE(r->summary.iterations, 2 * 1024 / 56);  // 2 epochs of samples at batches <= max_batch 56
   const auto summary = nlohmann::json::parse(std::ifstream(dir + "/run/summary.json"));
   ASSERT_TRUE(summary.contains("mean_staleness")) << summary.dump();

@@ -82,6 +82,7 @@ int main(int argc, char** argv) {
     send(run::EvaluationRecord{0.2, steps - 1, (steps - 1) / 10, 0.5, 0.86});
     send(emulator::ExtraRecord{"time_to_target_s", 0.2});
   }
-  send(emulator::DoneRecord{"epochs"});
+  // Rank 0 reached its target (it reported the time to it); the others' reasons are not the run's.
+  send(emulator::DoneRecord{rank == 0 ? run::StopReason::kTarget : run::StopReason::kEpochs});
   return 0;
 }

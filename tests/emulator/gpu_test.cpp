@@ -8,7 +8,8 @@
 #include <fstream>
 #include <numeric>
 
-#include "gpu_launch.h"
+#include "launch/gpu_launch.h"
+#include "omnilearn/emulator/cgroup_throttler.h"
 #include "omnilearn/emulator/launcher.h"
 #include "omnilearn/emulator/mps_daemon.h"
 #include "omnilearn/scenarios/scenario_parser.h"
@@ -60,7 +61,7 @@ TEST(GpuEmulation, CudaTrainingRunUnderMpsShares) {
   config.target_accuracy = 0.0;
   LaunchOptions o;
   o.output_dir = dir + "/run";
-  o.worker_executable = OMNILEARN_WORKER;
+  o.environment = std::make_shared<HostLaunchEnvironment>(OMNILEARN_WORKER);
   o.argv = {"gpu_test"};
   auto r = run_emulation(with_settings(*scenario, config), o);
   ASSERT_TRUE(r.is_ok()) << r.status().message();

@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "omnilearn/emulator/fake_throttler.h"
 #include "omnilearn/emulator/launcher.h"
 #include "omnilearn/run/run_folder.h"
 #include "omnilearn/scenarios/scenario_parser.h"
+#include "fake_launch_environment.h"
 #include "test_scenarios.h"
 
 namespace omnilearn::emulator {
@@ -16,18 +16,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-LaunchOptions options_with_counted_throttler(const std::string& out, int& throttlers) {
+// A quiet launch of the fake worker into `out`, in `env` (which counts the resource groups made).
+LaunchOptions fake_options(const std::string& out, std::shared_ptr<LaunchEnvironment> env) {
   LaunchOptions o;
   o.output_dir = out;
-  o.worker_executable = OMNILEARN_FAKE_WORKER;
-  o.extra_worker_args = {"--fake-steps", "3"};
-  o.prepare_dataset = false;
+  o.environment = std::move(env);
   o.log = [](const std::string&) {};
-  o.make_throttler = [&throttlers](const std::string&,
-                                   const std::vector<double>& cores) -> Result<std::unique_ptr<ResourceThrottler>> {
-    ++throttlers;
-    return std::unique_ptr<ResourceThrottler>(new FakeThrottler(cores.size()));
-  };
   return o;
 }
 
@@ -36,22 +30,23 @@ TEST(LauncherFolder, AFolderInUseOrNotEmptyIsRefusedBeforeAnythingStarts) {
   const std::string dir = testing::fresh_dir("folder");
   auto scenario = scenarios::load_scenario(testing::write_scenario(dir, "folder"));
   ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
-  int throttlers = 0;
+  const auto env = std::make_shared<testing::FakeLaunchEnvironment>(OMNILEARN_FAKE_WORKER,
+                                                                     std::vector<std::string>{"--fake-steps", "3"});
   {
     auto held = run::RunFolder::claim(dir + "/run");
     ASSERT_TRUE(held.is_ok());
-    auto r = run_emulation(*scenario, options_with_counted_throttler(dir + "/run", throttlers));
+    auto r = run_emulation(*scenario, fake_options(dir + "/run", env));
     ASSERT_FALSE(r.is_ok());
     EXPECT_NE(r.status().message().find("in use by another omnilearn run"), std::string::npos) << r.status().message();
-    EXPECT_EQ(throttlers, 0);
+    EXPECT_EQ(env->groups_made, 0);
   }
   std::ofstream(dir + "/run/summary.json") << "{\"old\": true}";
-  auto r = run_emulation(*scenario, options_with_counted_throttler(dir + "/run", throttlers));
+  auto r = run_emulation(*scenario, fake_options(dir + "/run", env));
   ASSERT_FALSE(r.is_ok());
   EXPECT_NE(r.status().message().find("not empty"), std::string::npos) << r.status().message();
-  EXPECT_EQ(throttlers, 0);
+  EXPECT_EQ(env->groups_made, 0);
 
-  LaunchOptions replace = options_with_counted_throttler(dir + "/run", throttlers);
+  LaunchOptions replace = fake_options(dir + "/run", env);
   replace.reuse = run::FolderReuse::kReplace;
   r = run_emulation(*scenario, replace);
   ASSERT_TRUE(r.is_ok()) << r.status().message();

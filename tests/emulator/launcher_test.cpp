@@ -16,33 +16,19 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "omnilearn/emulator/fake_throttler.h"
 #include "omnilearn/emulator/names.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "cgroup_skip.h"
+#include "fake_launch_environment.h"
 #include "test_scenarios.h"
 
 namespace omnilearn::emulator {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::FakeLaunchEnvironment;
 using testing::fresh_dir;
 using testing::write_scenario;
-
-// Forwards to a FakeThrottler the test keeps, so the test can look at it after the launcher dropped its handle.
-class SharedFake final : public ResourceThrottler {
- public:
-  explicit SharedFake(std::shared_ptr<FakeThrottler> f) : f_(std::move(f)) {}
-  std::string_view name() const override { return "shared-fake"; }
-  Status attach(WorkerId w, pid_t pid) override { return f_->attach(w, pid); }
-  Status apply(WorkerId w, double x) override { return f_->apply(w, x); }
-  bool can_change_live() const override { return true; }
-  Status remove() override { return f_->remove(); }
-  std::size_t worker_count() const override { return f_->worker_count(); }
-
- private:
-  std::shared_ptr<FakeThrottler> f_;
-};
 
 scenarios::Scenario load(const std::string& path) {
   auto s = scenarios::load_scenario(path);
@@ -50,12 +36,18 @@ scenarios::Scenario load(const std::string& path) {
   return *s;
 }
 
-LaunchOptions fake_options(const std::string& out, std::vector<std::string> extra = {}) {
+// The fake worker with `args`, in FakeThrottlers unless `host_groups` (the host's cgroups).
+std::shared_ptr<FakeLaunchEnvironment> fake_env(std::vector<std::string> args = {}, bool host_groups = false) {
+  auto env = std::make_shared<FakeLaunchEnvironment>(OMNILEARN_FAKE_WORKER, std::move(args));
+  env->host_groups = host_groups;
+  return env;
+}
+
+// A quiet launch into `out` in `env`.
+LaunchOptions fake_options(const std::string& out, std::shared_ptr<LaunchEnvironment> env) {
   LaunchOptions o;
   o.output_dir = out;
-  o.worker_executable = OMNILEARN_FAKE_WORKER;
-  o.extra_worker_args = std::move(extra);
-  o.prepare_dataset = false;
+  o.environment = std::move(env);
   o.log = [](const std::string&) {};
   return o;
 }
@@ -84,13 +76,11 @@ TEST(Launcher, CompletedRunWritesTheRunFolderAndReplaysAvailability) {
   const auto scenario = load(write_scenario(dir, "complete", 2,
                                             "availability:\n  schedule:\n    unit: seconds\n    phases:\n"
                                             "      - {at: 0, fractions: [1, 0.5]}\n      - {at: 0.1, fractions: [0.25, 1]}\n"));
-  auto fake = std::make_shared<FakeThrottler>(2);
-  LaunchOptions o = fake_options(dir + "/run", {"--fake-steps", "30", "--fake-step-ms", "10"});
-  o.make_throttler = [fake](const std::string&, const std::vector<double>&) -> Result<std::unique_ptr<ResourceThrottler>> {
-    return std::unique_ptr<ResourceThrottler>(new SharedFake(fake));
-  };
-  auto r = run_emulation(scenario, o);
+  const auto env = fake_env({"--fake-steps", "30", "--fake-step-ms", "10"});
+  auto r = run_emulation(scenario, fake_options(dir + "/run", env));
   ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_NE(env->throttler, nullptr);
+  const FakeThrottler* fake = env->throttler.get();
   EXPECT_EQ(r->outcome, RunOutcome::kCompleted) << r->message;
   EXPECT_EQ(r->exit_code, 0);
   EXPECT_EQ(fake->attached().size(), 2u);
@@ -106,6 +96,7 @@ TEST(Launcher, CompletedRunWritesTheRunFolderAndReplaysAvailability) {
   EXPECT_EQ(summary["iterations"], 30);
   EXPECT_EQ(summary["workers"], 2);
   EXPECT_DOUBLE_EQ(summary["time_to_target_s"].get<double>(), 0.2);
+  EXPECT_EQ(summary["stop_reason"], "target");  // the controlling process's (rank 0's)
   const auto manifest = nlohmann::json::parse(std::ifstream(dir + "/run/manifest.json"));
   EXPECT_EQ(manifest["backend"], "emulate");
   std::ifstream avail(dir + "/run/availability.csv");
@@ -119,11 +110,7 @@ TEST(Launcher, CompletedRunWritesTheRunFolderAndReplaysAvailability) {
 TEST(Launcher, OneHostRendezvousIsAFileInTheRunFolder) {
   const std::string dir = fresh_dir("storefile");
   const auto scenario = load(write_scenario(dir, "storefile"));
-  LaunchOptions o = fake_options(dir + "/run", {"--fake-steps", "3"});
-  o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<std::unique_ptr<ResourceThrottler>> {
-    return std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size()));
-  };
-  auto r = run_emulation(scenario, o);
+  auto r = run_emulation(scenario, fake_options(dir + "/run", fake_env({"--fake-steps", "3"})));
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   ASSERT_EQ(r->exit_code, 0) << r->message;
   EXPECT_EQ(r->summary.extra.count("store_file_in_run_folder_0"), 1u);
@@ -136,7 +123,7 @@ TEST(Launcher, WorkersStartInsideTheirCgroup) {
   SKIP_WITHOUT_CGROUPS();
   const std::string dir = fresh_dir("incgroup");
   const auto scenario = load(write_scenario(dir, "incgroup"));
-  auto r = run_emulation(scenario, fake_options(dir + "/run", {"--fake-steps", "3"}));
+  auto r = run_emulation(scenario, fake_options(dir + "/run", fake_env({"--fake-steps", "3"}, /*host_groups=*/true)));
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   ASSERT_EQ(r->exit_code, 0) << r->message;
   EXPECT_EQ(r->summary.extra.count("started_in_cgroup_0"), 1u);
@@ -150,9 +137,9 @@ TEST(Launcher, KilledWorkerStopsTheRunAndCleansUp) {
   const auto scenario = load(write_scenario(dir, "kill9", 3));
   std::vector<pid_t> pids;
   std::chrono::steady_clock::time_point killed_at;
-  LaunchOptions o = fake_options(dir + "/run", {"--fake-steps", "100000", "--fake-step-ms", "5", "--fake-ignore-term"});
+  const auto env = fake_env({"--fake-steps", "100000", "--fake-step-ms", "5", "--fake-ignore-term"}, true);
   std::thread killer;
-  o.on_started = [&](const std::vector<pid_t>& p) {
+  env->on_started = [&](const std::vector<pid_t>& p) {
     pids = p;
     killer = std::thread([&, victim = p[1]] {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -160,7 +147,7 @@ TEST(Launcher, KilledWorkerStopsTheRunAndCleansUp) {
       ::kill(victim, SIGKILL);
     });
   };
-  auto r = run_emulation(scenario, o);
+  auto r = run_emulation(scenario, fake_options(dir + "/run", env));
   const auto ended = std::chrono::steady_clock::now();
   killer.join();
   ASSERT_TRUE(r.is_ok()) << r.status().message();
@@ -180,11 +167,7 @@ TEST(Launcher, KilledWorkerStopsTheRunAndCleansUp) {
 TEST(Launcher, WorkerExitCodeIsReported) {
   const std::string dir = fresh_dir("exitcode");
   const auto scenario = load(write_scenario(dir, "exitcode"));
-  LaunchOptions o = fake_options(dir + "/run", {"--fake-steps", "40", "--fake-exit", "0:7"});
-  o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<std::unique_ptr<ResourceThrottler>> {
-    return std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size()));
-  };
-  auto r = run_emulation(scenario, o);
+  auto r = run_emulation(scenario, fake_options(dir + "/run", fake_env({"--fake-steps", "40", "--fake-exit", "0:7"})));
   ASSERT_TRUE(r.is_ok());
   EXPECT_EQ(r->exit_code, 1);
   EXPECT_NE(r->message.find("worker 0"), std::string::npos) << r->message;
@@ -197,16 +180,16 @@ void stop_by_signal(int signo, int expected_exit, RunOutcome expected) {
   const std::string dir = fresh_dir(name);
   const auto scenario = load(write_scenario(dir, name, 2));
   std::vector<pid_t> pids;
-  LaunchOptions o = fake_options(dir + "/run", {"--fake-steps", "100000", "--fake-step-ms", "5"});
+  const auto env = fake_env({"--fake-steps", "100000", "--fake-step-ms", "5"}, /*host_groups=*/true);
   std::thread sender;
-  o.on_started = [&](const std::vector<pid_t>& p) {
+  env->on_started = [&](const std::vector<pid_t>& p) {
     pids = p;
     sender = std::thread([signo] {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
       ::kill(::getpid(), signo);
     });
   };
-  auto r = run_emulation(scenario, o);
+  auto r = run_emulation(scenario, fake_options(dir + "/run", env));
   sender.join();
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_EQ(r->outcome, expected);
@@ -222,14 +205,14 @@ TEST(Launcher, SigtermStopsEverythingWithExit143) { stop_by_signal(SIGTERM, 143,
 TEST(Launcher, MissingDatasetIsAnErrorBeforeAnyWorkerStarts) {
   const std::string dir = fresh_dir("nodata");
   const auto scenario = load(write_scenario(dir, "nodata"));
-  LaunchOptions o = fake_options(dir + "/run");
-  o.prepare_dataset = true;
+  const auto env = fake_env({}, /*host_groups=*/true);
+  env->host_dataset = true;
   bool started = false;
-  o.on_started = [&](const std::vector<pid_t>&) { started = true; };
+  env->on_started = [&](const std::vector<pid_t>&) { started = true; };
   scenarios::EmulatorSpec c;
   c.data_source = dir + "/no-such-folder";
   c.cache_dir = dir + "/cache";
-  auto r = run_emulation(with_settings(scenario, c), o);
+  auto r = run_emulation(with_settings(scenario, c), fake_options(dir + "/run", env));
   ASSERT_FALSE(r.is_ok());
   EXPECT_NE(r.status().message().find("dataset-fashion-mnist"), std::string::npos) << r.status().message();
   EXPECT_FALSE(started);
@@ -241,21 +224,24 @@ TEST(Launcher, TooMuchCpuIsAnErrorBeforeAnyWorkerStarts) {
   const auto scenario = load(write_scenario(dir, "toomuch"));
   scenarios::EmulatorSpec c;
   c.cpu_budget = 1000.0;
-  auto r = run_emulation(with_settings(scenario, c), fake_options(dir + "/run"));
+  const auto env = fake_env({}, /*host_groups=*/true);
+  auto r = run_emulation(with_settings(scenario, c), fake_options(dir + "/run", env));
   ASSERT_FALSE(r.is_ok());
   EXPECT_NE(r.status().message().find("CPUs"), std::string::npos) << r.status().message();
+  EXPECT_EQ(env->groups_made, 0);
 }
 
 TEST(Launcher, ThrottlerErrorsComeBackBeforeAnyWorkerStarts) {
   const std::string dir = fresh_dir("noperm");
   const auto scenario = load(write_scenario(dir, "noperm"));
-  LaunchOptions o = fake_options(dir + "/run");
-  o.make_throttler = [](const std::string&, const std::vector<double>&) -> Result<std::unique_ptr<ResourceThrottler>> {
-    return Status::permission_denied("no permission to create cgroups under /sys/fs/cgroup/cpu");
-  };
-  auto r = run_emulation(scenario, o);
+  const auto env = fake_env();
+  env->groups_error = Status::permission_denied("no permission to create cgroups under /sys/fs/cgroup/cpu");
+  bool started = false;
+  env->on_started = [&](const std::vector<pid_t>&) { started = true; };
+  auto r = run_emulation(scenario, fake_options(dir + "/run", env));
   ASSERT_FALSE(r.is_ok());
   EXPECT_EQ(r.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_FALSE(started);
 }
 
 // Issue 12 #1: with a long scenario name the pid was cut off the cgroup name, so a second launcher shared the first
@@ -271,9 +257,9 @@ TEST(Launcher, TwoConcurrentLaunchersWithALongScenarioNameDoNotShareCgroups) {
   const pid_t a = ::fork();
   if (a == 0) {
     ::close(ready[0]);
-    LaunchOptions o = fake_options(dir + "/run-a", {"--fake-steps", "100000", "--fake-step-ms", "5"});
-    o.on_started = [&](const std::vector<pid_t>&) { (void)!::write(ready[1], "x", 1); };
-    auto r = run_emulation(scenario, o);
+    const auto env = fake_env({"--fake-steps", "100000", "--fake-step-ms", "5"}, /*host_groups=*/true);
+    env->on_started = [&](const std::vector<pid_t>&) { (void)!::write(ready[1], "x", 1); };
+    auto r = run_emulation(scenario, fake_options(dir + "/run-a", env));
     ::_exit(r.is_ok() ? r->exit_code : 99);
   }
   ::close(ready[1]);
@@ -281,7 +267,7 @@ TEST(Launcher, TwoConcurrentLaunchersWithALongScenarioNameDoNotShareCgroups) {
   ASSERT_EQ(::read(ready[0], &byte, 1), 1) << "launcher A did not start its workers";
   ::close(ready[0]);
 
-  auto b = run_emulation(scenario, fake_options(dir + "/run-b", {"--fake-steps", "5"}));
+  auto b = run_emulation(scenario, fake_options(dir + "/run-b", fake_env({"--fake-steps", "5"}, /*host_groups=*/true)));
   EXPECT_TRUE(b.is_ok()) << b.status().message();
   if (b.is_ok()) {
     EXPECT_EQ(b->exit_code, 0) << b->message;
@@ -309,9 +295,9 @@ TEST(Launcher, TextThatIsNotUtf8NeitherAbortsNorLeaksCgroups) {
   auto scenario = load(write_scenario(dir, "badutf8"));
   scenario.name = "badutf8\xff\xfe";
   bool started = false;
-  LaunchOptions o = fake_options(dir + "/run");
-  o.on_started = [&](const std::vector<pid_t>&) { started = true; };
-  auto r = run_emulation(scenario, o);
+  const auto env = fake_env({}, /*host_groups=*/true);
+  env->on_started = [&](const std::vector<pid_t>&) { started = true; };
+  auto r = run_emulation(scenario, fake_options(dir + "/run", env));
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_EQ(r->exit_code, 0) << r->message;
   EXPECT_TRUE(started);
@@ -329,9 +315,9 @@ TEST(Launcher, AKilledLaunchersCgroupsAreRemovedByTheNextRun) {
   const auto scenario = load(write_scenario(dir, "kill9launcher"));
   const pid_t a = ::fork();
   if (a == 0) {
-    LaunchOptions o = fake_options(dir + "/run-a", {"--fake-steps", "100000", "--fake-step-ms", "5"});
-    o.on_started = [](const std::vector<pid_t>&) { ::raise(SIGKILL); };
-    (void)run_emulation(scenario, o);
+    const auto env = fake_env({"--fake-steps", "100000", "--fake-step-ms", "5"}, /*host_groups=*/true);
+    env->on_started = [](const std::vector<pid_t>&) { ::raise(SIGKILL); };
+    (void)run_emulation(scenario, fake_options(dir + "/run-a", env));
     ::_exit(99);
   }
   int status = 0;
@@ -342,7 +328,7 @@ TEST(Launcher, AKilledLaunchersCgroupsAreRemovedByTheNextRun) {
   ASSERT_TRUE(fs::exists(fs::path("/sys/fs/cgroup/cpu") / folder)) << "the killed launcher left no cgroups to find";
 
   std::vector<std::string> lines;
-  LaunchOptions o = fake_options(dir + "/run-b", {"--fake-steps", "3"});
+  LaunchOptions o = fake_options(dir + "/run-b", fake_env({"--fake-steps", "3"}, /*host_groups=*/true));
   o.log = [&](const std::string& line) { lines.push_back(line); };
   auto r = run_emulation(scenario, o);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
@@ -358,16 +344,13 @@ TEST(Launcher, AKilledLaunchersCgroupsAreRemovedByTheNextRun) {
 Result<LaunchResult> run_with_a_silent_worker(const std::string& name, const std::string& how) {
   const std::string dir = fresh_dir(name);
   const auto scenario = load(write_scenario(dir, name, 3));
-  LaunchOptions o = fake_options(dir + "/run", {"--fake-steps", "100000", "--fake-step-ms", "5", how, "1:20"});
-  o.make_throttler = [](const std::string&, const std::vector<double>& c) -> Result<std::unique_ptr<ResourceThrottler>> {
-    return std::unique_ptr<ResourceThrottler>(new FakeThrottler(c.size()));
-  };
+  const auto env = fake_env({"--fake-steps", "100000", "--fake-step-ms", "5", how, "1:20"});
   std::vector<pid_t> pids;
-  o.on_started = [&](const std::vector<pid_t>& p) { pids = p; };
+  env->on_started = [&](const std::vector<pid_t>& p) { pids = p; };
   scenarios::EmulatorSpec c;
   c.stall_timeout_s = 1.5;
   c.stop_grace_s = 0.5;
-  auto r = run_emulation(with_settings(scenario, c), o);
+  auto r = run_emulation(with_settings(scenario, c), fake_options(dir + "/run", env));
   for (pid_t p : pids) EXPECT_FALSE(alive(p)) << p;
   EXPECT_GT(fs::file_size(dir + "/run/iterations.csv"), 100u);  // rows so far are kept
   EXPECT_FALSE(fs::exists(dir + "/run/summary.json"));
@@ -396,9 +379,7 @@ TEST(Launcher, AHungWorkerIsNamedAndTheRunStops) {
 TEST(Launcher, MissingWorkerProgramIsAnError) {
   const std::string dir = fresh_dir("noexe");
   const auto scenario = load(write_scenario(dir, "noexe"));
-  LaunchOptions o = fake_options(dir + "/run");
-  o.worker_executable = dir + "/nope";
-  auto r = run_emulation(scenario, o);
+  auto r = run_emulation(scenario, fake_options(dir + "/run", std::make_shared<FakeLaunchEnvironment>(dir + "/nope")));
   ASSERT_FALSE(r.is_ok());
   EXPECT_NE(r.status().message().find("not found"), std::string::npos);
 }

@@ -14,7 +14,10 @@
 #include <string>
 #include <thread>
 
+#include "omnilearn/base/subprocess.h"
 #include "omnilearn/emulator/mps_daemon.h"
+
+extern char** environ;
 
 namespace omnilearn::emulator {
 namespace {
@@ -25,15 +28,19 @@ constexpr const char* kGpuBurn = OMNILEARN_GPU_BURN;
 constexpr const char* kGpuBurn = "";
 #endif
 
-// Runs a shell command line (test helper), returning its exit status and output.
-std::pair<int, std::string> capture(const std::string& command) {
-  std::string out;
-  FILE* p = ::popen(command.c_str(), "r");
-  if (p == nullptr) return {-1, out};
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  const int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+// Runs `argv` (argv[0] looked up in PATH) with this process's environment plus `extra_env`, returning its exit code
+// and its output (stdout and stderr).
+std::pair<int, std::string> capture(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {}) {
+  SpawnOptions options;
+  options.search_path = true;
+  options.pipe_output = true;
+  options.env = extra_env;
+  for (char** e = environ; *e != nullptr; ++e) options.env->emplace_back(*e);
+  auto child = Subprocess::start(argv, options);
+  if (!child) return {-1, child.status().message()};
+  std::string out = child->read_all();
+  child->wait();
+  return {WIFEXITED(child->status()) ? WEXITSTATUS(child->status()) : -1, out};
 }
 
 // Alive and not a zombie (a daemon reparented to a container's init that does not reap stays a zombie).
@@ -45,17 +52,11 @@ bool alive(pid_t pid) {
   return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z' && text[close + 2] != 'X';
 }
 
-std::string env_prefix(const std::vector<std::string>& env) {
-  std::string s = "env";
-  for (const auto& kv : env) s += " '" + kv + "'";
-  return s;
-}
-
 TEST(MpsDaemon, SharesScaleThroughputAndTheDaemonIsGoneAfterwards) {
   if (std::string(kGpuBurn).empty() || !std::filesystem::exists(kGpuBurn)) {
     GTEST_SKIP() << "gpu_burn was not built (no CUDA compiler at configure time)";
   }
-  const auto [smi_rc, smi] = capture("nvidia-smi -L 2>&1");
+  const auto [smi_rc, smi] = capture({"nvidia-smi", "-L"});
   if (smi_rc != 0) GTEST_SKIP() << "nvidia-smi does not work here (no GPU or driver): " << smi;
   if (find_program("nvidia-cuda-mps-control").empty()) GTEST_SKIP() << "nvidia-cuda-mps-control not installed";
   std::printf("%s", smi.c_str());
@@ -74,9 +75,7 @@ TEST(MpsDaemon, SharesScaleThroughputAndTheDaemonIsGoneAfterwards) {
     const double start_at =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count() + 4.0;
     auto client = [&](int pct, std::string& out) {
-      const std::string cmd = env_prefix((*daemon)->client_env(pct)) + " " + kGpuBurn + " --seconds 4 --start-at " +
-                              std::to_string(start_at) + " 2>&1";
-      out = capture(cmd).second;
+      out = capture({kGpuBurn, "--seconds", "4", "--start-at", std::to_string(start_at)}, (*daemon)->client_env(pct)).second;
     };
     std::string out25, out75;
     std::thread a(client, 25, std::ref(out25));

@@ -8,7 +8,6 @@
 // `ip netns exec`: that one remounts /sys for the namespace, which hides the cgroup tree the launcher needs.
 #include <fcntl.h>
 #include <sched.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,9 +26,10 @@
 #include <thread>
 #include <vector>
 
+#include "omnilearn/base/subprocess.h"
 #include "omnilearn/emulator/dataset_cache.h"
 #include "omnilearn/emulator/emulator_config.h"
-#include "omnilearn/emulator/resource_throttler.h"
+#include "omnilearn/emulator/cgroup_throttler.h"
 #include "test_scenarios.h"
 
 extern char** environ;
@@ -49,14 +49,8 @@ std::optional<std::string> find_ip() {
 
 // Runs argv (no shell) and returns its exit code (-1 if it could not start or was killed).
 int run_command(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = -1;
-  if (::posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ) != 0) return -1;
-  int status = 0;
-  if (::waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  auto status = Subprocess::run(argv);
+  return status && WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
 }
 
 // Two namespaces omni-<pid>-a/b and a veth pair between them; deleted by the destructor whatever happened.
@@ -111,79 +105,57 @@ class NamespacePair {
   std::set<std::string> created_;
 };
 
-// A launcher started inside a namespace: fork, setns(CLONE_NEWNET), stdout+stderr to `log`, exec. The destructor
-// kills and reaps it if it still runs (its workers die with it: PR_SET_PDEATHSIG), before the namespaces go.
+// A launcher started inside a namespace: setns(CLONE_NEWNET) in the child before exec, stdout+stderr to `log`. It dies
+// with the test, and its destructor kills and reaps it if it still runs (its workers die with it:
+// PR_SET_PDEATHSIG), before the namespaces go.
 class Launcher {
  public:
   // `extra_env` ("NAME=value") replaces those variables of this process's environment.
   Launcher(const std::string& netns, const std::vector<std::string>& argv, const std::string& log,
            const std::vector<std::string>& extra_env = {}) {
-    const std::string ns_path = "/run/netns/" + netns;
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    env_ = extra_env;
+    SpawnOptions options;
+    options.env = extra_env;
     for (char** e = environ; *e != nullptr; ++e) {
       const std::string kv(*e);
       bool replaced = false;
       for (const auto& x : extra_env) replaced |= kv.compare(0, x.find('=') + 1, x, 0, x.find('=') + 1) == 0;
-      if (!replaced) env_.push_back(kv);
+      if (!replaced) options.env->push_back(kv);
     }
-    std::vector<char*> envp;
-    for (auto& e : env_) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    pid_ = ::fork();
-    if (pid_ == 0) {  // only async-signal-safe calls until exec
-      const int ns = ::open(ns_path.c_str(), O_RDONLY | O_CLOEXEC);
-      const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      if (ns < 0 || out < 0 || ::setns(ns, CLONE_NEWNET) != 0) ::_exit(126);
-      ::dup2(out, 1);
-      ::dup2(out, 2);
-      ::execve(args[0], args.data(), envp.data());
-      static constexpr char kMessage[] = "multihost_test: cannot execute the launcher\n";
-      (void)!::write(2, kMessage, sizeof kMessage - 1);
-      ::_exit(127);
-    }
-  }
-  ~Launcher() {
-    if (pid_ > 0 && !exit_code_) {
-      ::kill(pid_, SIGKILL);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
+    options.stdout_file = options.stderr_file = log;
+    const int ns = ::open(("/run/netns/" + netns).c_str(), O_RDONLY | O_CLOEXEC);
+    options.in_child = [ns] { return ns >= 0 && ::setns(ns, CLONE_NEWNET) == 0; };  // async-signal-safe
+    auto child = Subprocess::start(argv, options);
+    if (ns >= 0) ::close(ns);
+    if (child) {
+      child_.emplace(std::move(child).value());
+    } else {
+      ADD_FAILURE() << "cannot start the launcher in " << netns << ": " << child.status().message();
     }
   }
   Launcher(const Launcher&) = delete;
   Launcher& operator=(const Launcher&) = delete;
 
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return child_ ? child_->pid() : -1; }
   // Waits up to `limit` for the exit; the exit code, 128 + signal, or nullopt while it still runs.
   std::optional<int> wait_for(std::chrono::seconds limit) {
     const auto deadline = Clock::now() + limit;
-    while (!exit_code_ && pid_ > 0) {
-      int status = 0;
-      const pid_t r = ::waitpid(pid_, &status, WNOHANG);
-      if (r == pid_) {
-        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      } else if (Clock::now() >= deadline) {
-        break;
-      } else {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
+    while (child_ && !child_->poll_exit() && Clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    return exit_code_;
+    if (!child_ || !child_->exited()) return std::nullopt;
+    const int status = child_->status();
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
   // The launcher's direct children (its worker processes).
   std::vector<pid_t> children() const {
-    std::ifstream in("/proc/" + std::to_string(pid_) + "/task/" + std::to_string(pid_) + "/children");
+    std::ifstream in("/proc/" + std::to_string(pid()) + "/task/" + std::to_string(pid()) + "/children");
     std::vector<pid_t> out;
     for (pid_t p; in >> p;) out.push_back(p);
     return out;
   }
 
  private:
-  pid_t pid_ = -1;
-  std::optional<int> exit_code_;
-  std::vector<std::string> env_;
+  std::optional<Subprocess> child_;  // SIGKILLed and reaped on destruction if it still runs
 };
 
 std::string read_file(const std::string& path) {

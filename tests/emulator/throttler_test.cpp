@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "omnilearn/emulator/cgroup_throttler.h"
 #include "omnilearn/emulator/fake_throttler.h"
-#include "omnilearn/emulator/resource_throttler.h"
 
 namespace omnilearn::emulator {
 namespace {
@@ -23,7 +23,7 @@ TEST(CpuQuota, TenMillisecondPeriodAndOneMillisecondFloor) {
 
 TEST(FakeThrottler, RecordsAndFails) {
   FakeThrottler t(3);
-  EXPECT_EQ(t.worker_count(), 3u);
+  EXPECT_EQ(t.fractions().size(), 3u);
   ASSERT_TRUE(t.attach(1, 1234).is_ok());
   ASSERT_TRUE(t.apply(2, 0.25).is_ok());
   EXPECT_EQ(t.fractions()[2], 0.25);

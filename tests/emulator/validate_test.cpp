@@ -3,8 +3,6 @@
 // calibration (--skip-calibrate: a calibration takes minutes) and the comparison. Checks the stages' folders and
 // validation.csv, including the repeat columns. Needs root (cgroups), Fashion-MNIST and Debian's python3 with pandas;
 // skips with the reason otherwise.
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,10 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "omnilearn/emulator/resource_throttler.h"
+#include "omnilearn/base/subprocess.h"
+#include "omnilearn/emulator/cgroup_throttler.h"
 #include "test_scenarios.h"
-
-extern char** environ;
 
 namespace omnilearn::emulator {
 namespace {
@@ -30,20 +27,10 @@ namespace fs = std::filesystem;
 
 // Runs argv (no shell) with stdout and stderr into `log`; its exit code (-1 if it could not start or was killed).
 int run_logged(const std::vector<std::string>& argv, const std::string& log) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t files;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&files, 1, 2);
-  pid_t pid = -1;
-  const int started = ::posix_spawn(&pid, args[0], &files, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&files);
-  if (started != 0) return -1;
-  int status = 0;
-  if (::waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  SpawnOptions options;
+  options.stdout_file = options.stderr_file = log;
+  auto status = Subprocess::run(argv, options);
+  return status && WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
 }
 
 std::string read_file(const std::string& path) {

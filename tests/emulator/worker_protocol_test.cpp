@@ -40,7 +40,8 @@ TEST(WorkerProtocol, PlanEvaluationExtraDoneAvailability) {
   const auto e = round_trip(run::EvaluationRecord{3.0, 20, 1, 0.4, 0.86});
   EXPECT_EQ(e.accuracy, 0.86);
   EXPECT_EQ(round_trip(ExtraRecord{"controller_decision_s", 0.002}).value, 0.002);
-  EXPECT_EQ(round_trip(DoneRecord{"target"}).reason, "target");
+  EXPECT_EQ(round_trip(DoneRecord{run::StopReason::kTarget}).reason, run::StopReason::kTarget);
+  EXPECT_EQ(encode(DoneRecord{run::StopReason::kSamples}), "D\tsamples\n");
   EXPECT_EQ(round_trip(AvailabilityNotice{1, 4.0, 0.25}).fraction, 0.25);
 }
 
@@ -49,7 +50,8 @@ TEST(WorkerProtocol, MalformedLinesAreErrors) {
   EXPECT_FALSE(decode("Z\t1").is_ok());
   EXPECT_FALSE(decode("I\t1\t2").is_ok());
   EXPECT_FALSE(decode("E\tx\t1\t0\t0.1\t0.2").is_ok());
-  EXPECT_FALSE(decode("D\tdone\textra").is_ok());
+  EXPECT_FALSE(decode("D\tepochs\textra").is_ok());
+  EXPECT_FALSE(decode("D\tbudget").is_ok());  // not a stop reason's name
 }
 
 }  // namespace

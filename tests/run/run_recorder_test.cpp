@@ -57,6 +57,24 @@ TEST(RunRecorder, KeepsExactTotalsWithRowsOffAndFillsTheSummary) {
   EXPECT_NE(read_file(tmp.path() / "r" / "plans.csv").find("held-by-dead-band"), std::string::npos);
 }
 
+TEST(RunRecorder, WithoutAWriterKeepsTheTotalsOnly) {
+  RunRecorder rec(nullptr, RecorderOptions{});
+  rec.iteration(row(0, 0, 0, 0.0, 0.5, 0.0));
+  rec.iteration(row(1, 0, 0, 0.0, 0.3, 0.2));
+  rec.plan(PlanRecord{1, 0, 0.6, "scheduled", true, 0.4, {20, 12}, {0.625, 0.375}});
+  rec.availability(1, 0.5, 0.7);
+  rec.evaluation(EvaluationRecord{0.8, 0, 0, 0.7, 0.81});
+  RunSummary s;
+  rec.complete(s);
+  rec.fill_from_records(s, 0.0);
+  EXPECT_EQ(s.iterations, 1);
+  EXPECT_EQ(s.decisions, 1);
+  EXPECT_EQ(s.final_accuracy, 0.81);
+  EXPECT_NEAR(s.idle_fraction, 0.2 / 1.2, 1e-12);
+  EXPECT_TRUE(rec.finish(s).is_ok());
+  EXPECT_TRUE(rec.rewrite_manifest("{}").is_ok());
+}
+
 TEST(RunRecorder, StalenessAndTimelineEvents) {
   TempDir tmp;
   auto w = RunWriter::open((tmp.path() / "r").string(), "{}", /*timeline=*/true);

@@ -63,7 +63,9 @@ TEST(RunWriter, WritesEveryFileWithTheSchema) {
   s.final_accuracy = 0.42;
   s.decisions = 2;
   s.batch_changes = 1;
+  s.stop_reason = StopReason::kTarget;
   s.extra["controller_overhead_s"] = 0.001;
+  EXPECT_EQ(nlohmann::json::parse(summary_json(s))["stop_reason"], "target");
   ASSERT_TRUE((*w)->finish(s).is_ok());
   EXPECT_FALSE((*w)->finish(s).is_ok());  // twice is an error
 
@@ -93,7 +95,9 @@ TEST(RunWriter, WritesEveryFileWithTheSchema) {
   EXPECT_EQ(summary["final_accuracy"], 0.42);
   EXPECT_FALSE(summary.contains("mean_staleness"));
   EXPECT_FALSE(summary.contains("time_to_target_s"));
+  EXPECT_EQ(summary["stop_reason"], "target");
   EXPECT_EQ(summary["extra"]["controller_overhead_s"], 0.001);
+  EXPECT_EQ(read_file(dir / "summary.json"), summary_json(s));
 
   const auto timeline = nlohmann::json::parse(read_file(dir / "timeline.json"));
   EXPECT_EQ(timeline["displayTimeUnit"], "ms");

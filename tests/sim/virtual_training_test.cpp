@@ -1,5 +1,6 @@
 // Virtual-time training's simulator side (workload.numerics: real) against a scripted fake at the numerics seam:
-// the refusal without numerics, the evaluation schedule, the stop at the target accuracy and the time to target.
+// the refusal without numerics, the evaluation schedule, the stop at the target accuracy or the time budget (the stop
+// reason in summary.json) and the time to target.
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -13,6 +14,7 @@ namespace omnilearn::sim {
 namespace {
 
 using testing::read_csv;
+using testing::read_text;
 using testing::run_in_child;
 using testing::summary_number;
 using testing::test_dir;
@@ -75,6 +77,30 @@ TEST(VirtualTrainingTest, BspEvaluatesOnScheduleAndStopsAtTheTarget) {
   EXPECT_DOUBLE_EQ(summary_number(dir, "time_to_target_s"), std::stod(evaluations.back().at("time_s")));
   EXPECT_DOUBLE_EQ(summary_number(dir, "steps_to_target"), 25.0);
   EXPECT_DOUBLE_EQ(summary_number(dir, "final_accuracy"), 0.5);
+  EXPECT_NE(read_text(dir + "/summary.json").find("\"stop_reason\": \"target\""), std::string::npos);
+  EXPECT_DOUBLE_EQ(summary_number(dir, "stopped_at_target"), 1.0);
+}
+
+// A time budget spent at the first step: no evaluation at that step but the final one, which may still reach the
+// target (the target outranks the time).
+TEST(VirtualTrainingTest, TheTimeBudgetStopsTheRunAndTheFinalEvaluationMayReachTheTarget) {
+  for (const double target : {0.0, 0.05}) {
+    const std::string dir = test_dir(target > 0.0 ? "target" : "time");
+    SimOptions options;
+    options.numerics = [](const scenarios::Scenario&) -> Result<std::unique_ptr<TrainingNumerics>> {
+      return std::unique_ptr<TrainingNumerics>(std::make_unique<ScriptedNumerics>());
+    };
+    scenarios::Scenario s = real_numerics_scenario(controller::TrainingMode::kBsp);
+    s.emulator.time_budget_s = 1e-9;
+    s.emulator.target_accuracy = target;
+    ASSERT_EQ(run_in_child(s, dir, options), "");
+    EXPECT_EQ(read_csv(dir + "/iterations.csv").size(), 4u);  // one step of four workers
+    ASSERT_EQ(read_csv(dir + "/evaluations.csv").size(), 1u);  // the final one (0.1)
+    const std::string reason = target > 0.0 ? "target" : "time";
+    EXPECT_NE(read_text(dir + "/summary.json").find("\"stop_reason\": \"" + reason + "\""), std::string::npos)
+        << read_text(dir + "/summary.json");
+    EXPECT_DOUBLE_EQ(summary_number(dir, "stopped_at_target"), target > 0.0 ? 1.0 : 0.0);
+  }
 }
 
 TEST(VirtualTrainingTest, AspEvaluatesEveryNUpdatesWithLossesInTheRows) {

@@ -11,7 +11,8 @@
             optimizer.step()
             step.loss = loss.item()                              # optional, goes to iterations.csv
 
-Every rank must run the same steps (stop with `epochs` or `max_steps`, never by breaking out on one rank only).
+Every rank must run the same steps: stop with the run's stop rule (epochs, sample_budget, max_steps, time_budget_s,
+target_accuracy: the simulator's and the testbed's StopRule), never by breaking out on one rank only.
 A rank whose share of the last step of an epoch is empty still runs forward and backward on its empty batch (DDP
 needs every rank in every all-reduce); its gradients then count as zeros. Only the default process group is
 supported; a DDP communication hook, if any, must average (divide the SUM by the world size) as DDP's default does.
@@ -34,7 +35,7 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
-from .. import Controller, RunWriter, __version__
+from .. import Controller, Manifest, RunRecorder, RunSummary, StopRule, __version__, stop_reason_names
 from ..sampler import GlobalSampler, StepAssignment
 from .hooks import GradientWeighting
 
@@ -79,23 +80,29 @@ class AdaptiveBatching:
     the world size; `overrides` as `omnilearn sim --set`) or keyword arguments: global_batch, capacities (nominal
     relative speeds, default all 1) and the scenario's `policy:` keys (name, gain, fit_window, min_batch, max_batch,
     dead_band, ewma_alpha, decide, every_n, imbalance_threshold, memory_guard, memory_guard_tolerance).
-    epochs, max_steps: when to stop (max_steps 0: no limit). run_dir: run folder written by rank 0 (None: none);
+    When to stop (a StopRule; 0 is no limit): epochs, or sample_budget samples instead; max_steps steps;
+    time_budget_s seconds of training (rank 0's clock, from the start of the loop); target_accuracy, reached by an
+    evaluation that rank 0 records (record_evaluation). The loop ends on every rank together; `stop_reason` says why.
+    run_dir: run folder written by rank 0 through the run layer (the simulator's and the testbed's schema; None: none);
     replace: replace an earlier run's files there. timeline: also write timeline.json. The folder gets its
     summary.json at close() (the end of the `with` block) if the loop ran to its end.
     """
 
     def __init__(self, model: DistributedDataParallel, dataset_size: int, *, seed: int = 1, epochs: int = 1,
-                 max_steps: int = 0, run_dir: Optional[str] = None, replace: bool = False, timeline: bool = True,
+                 max_steps: int = 0, sample_budget: int = 0, time_budget_s: float = 0.0, target_accuracy: float = 0.0,
+                 run_dir: Optional[str] = None, replace: bool = False, timeline: bool = True,
                  scenario: Optional[str] = None, overrides: Sequence[str] = (), global_batch: Optional[int] = None,
                  capacities: Optional[Sequence[float]] = None, **policy):
         if not isinstance(model, DistributedDataParallel):
             raise TypeError(f"model: expected a torch.nn.parallel.DistributedDataParallel, got {type(model).__name__}")
         if not dist.is_available() or not dist.is_initialized():
             raise RuntimeError("AdaptiveBatching: call torch.distributed.init_process_group first")
-        if int(epochs) < 1:
-            raise ValueError(f"epochs: expected >= 1, got {epochs}")
-        if int(max_steps) < 0:
-            raise ValueError(f"max_steps: expected >= 0 (0: no limit), got {max_steps}")
+        started = time.perf_counter()
+        # Every rank keeps the rule: the step cap, the sample budget and the epochs end the loop on every rank alike;
+        # rank 0's time budget and target reach the others with the next plan.
+        self._stop = StopRule(dataset_samples=int(dataset_size), epochs=int(epochs), sample_budget=int(sample_budget),
+                              max_steps=int(max_steps), time_budget_s=float(time_budget_s),
+                              target_accuracy=float(target_accuracy))
         self.rank = dist.get_rank()
         self.world = dist.get_world_size()
         self.epochs = int(epochs)
@@ -127,27 +134,37 @@ class AdaptiveBatching:
         self.batches = list(self.controller.current_plan.batch)
         self._weighting = GradientWeighting(model, self.world)
 
-        self.writer: Optional[RunWriter] = None
+        # Rank 0 records the run (the totals for summary(), and the run folder when run_dir is given).
+        self.recorder: Optional[RunRecorder] = None
+        self._manifest: Optional[Manifest] = None
         error: Optional[BaseException] = None
-        if self.rank == 0 and run_dir is not None:
+        if self.rank == 0:
             try:
-                self.writer = RunWriter.open(str(run_dir), json.dumps(self._manifest(dataset_size, scenario,
-                                                                                     overrides)),
-                                             timeline=timeline, replace=replace)
-                self.writer.add_plan(self.controller.current_plan, epoch=0)
+                if run_dir is not None:
+                    self._manifest = self._make_manifest(scenario, overrides)
+                self.recorder = RunRecorder(None if run_dir is None else str(run_dir), self._manifest,
+                                            timeline=timeline, replace=replace)
+                self.recorder.plan(self.controller.current_plan, epoch=0)
             except BaseException as e:  # noqa: B902 - re-raised below, after telling the other ranks
                 error = e
         self.step = 0
-        self.stop_reason = ""
-        self.completed = False  # the loop ran to its end (epochs or max_steps)
-        self._stats = _RunStats(self.world)
+        self.completed = False  # the loop ran to its end (the stop rule said stop)
+        self._samples = 0  # samples of the steps applied
+        self._started = started
+        self._decision_s = 0.0
+        self._time_to_target: Optional[float] = None
+        self._steps_to_target: Optional[int] = None
+        self._final: Optional[dict] = None  # rank 0's summary, kept at close()
+        self._in_step = False  # the loop's body runs (this step is applied once its optimizer stepped)
+        self._epoch = 0  # the epoch of the current (or the last) step
         # The exchange's tensors live as long as this object. A tensor made in Python whose last reference a gloo
         # worker thread drops needs the GIL there; torch 1.13 then deadlocks at interpreter exit when the main thread
         # destroys the process group (joining that thread) while holding the GIL. Kept here, the worker's reference
         # is never the last one.
         self._facts = torch.zeros(_FACTS, dtype=torch.float64)
         self._gathered = [torch.zeros(_FACTS, dtype=torch.float64) for _ in range(self.world)]
-        self._decision = torch.zeros(self.world + 1, dtype=torch.int64)
+        self._decision = torch.zeros(self.world + 2, dtype=torch.int64)
+        self._reasons = stop_reason_names()  # a reason's code is its index
         # A barrier that also tells every rank whether rank 0 could open the run folder; the run's clock starts on
         # every rank together after it.
         failed = torch.tensor([0 if error is None else 1], dtype=torch.int64)
@@ -158,26 +175,30 @@ class AdaptiveBatching:
             raise RuntimeError(f"rank 0 could not open the run folder {run_dir} (see its error)")
         self._t0 = time.perf_counter()
 
+    @property
+    def stop_reason(self) -> str:
+        """Why the loop ended (a StopRule reason: epochs, samples, steps, time, target; 'none' while it runs)."""
+        return self._stop.reason
+
     # -- the loop ---------------------------------------------------------------------------------------------------
     def __iter__(self):
-        while True:
-            if self.max_steps and self.step >= self.max_steps:
-                self.stop_reason = "steps"
-                break
+        # The step cap, the sample budget or the epochs (every rank sees the same totals), or rank 0's time budget or
+        # target, which _finish_step passed on.
+        while not self._stop.stopped and self._stop.progress(steps=self.step, samples=self._samples) == "none":
             start = time.perf_counter()
             a = self.sampler.next(self.batches)
-            if a.epoch >= self.epochs:
-                self.stop_reason = "epochs"
-                break
             indices = self.sampler.indices(a, self.rank)
             weight = a.batch[self.rank] / a.global_batch
             self._weighting.start_step(weight)
             step = Step(self.step, a.epoch, a.last_in_epoch, self.rank, list(a.batch), indices,
                         torch.tensor(indices, dtype=torch.int64), weight)
             step._timer["start"] = time.perf_counter()
+            self._in_step, self._epoch = True, a.epoch
             yield step
+            self._in_step = False
             self._finish_step(a, step, start)
             self.step += 1
+            self._samples += a.global_batch
         self.completed = True
 
     def _finish_step(self, a: StepAssignment, step: Step, start: float) -> None:
@@ -193,12 +214,15 @@ class AdaptiveBatching:
         facts[_LOSS] = math.nan if step.loss is None else float(step.loss)
         facts[_ACC] = math.nan if step.accuracy is None else float(step.accuracy)
         dist.all_gather(gathered, facts)
-        # Rank 0 decides; [ok, batch per rank] goes to every rank (ok 0: rank 0 failed and raises its own error).
+        # Rank 0 decides; [ok, stop reason, batch per rank] goes to every rank (ok 0: rank 0 failed and raises its own
+        # error; the stop reason's code: its index in stop_reason_names(), 0 while the run goes on).
         decision.zero_()
         error: Optional[BaseException] = None
         if self.rank == 0:
             try:
-                decision[1:] = torch.tensor(self._decide(a, [g.tolist() for g in gathered], end), dtype=torch.int64)
+                decision[2:] = torch.tensor(self._decide(a, [g.tolist() for g in gathered], end), dtype=torch.int64)
+                self._stop.elapsed(end - self._t0)
+                decision[1] = self._reasons.index(self._stop.reason)
                 decision[0] = 1
             except BaseException as e:  # noqa: B902 - re-raised below, after releasing the other ranks
                 error = e
@@ -207,27 +231,22 @@ class AdaptiveBatching:
             raise error
         if int(decision[0]) != 1:
             raise RuntimeError(f"step {self.step}: rank 0 failed while deciding the next plan (see its error)")
-        self.batches = [int(b) for b in decision[1:].tolist()]
+        self.batches = [int(b) for b in decision[2:].tolist()]
+        if int(decision[1]) != 0:
+            self._stop.stop(self._reasons[int(decision[1])])
 
     def _decide(self, a: StepAssignment, facts: list[list[float]], end: float) -> list[int]:
         now_s = end - self._t0
         times = [f[_COMPUTE] for f in facts]
         slowest = max((times[k] for k in range(self.world) if a.batch[k] > 0), default=0.0)
-        rows = []
         for k, f in enumerate(facts):
             rest = f[_REST]
             # What is not compute splits into waiting for the slowest rank and the exchange itself (as the testbed).
             wait = min(max(0.0, slowest - times[k]), rest) if a.batch[k] > 0 else 0.0
-            rows.append((k, f[_START], times[k], rest - wait, wait, a.batch[k], f[_LOSS], f[_ACC]))
-        self._stats.add_step(a.epoch, now_s, rows)
-        if self.writer is not None:
-            for k, start_s, compute_s, comm_s, wait_s, batch, loss, acc in rows:
-                self.writer.add_iteration(worker=k, step=self.step, epoch=a.epoch, start_s=start_s,
-                                          compute_s=compute_s, comm_s=comm_s, wait_s=wait_s, batch=batch,
-                                          loss=None if math.isnan(loss) else loss,
-                                          accuracy=None if math.isnan(acc) else acc)
-                self.writer.span(k, "compute", start_s, compute_s)
-                self.writer.span(k, "exchange", start_s + compute_s, comm_s + wait_s)
+            self.recorder.iteration(worker=k, step=self.step, epoch=a.epoch, start_s=f[_START], compute_s=times[k],
+                                    comm_s=rest - wait, wait_s=wait, batch=a.batch[k],
+                                    loss=None if math.isnan(f[_LOSS]) else f[_LOSS],
+                                    accuracy=None if math.isnan(f[_ACC]) else f[_ACC])
         d0 = time.perf_counter()
         if not a.last_in_epoch:  # the shrunken remainder step would skew the per-batch times (as the testbed)
             for k in range(self.world):
@@ -236,117 +255,83 @@ class AdaptiveBatching:
                                                      batch=a.batch[k])
         plan = self.controller.plan_next(step=self.step + 1, epoch=a.epoch + 1 if a.last_in_epoch else a.epoch,
                                          now_s=now_s)
-        self._stats.decision_s += time.perf_counter() - d0
-        if plan.decided:
-            self._stats.decisions += 1
-            self._stats.changes += int(plan.changed)
-            if self.writer is not None:
-                self.writer.add_plan(plan, epoch=a.epoch)
+        self._decision_s += time.perf_counter() - d0
+        self.recorder.plan(plan, epoch=a.epoch)  # recorded when the policy was consulted
         return list(plan.batch)
 
     # -- the end ----------------------------------------------------------------------------------------------------
     def record_evaluation(self, loss: float, accuracy: float) -> None:
-        """A test evaluation (rank 0's numbers) at the current step, for evaluations.csv and the summary's final
-        accuracy. Call it before close() (inside the `with` block)."""
-        if self.rank == 0:
-            self._stats.final_accuracy = float(accuracy)
-            if self.writer is not None:
-                self.writer.add_evaluation(time_s=time.perf_counter() - self._t0, step=max(0, self.step - 1),
-                                           epoch=max(0, self._stats.last_epoch), loss=float(loss),
-                                           accuracy=float(accuracy))
+        """A test evaluation (rank 0's numbers) of the model after the steps applied so far, for evaluations.csv, the
+        summary's final accuracy and the stop rule's target. Inside the loop, call it after optimizer.step(): it counts
+        the current step as applied, and a reached target ends the loop after this step on every rank. Call it before
+        close() (inside the `with` block); other ranks' calls are ignored."""
+        if self.rank != 0 or self.recorder is None or self.recorder.closed:
+            return
+        now_s = time.perf_counter() - self._t0
+        applied = self.step + (1 if self._in_step else 0)
+        self.recorder.evaluation(time_s=now_s, step=max(0, applied - 1), epoch=self._epoch,
+                                 loss=float(loss), accuracy=float(accuracy))
+        if self._stop.evaluation(float(accuracy)) == "target" and self._time_to_target is None:
+            self._time_to_target, self._steps_to_target = now_s, applied
 
     def summary(self) -> dict:
-        """The run's summary so far (rank 0 only has the numbers; other ranks get an empty dict)."""
-        return self._stats.summary(self.settings["name"]) if self.rank == 0 else {}
+        """The run's summary so far, as summary.json has it (rank 0 only has the numbers; other ranks get an empty
+        dict)."""
+        if self.rank != 0:
+            return {}
+        if self._final is not None or self.recorder is None:
+            return dict(self._final or {})
+        return json.loads(self._summary().to_json())
 
     def close(self) -> None:
         """Ends the run folder: with summary.json if the loop ran to its end, else without (a run cut short). Called
         by the `with` block's end; evaluations recorded before it go into the folder. A no-op once closed."""
-        if self.writer is None or self.writer.closed:
+        if self.recorder is None or self.recorder.closed:
             return
         if not self.completed:
-            self.writer.close()
+            self.recorder.close()
             return
-        s = self._stats.summary(self.settings["name"])
-        self.writer.finish(policy=s["policy"], mode="bsp", workers=self.world, iterations=s["iterations"],
-                           epochs=s["epochs"], total_time_s=s["total_time_s"], mean_iteration_s=s["mean_iteration_s"],
-                           idle_fraction=s["idle_fraction"], epoch_time_s=s["epoch_time_s"],
-                           decisions=s["decisions"], batch_changes=s["batch_changes"],
-                           final_accuracy=s["final_accuracy"], extra=s["extra"])
+        s = self._summary()
+        self._final = json.loads(s.to_json())
+        if self._manifest is not None:
+            self.recorder.rewrite_manifest(self._manifest.text(elapsed_s=time.perf_counter() - self._started))
+        self.recorder.finish(s)
+
+    def _summary(self) -> RunSummary:
+        """Rank 0's summary from its recorder, as the testbed's launcher makes it (times from the loop's start)."""
+        s = RunSummary(policy=self.settings["name"], mode="bsp", workers=self.world)
+        self.recorder.fill_from_records(s, origin_s=0.0)
+        self.recorder.complete(s)
+        s.stop_reason = self._stop.reason
+        s.time_to_target_s = self._time_to_target
+        extra = {"controller_decision_s": self._decision_s,
+                 "controller_overhead": self._decision_s / s.total_time_s if s.total_time_s > 0 else 0.0,
+                 "samples": float(self._samples)}
+        if self._steps_to_target is not None:
+            extra["steps_to_target"] = float(self._steps_to_target)
+        s.extra = extra
+        return s
 
     def __enter__(self) -> "AdaptiveBatching":
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is not None and self.writer is not None and not self.writer.closed:
-            self.writer.close()  # an error: the folder keeps its rows, without a summary
+        if exc_type is not None and self.recorder is not None and not self.recorder.closed:
+            self.recorder.close()  # an error: the folder keeps its rows, without a summary
         self.close()
 
-    def _manifest(self, dataset_size: int, scenario: Optional[str], overrides: Sequence[str]) -> dict:
-        return {
-            "backend": "torch",
-            "tool": "omnilearn.torch.AdaptiveBatching",
-            "argv": list(sys.argv),
-            "seed": self.seed,
-            "world_size": self.world,
-            "dataset_samples": int(dataset_size),
-            "epochs": self.epochs,
-            "max_steps": self.max_steps,
-            "scenario_file": scenario,
-            "overrides": list(overrides),
-            "policy": self.settings,
-            "versions": {"omnilearn": __version__, "python": platform.python_version(), "torch": torch.__version__},
-            "host": socket.gethostname(),
-            "pid": os.getpid(),
-            "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        }
-
-
-class _RunStats:
-    """What summary.json needs, accumulated on rank 0."""
-
-    def __init__(self, world: int):
-        self.world = world
-        self.steps = 0
-        self.step_s: list[float] = []
-        self.busy = {"compute": 0.0, "comm": 0.0, "wait": 0.0}
-        self.epoch_end: dict[int, float] = {}
-        self.last_epoch = -1
-        self.end_s = 0.0
-        self.decision_s = 0.0
-        self.decisions = 0
-        self.changes = 0
-        self.final_accuracy: Optional[float] = None
-
-    def add_step(self, epoch: int, end_s: float, rows) -> None:
-        self.steps += 1
-        start = min(r[1] for r in rows)
-        self.step_s.append(max(0.0, end_s - start))
-        for _, _, compute_s, comm_s, wait_s, *_ in rows:
-            self.busy["compute"] += compute_s
-            self.busy["comm"] += comm_s
-            self.busy["wait"] += wait_s
-        self.epoch_end[epoch] = end_s
-        self.last_epoch = epoch
-        self.end_s = end_s
-
-    def summary(self, policy: str) -> dict:
-        total = sum(self.busy.values())
-        epoch_times, previous = [], 0.0
-        for e in sorted(self.epoch_end):
-            epoch_times.append(self.epoch_end[e] - previous)
-            previous = self.epoch_end[e]
-        return {
-            "policy": policy,
-            "iterations": self.steps,
-            "epochs": len(self.epoch_end),
-            "total_time_s": self.end_s,
-            "mean_iteration_s": sum(self.step_s) / len(self.step_s) if self.step_s else 0.0,
-            "idle_fraction": self.busy["wait"] / total if total > 0 else 0.0,
-            "epoch_time_s": epoch_times,
-            "decisions": self.decisions,
-            "batch_changes": self.changes,
-            "final_accuracy": self.final_accuracy,
-            "extra": {"controller_decision_s": self.decision_s,
-                      "controller_overhead": self.decision_s / self.end_s if self.end_s > 0 else 0.0},
-        }
+    def _make_manifest(self, scenario: Optional[str], overrides: Sequence[str]) -> Manifest:
+        """manifest.json as the other back ends write it: the resolved scenario (the controller's, with this run's
+        seed and stop rule), argv, the seed, then this back end's fields."""
+        resolved = self.controller.scenario
+        resolved.seed = self.seed
+        resolved.set_stop_limits(self._stop)
+        m = Manifest("torch", resolved, list(sys.argv))
+        m.set("tool", "omnilearn.torch.AdaptiveBatching")
+        m.set("world_size", self.world)
+        m.set("scenario_file", scenario)
+        m.set("overrides", list(overrides))
+        m.set("versions", {"omnilearn": __version__, "python": platform.python_version(), "torch": torch.__version__})
+        m.set("host", socket.gethostname())
+        m.set("pid", os.getpid())
+        return m

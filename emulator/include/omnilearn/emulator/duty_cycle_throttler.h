@@ -22,33 +22,28 @@ namespace omnilearn::emulator {
 
 class DutyCycleThrottler final : public ResourceThrottler {
  public:
-  // `inner` must support set_frozen; `period_s` > 0.
-  static Result<std::unique_ptr<DutyCycleThrottler>> wrap(std::unique_ptr<ResourceThrottler> inner, double period_s);
+  // Drives `inner`'s `workers` groups (inner local ids 0..workers-1); `period_s` in [1 ms, 10 s]. Checks once, on
+  // worker 0, that `inner` can freeze.
+  static Result<std::unique_ptr<DutyCycleThrottler>> wrap(std::unique_ptr<FreezableThrottler> inner,
+                                                          std::size_t workers, double period_s);
   ~DutyCycleThrottler() override;
   DutyCycleThrottler(const DutyCycleThrottler&) = delete;
   DutyCycleThrottler& operator=(const DutyCycleThrottler&) = delete;
 
-  std::string_view name() const override { return "freezer-duty-cycle"; }
   Status attach(WorkerId worker, pid_t pid) override { return inner_->attach(worker, pid); }
   // Sets the fraction of each period that `worker` runs; the cycle picks it up at its next period.
   Status apply(WorkerId worker, double fraction) override;
-  bool can_change_live() const override { return true; }
   // Stops the cycle, thaws every worker, then removes the inner groups.
   Status remove() override;
-  std::size_t worker_count() const override { return inner_->worker_count(); }
-  std::vector<std::string> comm_thread_files(WorkerId worker) const override { return inner_->comm_thread_files(worker); }
-  std::vector<std::string> compute_thread_files(WorkerId worker) const override {
-    return inner_->compute_thread_files(worker);
-  }
   // The first freezer error the cycle met (it stops cycling then and leaves everyone thawed); ok otherwise.
   Status cycle_status() const;
 
  private:
-  DutyCycleThrottler(std::unique_ptr<ResourceThrottler> inner, double period_s);
+  DutyCycleThrottler(std::unique_ptr<FreezableThrottler> inner, std::size_t workers, double period_s);
   void run();
   void stop_cycle();
 
-  std::unique_ptr<ResourceThrottler> inner_;
+  std::unique_ptr<FreezableThrottler> inner_;
   double period_s_;
   std::vector<std::atomic<double>> fractions_;
   mutable std::mutex mu_;

@@ -11,20 +11,17 @@
 
 namespace omnilearn::emulator {
 
-class FakeThrottler final : public ResourceThrottler {
+class FakeThrottler final : public FreezableThrottler {
  public:
   struct Call {
     WorkerId worker = 0;
     double fraction = 1.0;
   };
-  explicit FakeThrottler(std::size_t workers, bool live = true) : fractions_(workers, 1.0), live_(live) {}
+  explicit FakeThrottler(std::size_t workers) : fractions_(workers, 1.0) {}
 
-  std::string_view name() const override { return "fake"; }
   Status attach(WorkerId worker, pid_t pid) override;
   Status apply(WorkerId worker, double fraction) override;
-  bool can_change_live() const override { return live_; }
   Status remove() override;
-  std::size_t worker_count() const override { return fractions_.size(); }
   Status set_frozen(WorkerId worker, bool frozen) override;
 
   struct Freeze {
@@ -45,7 +42,6 @@ class FakeThrottler final : public ResourceThrottler {
   std::vector<double> fractions_;
   std::vector<Call> calls_;
   std::vector<pid_t> attached_;
-  bool live_ = true;
   bool removed_ = false;
   Status fail_;
   mutable std::mutex freeze_mu_;

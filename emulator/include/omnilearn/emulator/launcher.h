@@ -14,7 +14,7 @@
 
 #include "omnilearn/base/status.h"
 #include "omnilearn/emulator/emulator_config.h"
-#include "omnilearn/emulator/resource_throttler.h"
+#include "omnilearn/emulator/launch_environment.h"
 #include "omnilearn/run/run_writer.h"
 #include "omnilearn/scenarios/scenario.h"
 
@@ -47,9 +47,6 @@ WorkerRange node_worker_range(std::size_t workers, int nnodes, int node_rank);
 // iterations.csv, availability.csv and timeline.json of that node's workers on its own clock; no summary.json).
 std::string node_output_dir(const std::string& output_dir, int node_rank);
 
-using ThrottlerFactory =
-    std::function<Result<std::unique_ptr<ResourceThrottler>>(const std::string& run_id, const std::vector<double>& cores)>;
-
 struct LaunchOptions {
   std::string output_dir;                 // the run folder
   // When the run folder is not empty: refuse, or replace an earlier run's files (--force). A folder another run
@@ -58,15 +55,11 @@ struct LaunchOptions {
   std::vector<std::string> argv;          // recorded in manifest.json
   std::vector<std::string> overrides;     // the scenario's --set strings (recorded in manifest.json)
   std::map<std::string, std::string> manifest_fields;
-  // The worker program; "" = omnilearn-emulate-worker next to this executable, else the one built with it.
-  std::string worker_executable;
-  std::vector<std::string> extra_worker_args;  // appended to every worker's arguments (tests)
-  ThrottlerFactory make_throttler;        // default: make_cgroup_throttler
-  bool prepare_dataset = true;            // decompress Fashion-MNIST first (tests of fake workers turn it off)
-  bool check_host_cpus = true;
-  std::function<void(const std::vector<pid_t>&)> on_started;  // called once every worker runs (tests)
-  std::function<void(const std::string&)> log;                 // progress lines; default stderr
+  std::function<void(const std::string&)> log;  // progress lines; default stderr
   NodeOptions nodes;                      // several hosts; the default is this host alone
+  // What the launch asks of the host: the worker program, the dataset, the resource groups. Null: a
+  // HostLaunchEnvironment with the installed worker program. Tests pass a fake.
+  std::shared_ptr<LaunchEnvironment> environment;
 };
 
 // kStalled: a worker reported no iteration for emulator.stall_timeout_s (liveness); exit code 1.
@@ -86,8 +79,5 @@ struct LaunchResult {
 // The testbed settings are the scenario's (scenario.emulator); the launcher writes them, resolved, into the run
 // folder's config.json, which every worker reads.
 Result<LaunchResult> run_emulation(const scenarios::Scenario& scenario, const LaunchOptions& options);
-
-// The path of the default worker program (see LaunchOptions::worker_executable).
-std::string default_worker_executable();
 
 }  // namespace omnilearn::emulator

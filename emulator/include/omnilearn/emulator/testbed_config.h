@@ -9,6 +9,7 @@
 
 #include "omnilearn/base/status.h"
 #include "omnilearn/run/controller_factory.h"
+#include "omnilearn/run/stop_rule.h"
 #include "omnilearn/scenarios/scenario.h"
 
 namespace omnilearn::emulator {
@@ -38,6 +39,18 @@ struct TestbedConfig {
   long long t0_ns = 0;              // the run's start on the steady clock (CLOCK_MONOTONIC, shared by processes)
   std::string data_dir;             // decompressed Fashion-MNIST
 };
+
+// The limits of the run's stop rule (those run::stop_limits takes from the scenario).
+inline run::StopLimits stop_limits(const TestbedConfig& c) {
+  run::StopLimits limits;
+  limits.dataset_samples = c.dataset_samples;
+  limits.epochs = c.epochs;
+  limits.sample_budget = c.sample_budget;
+  limits.max_steps = c.max_iterations;
+  limits.time_budget_s = c.settings.time_budget_s;
+  limits.target_accuracy = c.settings.target_accuracy;
+  return limits;
+}
 
 // The configuration of `scenario` on the testbed (network resolved); the rendezvous fields are the caller's.
 Result<TestbedConfig> testbed_config(const scenarios::Scenario& scenario);

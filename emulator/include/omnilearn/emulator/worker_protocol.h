@@ -10,6 +10,7 @@
 
 #include "omnilearn/base/status.h"
 #include "omnilearn/run/run_writer.h"
+#include "omnilearn/run/stop_reason.h"
 
 namespace omnilearn::emulator {
 
@@ -18,9 +19,9 @@ struct ExtraRecord {
   std::string key;
   double value = 0.0;
 };
-// The worker finished normally; `reason` is "target", "epochs", "budget", "time" or "iterations".
+// The worker finished normally, for `reason` (its rule's, run/stop_rule.h; on the line by its name).
 struct DoneRecord {
-  std::string reason;
+  run::StopReason reason = run::StopReason::kNone;
 };
 // Launcher -> worker: availability of `worker` changed at `time_s`.
 struct AvailabilityNotice {

@@ -9,6 +9,7 @@
 
 #include "omnilearn/base/units.h"
 #include "omnilearn/controller/controller.h"
+#include "omnilearn/run/stop_reason.h"
 
 namespace omnilearn::run {
 
@@ -71,6 +72,7 @@ struct RunSummary {
   std::optional<double> final_accuracy;
   std::int64_t decisions = 0;
   std::int64_t batch_changes = 0;
+  StopReason stop_reason = StopReason::kNone;  // why the run ended (StopRule::reason)
   std::map<std::string, double> extra;  // back-end specific numbers (controller overhead, ...)
 };
 

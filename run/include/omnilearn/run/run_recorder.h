@@ -25,6 +25,7 @@ struct RecorderOptions {
 
 class RunRecorder {
  public:
+  // `writer` null: a run without a folder; the recorder keeps the totals only, and finish() and close() write nothing.
   RunRecorder(std::unique_ptr<RunWriter> writer, RecorderOptions options);
 
   // One worker's iteration: its totals, and its row and compute / wait / comm spans when enabled.
@@ -45,10 +46,12 @@ class RunRecorder {
   void fill_from_records(RunSummary& summary, Seconds origin_s) const;
 
   // Closes every file, then writes summary.json (RunWriter::finish). Returns the first I/O error met.
-  Status finish(const RunSummary& summary) { return writer_->finish(summary); }
+  Status finish(const RunSummary& summary) { return writer_ ? writer_->finish(summary) : Status::ok(); }
   // Closes every file of a run stopped before its end: rows whole, timeline.json valid, no summary.json.
-  Status close() { return writer_->close(); }
-  Status rewrite_manifest(const std::string& manifest_json) { return writer_->rewrite_manifest(manifest_json); }
+  Status close() { return writer_ ? writer_->close() : Status::ok(); }
+  Status rewrite_manifest(const std::string& manifest_json) {
+    return writer_ ? writer_->rewrite_manifest(manifest_json) : Status::ok();
+  }
 
   double busy_s() const { return compute_s_ + comm_s_; }
   std::int64_t iteration_records() const { return records_; }

@@ -23,6 +23,9 @@ namespace omnilearn::run {
 // cells, and every worker's weight is b_k / sum(b) (0 when the sum is 0); otherwise the marker's batch cell is empty. kAuto: kFull up to kFullPlanRowsMaxWorkers
 // workers, kChanges above (a 2,048-worker run with churn otherwise writes hundreds of MB of unchanged rows).
 enum class PlanRows { kAuto, kFull, kChanges };
+
+// summary.json's text for `summary` (what RunWriter::finish writes): a JSON object ending in a newline.
+std::string summary_json(const RunSummary& summary);
 inline constexpr std::size_t kFullPlanRowsMaxWorkers = 64;
 
 class RunWriter {

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "omnilearn/scenarios/enum_names.h"
 #include "omnilearn/scenarios/scenario.h"
 
 namespace omnilearn::scenarios {
@@ -16,12 +17,41 @@ std::string scenario_to_json(const Scenario& scenario);
 
 // The testbed settings as JSON (the scenario's `emulator` object; the testbed's config.json): every field by its
 // scenario key, enums by their scenario spelling. Reading fills absent keys with the defaults.
-NLOHMANN_JSON_SERIALIZE_ENUM(Network, {{Network::kFromModel, ""}, {Network::kLeNet, "lenet"}, {Network::kResNet, "resnet"},
-                                       {Network::kTorchScript, "torchscript"}})
-NLOHMANN_JSON_SERIALIZE_ENUM(Loss, {{Loss::kCrossEntropy, "cross-entropy"}, {Loss::kNll, "nll"}})
-NLOHMANN_JSON_SERIALIZE_ENUM(Device, {{Device::kCpu, "cpu"}, {Device::kCuda, "cuda"}})
-NLOHMANN_JSON_SERIALIZE_ENUM(LrScalingRule, {{LrScalingRule::kLinear, "linear"}, {LrScalingRule::kSqrt, "sqrt"}})
-NLOHMANN_JSON_SERIALIZE_ENUM(QuotaScope, {{QuotaScope::kCompute, "compute"}, {QuotaScope::kProcess, "process"}})
+// An enum as its name in its table (enum_names.h); as nlohmann's NLOHMANN_JSON_SERIALIZE_ENUM, a name the table
+// lacks reads as the table's first value.
+template <typename BasicJsonType, typename E>
+void enum_to_json(BasicJsonType& j, E value) {
+  j = std::string(enum_name(value));
+}
+template <typename BasicJsonType, typename E>
+void enum_from_json(const BasicJsonType& j, E& value) {
+  const auto names = enum_names(value);
+  value = names.front().value;
+  if (!j.is_string()) return;
+  const std::string text = j.template get<std::string>();
+  for (const EnumName<E>& n : names) {
+    if (text == n.name) value = n.value;
+  }
+}
+// Concrete overloads, so that they win over nlohmann's own (numeric) conversion of enums.
+#define OMNILEARN_JSON_ENUM(E)                       \
+  template <typename BasicJsonType>                  \
+  void to_json(BasicJsonType& j, const E& value) {   \
+    enum_to_json(j, value);                          \
+  }                                                  \
+  template <typename BasicJsonType>                  \
+  void from_json(const BasicJsonType& j, E& value) { \
+    enum_from_json(j, value);                        \
+  }
+OMNILEARN_JSON_ENUM(Network)
+OMNILEARN_JSON_ENUM(Loss)
+OMNILEARN_JSON_ENUM(Device)
+OMNILEARN_JSON_ENUM(LrScalingRule)
+OMNILEARN_JSON_ENUM(QuotaScope)
+OMNILEARN_JSON_ENUM(AspUpdate)
+OMNILEARN_JSON_ENUM(AspPull)
+OMNILEARN_JSON_ENUM(AspRule)
+#undef OMNILEARN_JSON_ENUM
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EmulatorSpec, network, device, cpu_budget, cpu_per_core, cpu_period_s,
                                                 throttle, cpuset, sample_cost_s, target_accuracy, eval_every,
                                                 eval_samples, time_budget_s, learning_rate, momentum, lr_scaling,
@@ -31,11 +61,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EmulatorSpec, network, device, c
 
 // workload.asp as JSON (the testbed's config.json, the manifest when not the defaults): keys and spellings as the
 // scenario file's; delay_threshold `inf` is kNoDelayThreshold.
-NLOHMANN_JSON_SERIALIZE_ENUM(AspUpdate, {{AspUpdate::kGradient, "gradient"}, {AspUpdate::kModelOverwrite, "model-overwrite"}})
-NLOHMANN_JSON_SERIALIZE_ENUM(AspPull, {{AspPull::kEveryPush, "every-push"}, {AspPull::kPerEpoch, "per-epoch"}})
-NLOHMANN_JSON_SERIALIZE_ENUM(AspRule, {{AspRule::kAsgd, "asgd"}, {AspRule::kStalenessAware, "staleness-aware"},
-                                       {AspRule::kDcAsgd, "dc-asgd"}, {AspRule::kSsp, "ssp"},
-                                       {AspRule::kRingmaster, "ringmaster"}, {AspRule::kRescaled, "rescaled"}})
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AspSpec, update, pull, rule, staleness_bound, delay_threshold, dc_lambda)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AspSpec, update, pull, rule, staleness_bound, delay_threshold,
+                                                dc_lambda)
 
 }  // namespace omnilearn::scenarios
