@@ -63,14 +63,19 @@ po::options_description sim_options() {
       "trains for real (BSP steps, ASP pushes at their simulated arrival with their staleness), adding\n"
       "evaluations.csv, loss and accuracy in iterations.csv, final_accuracy and time_to_target_s (simulated\n"
       "seconds) to the folder; emulator.* sets the network, data, optimiser, eval_every, target_accuracy and\n"
-      "time_budget_s. It needs a build with LibTorch (omnilearn-sim-train, run for such a scenario).\n\n"
+      "time_budget_s. It needs a build with LibTorch (omnilearn-sim-train, run for such a scenario).\n"
+      "ASP's algorithm (workload.asp, docs/asp-rules.md): update (gradient | model-overwrite), pull (every-push |\n"
+      "per-epoch), rule (asgd | staleness-aware | dc-asgd | ssp | ringmaster | rescaled) with staleness_bound (ssp),\n"
+      "delay_threshold (ringmaster) and dc_lambda (dc-asgd); the simulator times SSP's waits and the epoch barrier.\n\n"
       "examples:\n"
       "  omnilearn sim scenarios/paper/bsp-hl8.yaml\n"
       "  omnilearn sim scenarios/paper/bsp-hl8.yaml --set policy.name=uniform --out runs/hl8-uniform\n"
       "  omnilearn sim scenarios/paper/bsp-dynamic.yaml --set policy.dead_band=0.1 --seed 7\n"
       "  omnilearn sim scenarios/paper/bsp-hl8.yaml --out runs/hl8-uniform --force   (again, into the same folder)\n"
       "  omnilearn sim scenarios/testbed/asp-hl8.yaml --set workload.numerics=real --set workload.model=profiles/hl8.yaml\n"
-      "      --set emulator.eval_every=250 --out runs/vt-asp-hl8   (virtual-time training)\n\n"
+      "      --set emulator.eval_every=250 --out runs/vt-asp-hl8   (virtual-time training)\n"
+      "  omnilearn sim scenarios/testbed/asp-hl8.yaml --set workload.numerics=real --set workload.model=profiles/hl8.yaml\n"
+      "      --set 'workload.asp={update: model-overwrite, pull: per-epoch}'   (the OmniLearn paper's ASP)\n\n"
       "options");
   opts.add_options()("help,h", "print this help")("scenario", po::value<std::string>(), "scenario YAML file")(
       "set", po::value<std::vector<std::string>>()->composing(),

@@ -11,6 +11,7 @@
 #include "omnilearn/emulator/dataset_cache.h"
 #include "omnilearn/emulator/emulator_config.h"
 #include "omnilearn/emulator/global_sampler.h"
+#include "asp_update_rule.h"
 #include "torch_parts.h"
 
 namespace omnilearn::emulator {
@@ -62,6 +63,16 @@ void set_gradients(std::vector<torch::Tensor>& params, const torch::Tensor& flat
   }
 }
 
+torch::Tensor flat_gradients(const std::vector<torch::Tensor>& params) {
+  torch::NoGradGuard ng;
+  std::vector<torch::Tensor> parts;
+  parts.reserve(params.size());
+  for (const auto& p : params) {
+    parts.push_back(p.grad().defined() ? p.grad().reshape(-1) : torch::zeros({p.numel()}, p.options()));
+  }
+  return torch::cat(parts).contiguous();
+}
+
 void copy_gradients(const std::vector<torch::Tensor>& from, std::vector<torch::Tensor>& to) {
   torch::NoGradGuard ng;
   for (std::size_t i = 0; i < to.size(); ++i) {
@@ -89,7 +100,12 @@ double warmup(const scenarios::EmulatorSpec& s, std::int64_t update) {
 class TorchNumerics final : public sim::TrainingNumerics {
  public:
   TorchNumerics(const scenarios::Scenario& scenario, int threads)
-      : scenario_(scenario), settings_(scenario.emulator), workers_(scenario.worker_count()), threads_(threads) {}
+      : scenario_(scenario),
+        settings_(scenario.emulator),
+        asp_(scenario.workload.asp),
+        own_copies_(asp_.update == scenarios::AspUpdate::kModelOverwrite || asp_.pull == scenarios::AspPull::kPerEpoch),
+        workers_(scenario.worker_count()),
+        threads_(threads) {}
 
   Status init() try {
     at::set_num_threads(threads_ > 0 ? threads_ : host_cpu_count());
@@ -135,8 +151,15 @@ class TorchNumerics final : public sim::TrainingNumerics {
       samplers_.emplace_back(n, scenario_.seed + 7919u * static_cast<std::uint64_t>(k + 1));  // as the testbed
     }
     b_ref_ = std::max(1.0, static_cast<double>(scenario_.workload.global_batch) / static_cast<double>(workers_));
+    rule_ = worker::make_asp_server_rule(asp_, workers_);
     pulled_.assign(workers_, nullptr);
     pulled_version_.assign(workers_, 0);
+    own_updates_.assign(workers_, 0);
+    if (own_copies_) {
+      own_.resize(workers_);
+      local_sgd_.assign(workers_, worker::LocalSgd(settings_.momentum));
+      peak_versions_ = static_cast<std::int64_t>(workers_) + 1;  // each worker's copy and the server's
+    }
     for (std::size_t k = 0; k < workers_; ++k) asp_pull(static_cast<WorkerId>(k));
     return Status::ok();
   } catch (const std::exception& e) {
@@ -173,8 +196,9 @@ class TorchNumerics final : public sim::TrainingNumerics {
                             e.what());
   }
 
-  Result<sim::BatchOutcome> asp_push(WorkerId k, BatchSize batch, std::int64_t staleness) override try {
-    const std::int64_t applied_staleness = updates_ - pulled_version_[k];
+  Result<sim::BatchOutcome> asp_push(WorkerId k, BatchSize batch, std::int64_t staleness,
+                                     Seconds compute_s) override try {
+    const std::int64_t applied_staleness = updates_ - pulled_version_[k] - own_updates_[k];
     if (applied_staleness != staleness) {
       return Status::internal("workload.numerics: real: worker " + std::to_string(k) + "'s push is " +
                               std::to_string(applied_staleness) + " versions stale, the simulator says " +
@@ -184,18 +208,34 @@ class TorchNumerics final : public sim::TrainingNumerics {
     const std::vector<BatchSize> mine{batch};
     const StepAssignment a = samplers_[k].next(mine);
     const BatchSize got = a.batch[0];  // the end of this worker's permutation may shrink it, as on the testbed
-    load_parameters(scratch_.parameters, pulled_[k]->flat);
+    load_parameters(scratch_.parameters, own_copies_ ? own_[k] : pulled_[k]->flat);
     const torch::Tensor idx = index_tensor(samplers_[k].indices(a, 0));
     const worker::StepResult r =
         worker::forward_backward(scratch_, train_.images.index_select(0, idx), train_.labels.index_select(0, idx));
-    copy_gradients(scratch_.parameters, net_.parameters);
-    double lr = settings_.learning_rate;
-    if (settings_.lr_scaling) lr *= worker::lr_scale(settings_.lr_scaling_rule, static_cast<double>(got) / b_ref_);
-    lr *= warmup(settings_, updates_ + 1);
-    set_lr(*sgd_, lr);
-    sgd_->step();
-    ++updates_;
-    current_.reset();  // the server's parameters moved: the next pull takes a new version
+    const worker::AspPush push{k, got, staleness, compute_s};
+    bool applied = false;
+    if (!own_copies_) {
+      copy_gradients(scratch_.parameters, net_.parameters);
+      applied = worker::apply_gradient(*rule_, *sgd_, net_.parameters, push,
+                                       worker::asp_step_size(settings_, got, b_ref_, updates_ + 1));
+    } else {
+      // The worker's local step on its own copy, as the testbed's worker takes it; then what it pushes.
+      const torch::Tensor g = flat_gradients(scratch_.parameters);
+      local_sgd_[k].step(own_[k], g, worker::asp_step_size(settings_, got, b_ref_, local_sgd_[k].steps() + 1));
+      if (asp_.update == scenarios::AspUpdate::kModelOverwrite) {
+        worker::overwrite_parameters(net_.parameters, own_[k]);
+        applied = true;
+      } else {
+        set_gradients(net_.parameters, g);
+        applied = worker::apply_gradient(*rule_, *sgd_, net_.parameters, push,
+                                         worker::asp_step_size(settings_, got, b_ref_, updates_ + 1));
+      }
+    }
+    if (applied) {
+      ++updates_;
+      ++own_updates_[k];
+      current_.reset();  // the server's parameters moved: the next pull takes a new version
+    }
     return sim::BatchOutcome{r.loss, r.accuracy};
   } catch (const std::exception& e) {
     return Status::internal("workload.numerics: real: LibTorch failed at update " + std::to_string(updates_) + ": " +
@@ -203,12 +243,18 @@ class TorchNumerics final : public sim::TrainingNumerics {
   }
 
   void asp_pull(WorkerId k) override {
+    rule_->pulled(k, net_.parameters);
+    pulled_version_[k] = updates_;
+    own_updates_[k] = 0;
+    if (own_copies_) {
+      own_[k] = flat_parameters(net_.parameters);  // a fresh tensor: the worker's copy from now on
+      return;
+    }
     if (!current_) {
       current_ = std::make_shared<Version>(flat_parameters(net_.parameters), &live_versions_);
       peak_versions_ = std::max(peak_versions_, live_versions_);
     }
     pulled_[k] = current_;
-    pulled_version_[k] = updates_;
   }
 
   Result<sim::EvaluationOutcome> evaluate() override try {
@@ -234,6 +280,9 @@ class TorchNumerics final : public sim::TrainingNumerics {
 
   const scenarios::Scenario& scenario_;
   scenarios::EmulatorSpec settings_;  // network and paths resolved
+  const scenarios::AspSpec asp_;
+  // ASP: each worker trains on its own copy (update: model-overwrite, or pull: per-epoch), not on what it pulled.
+  const bool own_copies_;
   const std::size_t workers_;
   const int threads_;
   Split train_, test_;
@@ -250,6 +299,10 @@ class TorchNumerics final : public sim::TrainingNumerics {
   std::shared_ptr<Version> current_;               // the server's parameters as last pulled, while unchanged
   std::vector<std::shared_ptr<Version>> pulled_;   // the version each worker computes on
   std::vector<std::int64_t> pulled_version_;       // the server's update count when it pulled
+  std::vector<std::int64_t> own_updates_;          // each worker's own updates since it pulled (not stale to it)
+  std::unique_ptr<worker::AspServerRule> rule_;    // ASP: the server's rule for a pushed gradient
+  std::vector<torch::Tensor> own_;                 // own_copies_: each worker's flat parameters
+  std::vector<worker::LocalSgd> local_sgd_;        // own_copies_: each worker's local step and momentum
 };
 
 }  // namespace

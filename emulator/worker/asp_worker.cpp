@@ -1,12 +1,17 @@
 // ASP on the testbed (LibTorch). n worker processes (Gloo ranks 0..n-1, each in its cgroup) and one parameter
 // server process (rank n, outside the workers' cgroups; it also serves the TCPStore). Messages are c10d Gloo
 // point-to-point send/recv of flat float tensors (no extra dependency, the same transport as BSP):
-//   push  (worker -> server, tag 0): [gradient | compute_s, batch, start_s, loss, accuracy]
-//   reply (server -> worker, tag 1): [weights | batch, staleness, stop reason (0: none), update, epoch]
-// The server takes pushes in arrival order (recvAnysource), applies each at once (w -= η_k g_k with
-// η_k = η b_k / b_ref when lr_scaling is on, b_ref = B / n; SGD momentum as configured), counts staleness
-// (updates applied since that worker last pulled), runs the Controller in ASP mode for per-worker batches and
-// answers with the new weights and batch. A worker with batch 0 (down) sends empty pushes every 50 ms.
+//   push  (worker -> server, tag 0): [gradient or model | compute_s, batch, start_s, loss, accuracy]
+//   reply (server -> worker, tag 1): [weights | batch, staleness, stop reason (0: none), update, epoch, pulled,
+//                                     held_s]
+// The server takes pushes in arrival order (recvAnysource), applies each at once by workload.asp (the default: w -=
+// η_k g_k with η_k = η b_k / b_ref when lr_scaling is on, b_ref = B / n, SGD momentum as configured; or a rule of
+// asp_update_rule.h; or, update: model-overwrite, the pushed model replaces the server's), counts staleness
+// (other workers' updates applied since that worker last pulled), runs the Controller in ASP mode for per-worker
+// batches and answers with the new weights and batch: at once, or when run::AspSchedule lets the worker go on
+// (SSP's bound, the epoch barrier of pull: per-epoch, whose replies between barriers carry weights the worker does
+// not load). A worker with its own copy (model-overwrite, per-epoch) takes a local SGD step on it after each
+// gradient. A worker with batch 0 (down) sends empty pushes every 50 ms.
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,9 +29,11 @@
 #include "omnilearn/controller/controller.h"
 #include "omnilearn/emulator/global_sampler.h"
 #include "omnilearn/emulator/thread_groups.h"
+#include "omnilearn/run/asp_schedule.h"
 #include "omnilearn/run/controller_factory.h"
 #include "omnilearn/run/records.h"
 #include "omnilearn/run/stop_rule.h"
+#include "asp_update_rule.h"
 #include "rendezvous.h"
 #include "torch_parts.h"
 #include "worker_io.h"
@@ -40,7 +47,7 @@ constexpr int kPushTag = 0;
 constexpr int kReplyTag = 1;
 // Tail fields after the flat parameters.
 enum Push : std::int64_t { kComputeS, kBatch, kStartS, kLoss, kAccuracy, kPushFields };
-enum Reply : std::int64_t { kReplyBatch, kStaleness, kStop, kUpdate, kEpoch, kReplyFields };
+enum Reply : std::int64_t { kReplyBatch, kStaleness, kStop, kUpdate, kEpoch, kPulled, kHeldS, kReplyFields };
 
 int fail(const std::string& who, const std::string& msg) {
   std::cerr << "omnilearn-emulate-worker " << who << ": " << msg << "\n";
@@ -124,7 +131,15 @@ Clock::time_point start_of(const TestbedConfig& c) {
 class AspWorker {
  public:
   explicit AspWorker(const WorkerOptions& o)
-      : o_(o), c_(o.config), who_("asp worker " + std::to_string(o.rank)), t0_(start_of(o.config)), reporter_(o.out_fd) {}
+      : o_(o),
+        c_(o.config),
+        who_("asp worker " + std::to_string(o.rank)),
+        t0_(start_of(o.config)),
+        reporter_(o.out_fd),
+        own_copy_(c_.asp.update == scenarios::AspUpdate::kModelOverwrite ||
+                  c_.asp.pull == scenarios::AspPull::kPerEpoch),
+        local_sgd_(c_.settings.momentum),
+        b_ref_(std::max(1.0, static_cast<double>(c_.global_batch) / static_cast<double>(c_.world))) {}
 
   int run() {
     auto device = torch_device(c_.settings.device);
@@ -149,9 +164,10 @@ class AspWorker {
  private:
   double since_t0() const { return std::chrono::duration<double>(Clock::now() - t0_).count(); }
 
-  // One pull-compute-push round on the weights of `reply`; a worker with batch 0 (down) asks again in 50 ms.
+  // One pull-compute-push round on the weights of `reply` (when it carries them to load; else on this worker's own
+  // copy); a worker with batch 0 (down) asks again in 50 ms.
   void step(GlobalSampler& sampler, std::vector<torch::Tensor>& reply, std::vector<torch::Tensor>& push) {
-    unflatten_from(params_, reply[0], /*grads=*/false);
+    if (reply[0].accessor<float, 1>()[n_params_ + kPulled] > 0.0f) unflatten_from(params_, reply[0], /*grads=*/false);
     const auto batch = static_cast<BatchSize>(reply[0].accessor<float, 1>()[n_params_ + kReplyBatch]);
     const double start_s = since_t0();
     auto p = push[0].accessor<float, 1>();
@@ -169,6 +185,7 @@ class AspWorker {
       note_cost_overrun(result, cpu_target_s, who_, warned_cost_);
       compute_s = std::chrono::duration<double>(Clock::now() - c0).count();
       flatten_into(params_, push[0], /*grads=*/true);
+      if (own_copy_) local_step(got, push[0]);
       p[n_params_ + kBatch] = static_cast<float>(got);
     } else {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -181,18 +198,30 @@ class AspWorker {
     const auto m0 = Clock::now();
     pg_->send(push, c_.world, kPushTag)->wait();
     pg_->recv(reply, c_.world, kReplyTag)->wait();
-    const double comm_s = std::chrono::duration<double>(Clock::now() - m0).count();
+    const double round_trip_s = std::chrono::duration<double>(Clock::now() - m0).count();
     if (batch == 0) return;
     auto q = reply[0].accessor<float, 1>();
+    const double held_s = q[n_params_ + kHeldS];
+    const double comm_s = round_trip_s - held_s;
     run::IterationRecord rec;
     rec.worker = static_cast<WorkerId>(o_.rank);
     rec.step = static_cast<std::int64_t>(q[n_params_ + kUpdate]);
     rec.epoch = static_cast<std::int64_t>(q[n_params_ + kEpoch]);
-    rec.start_s = start_s, rec.compute_s = compute_s, rec.comm_s = comm_s, rec.wait_s = 0.0;
+    rec.start_s = start_s, rec.compute_s = compute_s, rec.comm_s = comm_s, rec.wait_s = held_s;
     rec.batch = static_cast<BatchSize>(p[n_params_ + kBatch]);
     rec.loss = result.loss, rec.accuracy = result.accuracy;
     rec.staleness = static_cast<std::int64_t>(q[n_params_ + kStaleness]);
     reporter_.send(rec);
+  }
+
+  // The local SGD step on this worker's own copy, whose gradient is at the front of `push`; then what it pushes:
+  // its model (update: model-overwrite) or the gradient, left in place.
+  void local_step(BatchSize batch, torch::Tensor& push) {
+    torch::Tensor w = torch::empty({n_params_}, torch::kFloat32);
+    flatten_into(params_, w, /*grads=*/false);
+    local_sgd_.step(w, push.narrow(0, 0, n_params_), asp_step_size(c_.settings, batch, b_ref_, local_sgd_.steps() + 1));
+    unflatten_from(params_, w, /*grads=*/false);
+    if (c_.asp.update == scenarios::AspUpdate::kModelOverwrite) push.narrow(0, 0, n_params_).copy_(w);
   }
 
   const WorkerOptions& o_;
@@ -200,6 +229,9 @@ class AspWorker {
   const std::string who_;
   const Clock::time_point t0_;
   Reporter reporter_;
+  const bool own_copy_;  // update: model-overwrite or pull: per-epoch: it trains on its own copy between pulls
+  LocalSgd local_sgd_;
+  const double b_ref_;
   Split train_;
   Net net_;
   std::vector<torch::Tensor> params_;
@@ -214,13 +246,17 @@ class ParameterServer {
  public:
   explicit ParameterServer(const WorkerOptions& o)
       : o_(o), c_(o.config), s_(o.config.settings), world_(static_cast<std::size_t>(o.config.world)),
-        t0_(start_of(o.config)), reporter_(o.out_fd), notices_(o.in_fd), pulled_(world_, 0), stopped_(world_, false),
+        t0_(start_of(o.config)), reporter_(o.out_fd), notices_(o.in_fd), pulled_(world_, 0), own_(world_, 0),
+        stopped_(world_, false),
+        schedule_(o.config.asp, world_), rule_(make_asp_server_rule(o.config.asp, world_)),
+        per_epoch_(o.config.asp.pull == scenarios::AspPull::kPerEpoch), idle_(world_, false),
+        held_staleness_(world_, 0), held_since_s_(world_, 0.0), barrier_pull_(world_, false),
         stop_(stop_limits(o.config)) {}
 
   int run() {
     if (Status st = start(); !st.is_ok()) return fail(who_, st.message());
     try {
-      for (std::size_t k = 0; k < world_; ++k) send_reply(k, 0);
+      for (std::size_t k = 0; k < world_; ++k) send_reply(k, 0, /*pull=*/true);
       while (std::count(stopped_.begin(), stopped_.end(), true) < static_cast<std::ptrdiff_t>(world_)) {
         if (Status st = serve_one(); !st.is_ok()) return fail(who_, st.message());
       }
@@ -260,30 +296,81 @@ class ParameterServer {
     const auto batch = static_cast<BatchSize>(p[n_params_ + kBatch]);
     std::int64_t staleness = 0;
     const double now_s = since_t0();
+    bool epoch_ended = false;
     if (batch > 0 && !stop_.stopped()) {
-      staleness = updates_ - pulled_[k];
-      apply(batch);
-      OMNI_RETURN_IF_ERROR(decide_after_update(k, batch, static_cast<double>(p[n_params_ + kComputeS]), now_s));
+      if (idle_[k] && schedule_.holds()) schedule_.rejoin(k, live());
+      idle_[k] = false;
+      staleness = updates_ - pulled_[k] - own_[k];
+      const double compute_s = p[n_params_ + kComputeS];
+      apply(k, batch, staleness, compute_s);
+      const std::int64_t epoch_before = epoch_;
+      OMNI_RETURN_IF_ERROR(decide_after_update(k, batch, compute_s, now_s));
+      epoch_ended = epoch_ > epoch_before;
     } else if (batch == 0) {
+      idle_[k] = true;
       hear_availability(now_s);
       auto plan = ctl_->plan_next(controller::DecisionPoint{updates_, epoch_, now_s});
       if (plan && plan->decided) reporter_.send(run::plan_record(*plan, epoch_));
       if (!stop_.stopped()) stop_.elapsed(training_s());
     }
-    send_reply(k, staleness);
+    if (!schedule_.holds() || batch == 0 || stop_.stopped()) {
+      send_reply(k, staleness, /*pull=*/!per_epoch_ || batch == 0);
+    } else {
+      schedule_.pushed(k, epoch_ended);
+      held_staleness_[k] = staleness;
+      held_since_s_[k] = now_s;
+    }
+    return release_held();
+  }
+
+  run::AspSchedule::LiveFn live() const {
+    return [this](WorkerId j) { return ctl_->is_live(j); };
+  }
+
+  // The held replies that may go now (all of them once the run stops); at the epoch barrier's opening, the epoch's
+  // batch decision first, and the weights in each.
+  Status release_held() {
+    if (!schedule_.holds()) return Status::ok();
+    if (stop_.stopped()) {
+      for (const WorkerId j : schedule_.release_all()) {
+        send_reply(j, held_staleness_[j], /*pull=*/false, since_t0() - held_since_s_[j]);
+      }
+      return Status::ok();
+    }
+    bool opened = false;
+    const std::vector<WorkerId> released = schedule_.release(live(), opened);
+    if (opened) {
+      auto plan = ctl_->plan_next(controller::DecisionPoint{updates_, epoch_, since_t0()});
+      if (!plan) return plan.status();
+      if (plan->decided) reporter_.send(run::plan_record(*plan, epoch_));
+      for (WorkerId j = 0; j < world_; ++j) barrier_pull_[j] = schedule_.held(j);
+    }
+    for (const WorkerId j : released) {
+      send_reply(j, held_staleness_[j], !per_epoch_ || opened || barrier_pull_[j], since_t0() - held_since_s_[j]);
+      barrier_pull_[j] = false;
+    }
     return Status::ok();
   }
 
-  // w -= η_k g_k (η_k = η b_k / b_ref with lr_scaling, or η sqrt(b_k / b_ref) by its rule; times the warm-up ramp).
-  void apply(BatchSize batch) {
+  // The pushed model replaces the server's (update: model-overwrite), or the gradient goes through the rule:
+  // w -= η_k g_k (η_k = η b_k / b_ref with lr_scaling, or η sqrt(b_k / b_ref) by its rule; times the warm-up ramp;
+  // times the rule's factor), unless the rule drops it (the samples count, the update does not).
+  void apply(std::size_t k, BatchSize batch, std::int64_t staleness, double compute_s) {
     const auto a0 = Clock::now();
-    unflatten_from(params_, push_[0], /*grads=*/true);
-    double lr = s_.learning_rate;
-    if (s_.lr_scaling) lr *= lr_scale(s_.lr_scaling_rule, static_cast<double>(batch) / b_ref_);
-    if (s_.warmup_updates > 0) lr *= std::min(1.0, static_cast<double>(updates_ + 1) / static_cast<double>(s_.warmup_updates));
-    static_cast<torch::optim::SGDOptions&>(sgd_->param_groups()[0].options()).lr(lr);
-    sgd_->step();
-    ++updates_;
+    bool applied = true;
+    if (c_.asp.update == scenarios::AspUpdate::kModelOverwrite) {
+      overwrite_parameters(params_, push_[0]);
+    } else {
+      unflatten_from(params_, push_[0], /*grads=*/true);
+      applied = apply_gradient(*rule_, *sgd_, params_, AspPush{static_cast<WorkerId>(k), batch, staleness, compute_s},
+                               asp_step_size(s_, batch, b_ref_, updates_ + 1));
+    }
+    if (applied) {
+      ++updates_;
+      ++own_[k];
+    } else {
+      ++dropped_;
+    }
     samples_ += batch;
     apply_s_ += std::chrono::duration<double>(Clock::now() - a0).count();
   }
@@ -302,27 +389,38 @@ class ParameterServer {
     const std::int64_t new_epoch = samples_ / c_.dataset_samples;
     const bool epoch_ended = new_epoch > epoch_;
     epoch_ = new_epoch;
-    auto plan = ctl_->plan_next(controller::DecisionPoint{updates_, epoch_, now_s});
-    if (!plan) return plan.status();
+    // pull: per-epoch decides at the epoch's barrier (release_held), once every live worker has pushed.
+    if (!(per_epoch_ && epoch_ended)) {
+      auto plan = ctl_->plan_next(controller::DecisionPoint{updates_, epoch_, now_s});
+      if (!plan) return plan.status();
+      if (plan->decided) reporter_.send(run::plan_record(*plan, epoch_));
+    }
     decision_s_ += std::chrono::duration<double>(Clock::now() - d0).count();
-    if (plan->decided) reporter_.send(run::plan_record(*plan, epoch_));
     stop_.progress(updates_, samples_);
     stop_.elapsed(training_s());
-    const bool due = s_.eval_every > 0 ? updates_ % s_.eval_every == 0 : epoch_ended;
+    const bool due = (s_.eval_every > 0 ? updates_ % s_.eval_every == 0 : epoch_ended) && updates_ != last_eval_update_;
     if (!stop_.stopped() && due) run_evaluation();
     return Status::ok();
   }
 
-  void send_reply(std::size_t k, std::int64_t staleness) {
-    flatten_into(params_, reply_[0], /*grads=*/false);
+  // Answers worker k's push of `staleness`, held `held_s`; with `pull`, the reply carries the server's weights for k
+  // to load.
+  void send_reply(std::size_t k, std::int64_t staleness, bool pull, double held_s = 0.0) {
+    if (pull) flatten_into(params_, reply_[0], /*grads=*/false);
     auto r = reply_[0].accessor<float, 1>();
+    r[n_params_ + kPulled] = pull ? 1.0f : 0.0f;
+    r[n_params_ + kHeldS] = static_cast<float>(held_s);
     r[n_params_ + kReplyBatch] = static_cast<float>(ctl_->current_plan().batch[k]);
     r[n_params_ + kStaleness] = static_cast<float>(staleness);
     r[n_params_ + kStop] = static_cast<float>(run::stop_reason_code(stop_.reason()));
     r[n_params_ + kUpdate] = static_cast<float>(updates_);
     r[n_params_ + kEpoch] = static_cast<float>(epoch_);
     pg_->send(reply_, static_cast<int>(k), kReplyTag)->wait();
-    pulled_[k] = updates_;
+    if (pull) {
+      pulled_[k] = updates_;
+      own_[k] = 0;
+      rule_->pulled(static_cast<WorkerId>(k), params_);
+    }
     if (stop_.stopped()) stopped_[k] = true;
   }
 
@@ -342,6 +440,9 @@ class ParameterServer {
   void report_end() {
     if (last_eval_update_ != updates_) run_evaluation();
     const double train_s = training_s();
+    if (c_.asp.rule == scenarios::AspRule::kRingmaster) {
+      reporter_.send(ExtraRecord{"dropped_pushes", static_cast<double>(dropped_)});
+    }
     report_totals(reporter_, {decision_s_, train_s, eval_s_, n_params_, time_to_target_, updates_to_target_, apply_s_, updates_});
     reporter_.send(DoneRecord{stop_.reason()});
   }
@@ -365,7 +466,16 @@ class ParameterServer {
   double b_ref_ = 1.0;
   std::int64_t updates_ = 0, samples_ = 0, epoch_ = 0, last_eval_update_ = -1;
   std::vector<std::int64_t> pulled_;
+  std::vector<std::int64_t> own_;              // the worker's own updates since it pulled (not stale to it)
   std::vector<bool> stopped_;
+  run::AspSchedule schedule_;                  // when a reply waits (SSP, the epoch barrier)
+  std::unique_ptr<AspServerRule> rule_;        // the server's rule for a pushed gradient
+  const bool per_epoch_;                       // pull: per-epoch
+  std::vector<bool> idle_;                     // the worker's last push was empty (it is down)
+  std::vector<std::int64_t> held_staleness_;   // the staleness of the push whose reply is held
+  std::vector<double> held_since_s_;
+  std::vector<bool> barrier_pull_;             // held when the epoch barrier opened: its reply carries the weights
+  std::int64_t dropped_ = 0;                   // pushes the rule dropped (Ringmaster)
   double train_start_s_ = 0.0, eval_s_ = 0.0, apply_s_ = 0.0, decision_s_ = 0.0;
   std::optional<double> time_to_target_;
   std::int64_t updates_to_target_ = -1;

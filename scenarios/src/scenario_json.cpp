@@ -109,6 +109,7 @@ std::string scenario_to_json(const Scenario& s) {
                 {"epochs", s.workload.epochs},
                 {"sample_budget", s.workload.sample_budget}};
   if (s.workload.numerics == Numerics::kReal) workload["numerics"] = "real";  // absent: time only, as before
+  if (!s.workload.asp.is_default()) workload["asp"] = Json::parse(nlohmann::json(s.workload.asp).dump());
   const AllreduceSpec& ar = s.workload.allreduce;
   workload["allreduce"] = Json{{"algorithm", algorithm_name(ar.algorithm)},
                                {"chunks", ar.chunks},

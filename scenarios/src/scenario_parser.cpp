@@ -197,6 +197,9 @@ Result<Scenario> parse_scenario_tree(std::string_view yaml_text, const std::stri
   }
   OMNI_RETURN_IF_ERROR(detail::parse_cluster(ctx, r.get("cluster"), s.cluster));
   OMNI_RETURN_IF_ERROR(detail::parse_workload(ctx, r.get("workload"), s.workload));
+  if (s.mode == controller::TrainingMode::kBsp && r.get("workload")["asp"].IsDefined()) {
+    return source.error(r.get("workload")["asp"], "workload.asp", "only used in asp mode (mode: asp)");
+  }
   if (r.has("policy")) OMNI_RETURN_IF_ERROR(parse_policy(source, r.get("policy"), s.mode, s.policy));
   if (r.has("availability")) {
     OMNI_RETURN_IF_ERROR(detail::parse_availability(ctx, r.get("availability"), s.cluster, s.availability));

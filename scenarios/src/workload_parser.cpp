@@ -169,12 +169,56 @@ Status parse_allreduce(const ParseContext& ctx, const MapReader& workload, Allre
   return Status::ok();
 }
 
+// `asp: {update, pull, rule, staleness_bound, delay_threshold, dc_lambda}` (AspSpec documents each); a rule's
+// parameter only with its rule, and only gradients go through a rule.
+Status parse_asp(const ParseContext& ctx, const YAML::Node& node, AspSpec& out) {
+  auto reader = MapReader::open(ctx.source, node, "workload.asp",
+                                {"update", "pull", "rule", "staleness_bound", "delay_threshold", "dc_lambda"});
+  if (!reader) return reader.status();
+  const MapReader& r = *reader;
+  OMNI_RETURN_IF_ERROR(r.read_choice("update", out.update, enum_names(out.update)));
+  OMNI_RETURN_IF_ERROR(r.read_choice("pull", out.pull, enum_names(out.pull)));
+  OMNI_RETURN_IF_ERROR(r.read_choice("rule", out.rule, enum_names(out.rule)));
+  if (out.update == AspUpdate::kModelOverwrite && out.rule != AspRule::kAsgd) {
+    return r.error("rule", "a rule applies pushed gradients: with update: model-overwrite the pushed model replaces "
+                           "the server's (leave rule out, or use update: gradient)");
+  }
+  struct Parameter {
+    const char* key;
+    AspRule rule;
+    const char* what;
+  };
+  for (const Parameter& p : {Parameter{"staleness_bound", AspRule::kSsp, "ssp's bound s"},
+                             Parameter{"delay_threshold", AspRule::kRingmaster, "ringmaster's delay threshold R"},
+                             Parameter{"dc_lambda", AspRule::kDcAsgd, "dc-asgd's lambda"}}) {
+    if (r.has(p.key) && out.rule != p.rule) return r.error(p.key, std::string("only used by ") + p.what);
+  }
+  if (out.rule == AspRule::kSsp && !r.has("staleness_bound")) {
+    return r.error("rule", "ssp needs staleness_bound (s >= 0: a worker may run s iterations ahead of the slowest)");
+  }
+  if (out.rule == AspRule::kRingmaster && !r.has("delay_threshold")) {
+    return r.error("rule", "ringmaster needs delay_threshold (R >= 0: a gradient more than R updates stale is "
+                           "dropped; .inf drops none)");
+  }
+  OMNI_RETURN_IF_ERROR(r.read("staleness_bound", out.staleness_bound, Range::kNonNegative));
+  if (out.staleness_bound > 1000000) return r.error_got("staleness_bound", "at most 1000000");
+  const YAML::Node threshold = r.has("delay_threshold") ? r.get("delay_threshold") : YAML::Node();
+  if (threshold.IsScalar() && (threshold.Scalar() == "inf" || threshold.Scalar() == ".inf")) {
+    out.delay_threshold = kNoDelayThreshold;
+  } else {
+    OMNI_RETURN_IF_ERROR(r.read("delay_threshold", out.delay_threshold, Range::kNonNegative));
+  }
+  OMNI_RETURN_IF_ERROR(r.read("dc_lambda", out.dc_lambda, Range::kNonNegative));
+  if (!std::isfinite(out.dc_lambda)) return r.error_got("dc_lambda", "a finite number >= 0");
+  return Status::ok();
+}
+
 }  // namespace
 
 Status parse_workload(const ParseContext& ctx, const YAML::Node& node, WorkloadSpec& out) {
   auto reader = MapReader::open(ctx.source, node, "workload",
                                 {"model", "dataset", "dataset_samples", "global_batch", "epochs", "sample_budget",
-                                 "allreduce", "buckets", "bucket_bytes", "numerics"});
+                                 "allreduce", "buckets", "bucket_bytes", "numerics", "asp"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
   OMNI_RETURN_IF_ERROR(r.read_choice("numerics", out.numerics, {{"time", Numerics::kTime}, {"real", Numerics::kReal}}));
@@ -218,6 +262,7 @@ Status parse_workload(const ParseContext& ctx, const YAML::Node& node, WorkloadS
   }
 
   OMNI_RETURN_IF_ERROR(parse_allreduce(ctx, r, out.allreduce));
+  if (r.has("asp")) OMNI_RETURN_IF_ERROR(parse_asp(ctx, r.get("asp"), out.asp));
   if (out.allreduce.bucket_bytes > 0.0 && out.model.gradient_bytes / out.allreduce.bucket_bytes > 100000.0) {
     return r.error_got("bucket_bytes", "at most 100000 buckets of the model's gradient");
   }

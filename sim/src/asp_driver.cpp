@@ -24,6 +24,9 @@ Seconds now() { return sg4::Engine::get_clock(); }
 sg4::Mailbox* server_mailbox() { return sg4::Mailbox::by_name("parameter-server"); }
 sg4::Mailbox* worker_mailbox(WorkerId k) { return sg4::Mailbox::by_name("worker-" + std::to_string(k)); }
 
+// A reply that carries no parameters (pull: per-epoch between barriers): the worker's next batch and the counts.
+constexpr std::uint64_t kReplyHeaderBytes = 64;
+
 }  // namespace
 
 std::optional<ServerLinkSpec> asp_server_link(const scenarios::Scenario& scenario, const SimOptions& options) {
@@ -38,7 +41,11 @@ std::string asp_link_path(const scenarios::Scenario& scenario, const SimOptions&
 AspDriver::AspDriver(RunContext& context)
     : ctx_(context),
       progress_(context.stop, context.options.progress, context.options.stop_requested),
-      slots_(context.platform.workers.size()) {
+      slots_(context.platform.workers.size()),
+      schedule_(context.scenario.workload.asp, context.platform.workers.size()),
+      pulls_(context.platform.workers.size(), true),
+      barrier_pull_(context.platform.workers.size(), false),
+      per_epoch_(context.scenario.workload.asp.pull == scenarios::AspPull::kPerEpoch) {
   auto spec = asp_server_link(context.scenario, context.options);
   if (!spec) return;
   auto push = FairShareLink::create(spec->server_Bps, spec->classes);
@@ -98,15 +105,18 @@ void AspDriver::worker(WorkerId k) {
   BatchSize batch = batch_for(k);
   while (!done_) {
     if (ctx_.availability.is_down(k)) {
+      if (schedule_.holds()) send_down_notice(k);
       std::unique_lock<sg4::Mutex> lock(*mutex_);
       ++waiting_;
       wake_->wait(lock, [&] { return done_ || !ctx_.availability.is_down(k); });
       --waiting_;
       batch = batch_for(k);
+      if (schedule_.holds()) schedule_.rejoin(k, [this](WorkerId j) { return !ctx_.availability.is_down(j); });
       if (ctx_.training != nullptr) {
         // Virtual-time training: as the testbed's worker, which keeps pulling while down (batch 0), it returns with
         // the server's current parameters, and its next push's staleness counts from now.
         slot.pulled = updates_;
+        slot.own = 0;
         ctx_.training->asp_pull(k);
       }
       continue;
@@ -132,7 +142,8 @@ void AspDriver::worker(WorkerId k) {
     r.epoch = epoch;
     r.start_s = t0;
     r.compute_s = t1 - t0;
-    r.comm_s = t2 - t1;
+    r.comm_s = t2 - t1 - reply.held_s;
+    r.wait_s = reply.held_s;
     r.batch = batch;
     r.staleness = reply.staleness;
     if (reply.outcome) r.loss = reply.outcome->loss, r.accuracy = reply.outcome->accuracy;
@@ -158,22 +169,42 @@ const AspDriver::Reply& AspDriver::exchange(WorkerId k) {
   return slot.reply;
 }
 
-void AspDriver::apply_push(WorkerId k) {
+void AspDriver::send_down_notice(WorkerId k) {
+  Slot& slot = slots_[k];
+  slot.push = Push{k, 0, 0.0};
+  if (!link_) {
+    server_inbox_->put(&slot.push, 0);
+    return;
+  }
+  link_->sent.push_back(k);
+  const Seconds join_s = now() + link_->spec.push_latency_s[k];
+  link_->push.add(k, link_->spec.worker_class[k], 0.0, join_s);
+  if (join_s < link_->next_event_s) link_->wake->notify_one();
+}
+
+void AspDriver::apply_push(WorkerId k, std::vector<WorkerId>& replies) {
   Slot& slot = slots_[k];
   const Push& push = slot.push;
-  slot.reply.staleness = updates_ - slot.pulled;
-  ++updates_;
+  slot.reply.staleness = updates_ - slot.pulled - slot.own;
+  // Ringmaster drops a push too stale: the iteration counts, the parameters do not change.
+  if (ctx_.scenario.workload.asp.applies(slot.reply.staleness)) {
+    ++updates_;
+    ++slot.own;
+  } else {
+    ++dropped_;
+  }
   slot.reply.update = updates_;
   slot.reply.outcome.reset();
+  bool epoch_ended = false;
   if (!done_) {
     const Seconds t = now();
     // Virtual-time training: the push is computed on the parameters k pulled and applied now, at its arrival.
     if (ctx_.training != nullptr) {
-      slot.reply.outcome = ctx_.training->asp_push(k, push.batch, slot.reply.staleness);
+      slot.reply.outcome = ctx_.training->asp_push(k, push.batch, slot.reply.staleness, push.compute_s);
     }
     Status st = ctx_.controller.report(controller::IterationDone{k, updates_, t, push.compute_s, push.batch});
     if (!st.is_ok()) fail(st);
-    const bool epoch_ended = progress_.add(push.batch, t);
+    epoch_ended = progress_.add(push.batch, t);
     if (epoch_ended) ctx_.availability.enter_epoch(progress_.epoch(), t);
     if (ctx_.training != nullptr) ctx_.training->after_update(updates_, progress_.epoch(), epoch_ended, t);
     if (progress_.done() || !status_.is_ok() || (ctx_.training != nullptr && ctx_.training->done())) {
@@ -181,18 +212,69 @@ void AspDriver::apply_push(WorkerId k) {
       end_time_s_ = t;
       progress_.finish();
       wake_->notify_all();
-    } else {
-      auto plan = ctx_.controller.plan_next(controller::DecisionPoint{updates_, progress_.epoch(), t});
-      if (plan) {
-        ctx_.recorder.plan(*plan, progress_.epoch());
-      } else {
-        fail(plan.status());
-      }
+    } else if (!(epoch_ended && per_epoch_)) {
+      plan(t);  // pull: per-epoch decides at the epoch's barrier, once every live worker has pushed
     }
   }
+  if (!schedule_.holds()) {
+    fill_reply(k, /*pull=*/true);
+    replies.push_back(k);
+    return;
+  }
+  schedule_.pushed(k, epoch_ended);
+  slot.held_since_s = now();
+  release_held(replies);
+}
+
+void AspDriver::hear_down(std::vector<WorkerId>& replies) { release_held(replies); }
+
+void AspDriver::release_held(std::vector<WorkerId>& replies) {
+  if (done_) {
+    for (const WorkerId j : schedule_.release_all()) {
+      fill_reply(j, /*pull=*/false);
+      replies.push_back(j);
+    }
+    return;
+  }
+  bool barrier_opened = false;
+  const std::vector<WorkerId> released =
+      schedule_.release([this](WorkerId j) { return !ctx_.availability.is_down(j); }, barrier_opened);
+  if (barrier_opened) {
+    plan(now());
+    // Every worker held at the barrier pulls with its reply, also one that SSP's bound still holds.
+    for (WorkerId j = 0; j < slots_.size(); ++j) {
+      if (schedule_.held(j)) barrier_pull_[j] = true;
+    }
+  }
+  for (const WorkerId j : released) {
+    fill_reply(j, !per_epoch_ || barrier_opened || barrier_pull_[j]);
+    barrier_pull_[j] = false;
+    replies.push_back(j);
+  }
+}
+
+void AspDriver::fill_reply(WorkerId k, bool pull) {
+  Slot& slot = slots_[k];
   slot.reply.batch = batch_for(k);
+  slot.reply.held_s = schedule_.holds() ? now() - slot.held_since_s : 0.0;
+  pulls_[k] = pull;
+  if (!pull) return;
   slot.pulled = updates_;
+  slot.own = 0;
   if (ctx_.training != nullptr) ctx_.training->asp_pull(k);
+}
+
+std::uint64_t AspDriver::reply_bytes(WorkerId k) const {
+  return pulls_[k] ? static_cast<std::uint64_t>(ctx_.cost.gradient_bytes()) : kReplyHeaderBytes;
+}
+
+void AspDriver::plan(Seconds t) {
+  auto plan = ctx_.controller.plan_next(controller::DecisionPoint{updates_, progress_.epoch(), t});
+  if (plan) {
+    ctx_.recorder.plan(*plan, progress_.epoch());
+  } else {
+    fail(plan.status());
+  }
 }
 
 void AspDriver::server() {
@@ -200,10 +282,14 @@ void AspDriver::server() {
   // Pushes start as soon as workers post them (gradients travel concurrently) instead of one at a time.
   inbox->set_receiver(sg4::Actor::self());
   while (true) {
-    const WorkerId k = inbox->get<Push>()->worker;
-    apply_push(k);
-    Slot& slot = slots_[k];
-    slot.inbox->put_init(&slot.reply, static_cast<std::uint64_t>(ctx_.cost.gradient_bytes()))->detach();
+    const Push* push = inbox->get<Push>();
+    replies_.clear();
+    if (push->batch == 0) {
+      hear_down(replies_);
+    } else {
+      apply_push(push->worker, replies_);
+    }
+    for (const WorkerId j : replies_) slots_[j].inbox->put_init(&slots_[j].reply, reply_bytes(j))->detach();
   }
 }
 
@@ -225,7 +311,6 @@ void AspDriver::link_server() {
 
 void AspDriver::serve_link_events(Seconds t) {
   AnalyticLink& link = *link_;
-  const auto bytes = static_cast<double>(static_cast<std::uint64_t>(ctx_.cost.gradient_bytes()));
   link.finished.clear();
   link.pull.advance(t, link.finished);
   // Pulls that end together wake their workers last started first, as SimGrid wakes the receivers of flows that end
@@ -242,8 +327,15 @@ void AspDriver::serve_link_events(Seconds t) {
     const WorkerId k = link.sent.front();
     link.sent.pop_front();
     slots_[k].at_server = false;
-    apply_push(k);
-    link.pull.add(k, link.spec.worker_class[k], bytes, t + link.spec.pull_latency_s[k]);
+    replies_.clear();
+    if (slots_[k].push.batch == 0) {
+      hear_down(replies_);
+    } else {
+      apply_push(k, replies_);
+    }
+    for (const WorkerId j : replies_) {
+      link.pull.add(j, link.spec.worker_class[j], static_cast<double>(reply_bytes(j)), t + link.spec.pull_latency_s[j]);
+    }
   }
 }
 
@@ -258,6 +350,9 @@ run::RunSummary AspDriver::summary() const {
   s.mean_iteration_s = records > 0 ? ctx_.recorder.busy_s() / static_cast<double>(records) : 0.0;
   s.epoch_time_s = progress_.epoch_time_s();
   s.extra["samples"] = static_cast<double>(progress_.samples());
+  if (ctx_.scenario.workload.asp.rule == scenarios::AspRule::kRingmaster) {
+    s.extra["dropped_pushes"] = static_cast<double>(dropped_);
+  }
   return s;
 }
 

@@ -1,9 +1,11 @@
 // AspDriver: asynchronous data parallelism on a SimGrid platform. Each worker actor computes, pushes its gradient
 // to the parameter-server actor over the network and pulls the parameters back, at its own pace; the server
 // applies every update as it arrives, counts its staleness, feeds the controller and hands each worker its next
-// batch with the parameters. Where the server's link is the only resource the pushes and pulls share (a star
-// whose backbone cannot saturate, CM02 with its defaults), they cross an analytic model of that link
-// (FairShareLink, one per direction) that the server actor times, instead of being SimGrid flows, whose solver
+// batch with the parameters. workload.asp varies this: a rule may drop a push (Ringmaster) or hold its reply (SSP's
+// bound, the epoch barrier of pull: per-epoch, whose replies between barriers carry no parameters); the server then
+// answers when run::AspSchedule lets the worker go on. Where the server's link is the only resource the pushes and
+// pulls share (a star whose backbone cannot saturate, CM02 with its defaults), they cross an analytic model of that
+// link (FairShareLink, one per direction) that the server actor times, instead of being SimGrid flows, whose solver
 // revisits every flow on the link at each start and end. Not thread-safe: lives in the simulation thread and must
 // not move after start().
 #pragma once
@@ -22,6 +24,7 @@
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include "omnilearn/base/status.h"
+#include "omnilearn/run/asp_schedule.h"
 #include "omnilearn/run/run_writer.h"
 #include "run_context.h"
 #include "server_link_model.h"
@@ -58,17 +61,20 @@ class AspDriver {
   struct Reply {  // the parameters on their way back, with the worker's next batch
     BatchSize batch = 0;
     std::int64_t update = 0;              // the server's update count after applying this worker's gradient
-    std::int64_t staleness = 0;           // updates applied between this worker's previous pull and this push
+    std::int64_t staleness = 0;           // other workers' updates applied since this worker's previous pull
     std::optional<BatchOutcome> outcome;  // virtual-time training: what the pushed batch computed
+    Seconds held_s = 0.0;                 // how long the server held it (SSP, the epoch barrier)
   };
   struct Slot {
     simgrid::s4u::ExecPtr exec;
     Push push;
     Reply reply;
     std::int64_t pulled = 0;                 // server update count when this worker last pulled
+    std::int64_t own = 0;                    // its own updates since: its copy holds them, they are not stale
     simgrid::s4u::Mailbox* inbox = nullptr;  // where the server sends this worker's parameters
     simgrid::s4u::SemaphorePtr arrived;      // analytic link: released when the pull has arrived
     bool at_server = false;                  // analytic link: the push has arrived, not yet applied
+    Seconds held_since_s = 0.0;              // when the server began holding its reply
   };
   // The analytic path: both directions of the server's link, timed by the server actor.
   struct AnalyticLink {
@@ -89,8 +95,21 @@ class AspDriver {
   void worker(WorkerId k);
   // Sends k's gradient to the server and returns its reply once the parameters are back.
   const Reply& exchange(WorkerId k);
-  // The server's work on k's push when it has arrived: applies it, reports it, plans, fills k's reply.
-  void apply_push(WorkerId k);
+  // The server's work on k's push when it has arrived: applies it, reports it, plans, fills k's reply, and appends
+  // to `replies` the workers whose replies go now (k at once, unless the schedule holds replies).
+  void apply_push(WorkerId k, std::vector<WorkerId>& replies);
+  // k is down while replies may be held: a push of no batch tells the server (which re-checks who may go on).
+  void send_down_notice(WorkerId k);
+  // A down worker's notice (a push of no batch, sent only when replies may be held): it holds nobody back now.
+  void hear_down(std::vector<WorkerId>& replies);
+  // The held replies the schedule lets go now (all of them once the run is done); at the epoch barrier's opening,
+  // the epoch's batch decision first, and a pull in each.
+  void release_held(std::vector<WorkerId>& replies);
+  // k's reply: its next batch, and (`pull`) the server's parameters, which k computes its next iteration on.
+  void fill_reply(WorkerId k, bool pull);
+  // Bytes of the reply to k: the parameters, or a header when the reply carries none (pull: per-epoch).
+  std::uint64_t reply_bytes(WorkerId k) const;
+  void plan(Seconds t);
   void server();       // flows: receives the pushes, sends the pulls
   void link_server();  // analytic link: wakes at each of the link's events
   void serve_link_events(Seconds t);
@@ -105,6 +124,12 @@ class AspDriver {
   simgrid::s4u::Mailbox* server_inbox_ = nullptr;  // flows: where the workers push
   std::int64_t waiting_ = 0;                       // workers blocked on wake_
   std::int64_t updates_ = 0;
+  std::int64_t dropped_ = 0;                       // pushes the rule dropped (Ringmaster)
+  run::AspSchedule schedule_;
+  std::vector<WorkerId> replies_;                  // the server's scratch: replies to send after a push
+  std::vector<bool> pulls_;                        // whether k's pending reply carries the parameters
+  std::vector<bool> barrier_pull_;                 // k was held when the epoch barrier opened: its reply pulls
+  const bool per_epoch_;                           // workload.asp.pull: per-epoch
   bool done_ = false;
   Seconds end_time_s_ = 0.0;
   Status status_;

@@ -23,9 +23,10 @@ std::vector<std::optional<BatchOutcome>> VirtualTraining::bsp_step(std::span<con
   return std::move(out).value();
 }
 
-std::optional<BatchOutcome> VirtualTraining::asp_push(WorkerId k, BatchSize batch, std::int64_t staleness) {
+std::optional<BatchOutcome> VirtualTraining::asp_push(WorkerId k, BatchSize batch, std::int64_t staleness,
+                                                      Seconds compute_s) {
   if (!status_.is_ok()) return std::nullopt;
-  auto out = numerics_->asp_push(k, batch, staleness);
+  auto out = numerics_->asp_push(k, batch, staleness, compute_s);
   if (!out) {
     status_ = out.status();
     return std::nullopt;
@@ -40,7 +41,7 @@ void VirtualTraining::after_update(std::int64_t updates, std::int64_t epoch, boo
   // As the testbed's server: no evaluation at the update that spent the time budget but the final one.
   if (stop_.elapsed(now_s) == run::StopReason::kTime) return;
   const bool due = settings_.eval_every > 0 ? updates % settings_.eval_every == 0 : epoch_ended;
-  if (due) evaluate(updates, epoch, now_s);
+  if (due && updates != last_evaluated_) evaluate(updates, epoch, now_s);
 }
 
 void VirtualTraining::evaluate(std::int64_t updates, std::int64_t epoch, Seconds now_s) {

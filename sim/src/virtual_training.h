@@ -28,12 +28,13 @@ class VirtualTraining {
 
   // BSP: the step's computation (TrainingNumerics::bsp_step); each worker's outcome, or none after an error.
   std::vector<std::optional<BatchOutcome>> bsp_step(std::span<const BatchSize> batch, const std::vector<bool>& lost);
-  // ASP: a push applied at the server (TrainingNumerics::asp_push), then the reply's pull of the new parameters.
-  std::optional<BatchOutcome> asp_push(WorkerId k, BatchSize batch, std::int64_t staleness);
+  // ASP: a push that reached the server (TrainingNumerics::asp_push), then the pull of a reply with parameters.
+  std::optional<BatchOutcome> asp_push(WorkerId k, BatchSize batch, std::int64_t staleness, Seconds compute_s);
   void asp_pull(WorkerId k) { numerics_->asp_pull(k); }
 
   // After `updates` applied updates (BSP steps or ASP pushes), at simulated time `now_s`, the run now in `epoch`
-  // (`epoch_ended`: this update crossed an epoch boundary): the time budget, then an evaluation when one is due.
+  // (`epoch_ended`: this update crossed an epoch boundary): the time budget, then an evaluation when one is due
+  // (none twice at one update count: a push the rule dropped leaves the count where it was).
   void after_update(std::int64_t updates, std::int64_t epoch, bool epoch_ended, Seconds now_s);
   // True once the run should stop: the stop rule says so, or an error.
   bool done() const { return stop_.stopped() || !status_.is_ok(); }

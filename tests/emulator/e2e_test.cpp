@@ -7,8 +7,12 @@
 
 #include <cstdlib>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "omnilearn/base/subprocess.h"
@@ -200,6 +204,82 @@ TEST(EmulatorEndToEnd, TwoWorkerAspRunRecordsStaleness) {
   std::getline(iters, row);
   EXPECT_NE(header.find("staleness"), std::string::npos);
   EXPECT_NE(row.back(), ',') << "the staleness cell is filled: " << row;
+}
+
+// workload.asp on the testbed: two workers and the parameter server for 2 epochs of 1024 samples. `asp` is the
+// workload.asp mapping; returns the run folder.
+std::string run_asp_variant(const std::string& name, const std::string& asp) {
+  const std::string dir = testing::fresh_dir(name);
+  std::string path = testing::write_scenario(dir, name, 2, "", 1024, 64, 2);
+  {
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    text.replace(text.find("mode: bsp"), 9, "mode: asp");
+    text.replace(text.find("  epochs: 2\n"), 12, "  epochs: 2\n  asp: " + asp + "\n");
+    std::ofstream(path) << text;
+  }
+  auto scenario = scenarios::load_scenario(path);
+  EXPECT_TRUE(scenario.is_ok()) << scenario.status().message();
+  if (!scenario.is_ok()) return "";
+  scenarios::EmulatorSpec config;
+  config.eval_samples = 500;
+  config.target_accuracy = 0.0;
+  config.learning_rate = 0.02;
+  config.momentum = 0.0;
+  auto r = run_emulation(with_settings(*scenario, config), real_worker_options(dir));
+  EXPECT_TRUE(r.is_ok()) << r.status().message();
+  if (!r.is_ok()) return "";
+  EXPECT_EQ(r->exit_code, 0) << r->message;
+  return dir + "/run";
+}
+
+struct AspRow {
+  int worker = 0;
+  long long staleness = 0;
+  double wait_s = 0.0;
+};
+std::vector<AspRow> asp_rows(const std::string& run) {
+  std::ifstream in(run + "/iterations.csv");
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header;
+  for (std::stringstream ss(line); std::getline(ss, line, ',');) header.push_back(line);
+  const auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  const std::size_t worker = column("worker"), staleness = column("staleness"), wait = column("wait_s");
+  std::vector<AspRow> rows;
+  for (std::string row; std::getline(in, row);) {
+    std::vector<std::string> cells;
+    for (std::stringstream ss(row); std::getline(ss, line, ',');) cells.push_back(line);
+    if (cells.size() <= std::max({worker, staleness, wait}) || cells[staleness].empty()) continue;
+    rows.push_back({std::stoi(cells[worker]), std::stoll(cells[staleness]), std::stod(cells[wait])});
+  }
+  return rows;
+}
+
+// The paper's algorithm (a local step, the whole model pushed over the server's, a pull per epoch after the barrier)
+// and SSP with s = 0 (a synchronous round: with two workers no push is more than one update stale).
+TEST(EmulatorEndToEnd, TwoWorkerAspRunsThePapersAlgorithmAndSsp) {
+  if (!fs::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "Fashion-MNIST missing: install the Debian package dataset-fashion-mnist";
+  }
+  const std::string paper = run_asp_variant("e2e-asp-paper", "{update: model-overwrite, pull: per-epoch}");
+  ASSERT_FALSE(paper.empty());
+  const auto summary = nlohmann::json::parse(std::ifstream(paper + "/summary.json"));
+  ASSERT_TRUE(summary.contains("final_accuracy"));
+  std::printf("paper's ASP: accuracy %.3f\n", summary["final_accuracy"].get<double>());
+  EXPECT_GT(summary["final_accuracy"].get<double>(), 0.2);  // chance is 0.1
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(paper + "/config.json"))["asp"]["update"], "model-overwrite");
+  int held = 0;
+  for (const AspRow& r : asp_rows(paper)) held += r.wait_s > 0.0 ? 1 : 0;
+  EXPECT_GE(held, 1) << "the first epoch's barrier holds the worker that is not last";
+
+  const std::string ssp = run_asp_variant("e2e-asp-ssp", "{rule: ssp, staleness_bound: 0}");
+  ASSERT_FALSE(ssp.empty());
+  const auto rows = asp_rows(ssp);
+  ASSERT_GT(rows.size(), 20u);
+  for (const AspRow& r : rows) EXPECT_LE(r.staleness, 1) << "worker " << r.worker;
 }
 
 }  // namespace

@@ -166,5 +166,170 @@ TEST(VirtualTimeTest, SameScenarioAndThreadsGiveTheSameFiles) {
   }
 }
 
+// One worker is never stale (τ = 0) and always the last writer: every rule, the model overwrite and the per-epoch
+// pull are plain SGD step for step (the worker's local step and the server's are the same arithmetic).
+TEST(VirtualTimeTest, OneAspWorkerIsPlainSgdStepForStepUnderEveryRule) {
+  if (!have_data()) GTEST_SKIP() << "no Fashion-MNIST at " << kDataSource;
+  const std::vector<std::string> variants = {
+      "{}", "{rule: staleness-aware}", "{rule: dc-asgd, dc_lambda: 0.5}", "{rule: ssp, staleness_bound: 0}",
+      "{rule: ringmaster, delay_threshold: 0}", "{rule: rescaled}", "{update: model-overwrite}", "{pull: per-epoch}",
+      "{update: model-overwrite, pull: per-epoch}"};
+  std::vector<std::string> dirs;
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    const scenarios::Scenario s = load(scenario_yaml(true, "asp", "policy: {name: uniform, min_batch: 16, max_batch: 96}\n"),
+                                       {"workload.asp=" + variants[v]});
+    dirs.push_back(test_dir("v" + std::to_string(v)));
+    ASSERT_EQ(run_in_child(s, dirs.back(), numerics_options()), "") << variants[v];
+  }
+
+  // Plain SGD in this process: the ASP worker's sampler (seed + 7919), the network, optimiser and warm-up.
+  at::set_num_threads(1);
+  auto data_dir = prepare_fashion_mnist(kDataSource, default_dataset_cache_dir());
+  ASSERT_TRUE(data_dir) << data_dir.status().message();
+  auto train = worker::read_split(*data_dir, "train", 3000);
+  auto test = worker::read_split(*data_dir, "t10k", 1000);
+  ASSERT_TRUE(train && test);
+  torch::manual_seed(3);
+  worker::Net net = worker::make_net(Network::kLeNet);
+  torch::optim::SGD sgd(net.parameters, torch::optim::SGDOptions(0.05).momentum(0.9));
+  GlobalSampler sampler(3000, 3 + 7919);
+  const std::vector<BatchSize> batch{64};
+  std::vector<double> losses;
+  for (std::size_t step = 0; step < 47; ++step) {  // 3,000 samples at 64: 46 pushes and a remainder of 56
+    const StepAssignment a = sampler.next(batch);
+    const auto idx_span = sampler.indices(a, 0);
+    auto idx = torch::from_blob(const_cast<std::int64_t*>(idx_span.data()), {a.batch[0]}, torch::kInt64);
+    losses.push_back(worker::forward_backward(net, train->images.index_select(0, idx),
+                                              train->labels.index_select(0, idx)).loss);
+    static_cast<torch::optim::SGDOptions&>(sgd.param_groups()[0].options())
+        .lr(0.05 * std::min(1.0, static_cast<double>(step + 1) / 5.0));
+    sgd.step();
+  }
+  const worker::Evaluation ev = worker::evaluate(net, *test);
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    SCOPED_TRACE(variants[v]);
+    const auto rows = read_csv(dirs[v] + "/iterations.csv");
+    ASSERT_EQ(rows.size(), losses.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      EXPECT_EQ(rows[i].at("staleness"), "0");
+      EXPECT_NEAR(std::stod(rows[i].at("loss")), losses[i], 1e-5 * std::max(1.0, losses[i])) << "push " << i;
+    }
+    const auto evaluations = read_csv(dirs[v] + "/evaluations.csv");
+    ASSERT_FALSE(evaluations.empty());
+    EXPECT_NEAR(std::stod(evaluations.back().at("loss")), ev.loss, 1e-5);
+    EXPECT_NEAR(std::stod(evaluations.back().at("accuracy")), ev.accuracy, 0.002);
+  }
+}
+
+// The paper's algorithm at the numerics seam: the server's model is the last pushed model, and a worker trains on its
+// own copy between pulls (with its own momentum), not on what others pushed. Each worker's trajectory is replayed
+// here as plain SGD on its own samples; after every push the server evaluates as the pusher's replica does.
+TEST(VirtualTimeTest, ModelOverwriteServerHoldsTheLastPushedModel) {
+  if (!have_data()) GTEST_SKIP() << "no Fashion-MNIST at " << kDataSource;
+  const scenarios::Scenario s =
+      load(scenario_yaml(false, "asp", "policy: {name: uniform, min_batch: 16, max_batch: 96}\n"),
+           {"workload.asp={update: model-overwrite, pull: per-epoch}", "emulator.warmup_updates=0"});
+  auto made = make_torch_numerics(s, TorchNumericsOptions{/*threads=*/1});
+  ASSERT_TRUE(made) << made.status().message();
+  sim::TrainingNumerics& numerics = **made;
+
+  auto data_dir = prepare_fashion_mnist(kDataSource, default_dataset_cache_dir());
+  ASSERT_TRUE(data_dir);
+  auto train = worker::read_split(*data_dir, "train", 3000);
+  auto test = worker::read_split(*data_dir, "t10k", 1000);
+  ASSERT_TRUE(train && test);
+  struct Replica {
+    worker::Net net;
+    std::unique_ptr<torch::optim::SGD> sgd;
+    std::unique_ptr<GlobalSampler> sampler;
+  };
+  std::vector<Replica> replicas(2);
+  for (std::size_t k = 0; k < 2; ++k) {
+    torch::manual_seed(3);  // every worker starts from the server's initial weights
+    replicas[k].net = worker::make_net(Network::kLeNet);
+    replicas[k].sgd = std::make_unique<torch::optim::SGD>(replicas[k].net.parameters,
+                                                          torch::optim::SGDOptions(0.05).momentum(0.9));
+    replicas[k].sampler = std::make_unique<GlobalSampler>(3000, 3 + 7919 * (k + 1));
+  }
+  auto step_replica = [&](Replica& r) {
+    const std::vector<BatchSize> batch{32};
+    const StepAssignment a = r.sampler->next(batch);
+    const auto idx_span = r.sampler->indices(a, 0);
+    auto idx = torch::from_blob(const_cast<std::int64_t*>(idx_span.data()), {a.batch[0]}, torch::kInt64);
+    worker::forward_backward(r.net, train->images.index_select(0, idx), train->labels.index_select(0, idx));
+    r.sgd->step();
+  };
+  // Staleness: the other worker's updates since k pulled (the numerics check it against their own count).
+  std::int64_t updates = 0;
+  std::vector<std::int64_t> pulled(2, 0), own(2, 0);
+  auto push = [&](WorkerId k) {
+    SCOPED_TRACE("push " + std::to_string(updates + 1) + " by worker " + std::to_string(k));
+    auto out = numerics.asp_push(k, 32, updates - pulled[k] - own[k], /*compute_s=*/0.01);
+    ASSERT_TRUE(out) << out.status().message();
+    ++updates;
+    ++own[k];
+    step_replica(replicas[k]);
+    auto server = numerics.evaluate();
+    ASSERT_TRUE(server);
+    const worker::Evaluation mine = worker::evaluate(replicas[k].net, *test);
+    EXPECT_NEAR(server->loss, mine.loss, 1e-5);
+    EXPECT_NEAR(server->accuracy, mine.accuracy, 0.002);
+    const worker::Evaluation other = worker::evaluate(replicas[1 - k].net, *test);
+    EXPECT_GT(std::abs(server->loss - other.loss), 1e-4) << "the other worker's model differs: the test could fail";
+  };
+  // Worker 1 pushes after worker 0 twice: had it pulled, its replica (its own copy only) would not match.
+  for (const WorkerId k : {0, 0, 1, 0, 1, 1, 0}) push(k);
+  // A pull (the epoch's end): worker 1 takes the server's model, worker 0's last, and keeps its own momentum.
+  numerics.asp_pull(1);
+  pulled[1] = updates;
+  own[1] = 0;
+  {
+    torch::NoGradGuard ng;
+    for (std::size_t i = 0; i < replicas[1].net.parameters.size(); ++i) {
+      replicas[1].net.parameters[i].copy_(replicas[0].net.parameters[i]);
+    }
+  }
+  for (const WorkerId k : {1, 0, 1}) push(k);
+}
+
+// Ringmaster with R = inf drops nothing: the same run as ASGD, file for file.
+TEST(VirtualTimeTest, RingmasterWithoutAThresholdIsAsgd) {
+  if (!have_data()) GTEST_SKIP() << "no Fashion-MNIST at " << kDataSource;
+  const std::string policy = "policy: {name: omnilearn, min_batch: 16, max_batch: 96, every_n: 20, memory_guard: false}\n"
+                             "max_iterations: 60\n";
+  const scenarios::Scenario asgd = load(scenario_yaml(false, "asp", policy));
+  const scenarios::Scenario ring =
+      load(scenario_yaml(false, "asp", policy), {"workload.asp={rule: ringmaster, delay_threshold: inf}"});
+  const std::string a = test_dir("asgd"), b = test_dir("ringmaster");
+  ASSERT_EQ(run_in_child(asgd, a, numerics_options()), "");
+  ASSERT_EQ(run_in_child(ring, b, numerics_options()), "");
+  for (const char* f : {"iterations.csv", "evaluations.csv", "plans.csv"}) {
+    EXPECT_EQ(read_text(a + "/" + f), read_text(b + "/" + f)) << f;
+  }
+}
+
+// Every rule and the paper's algorithm learn with four stale workers, and repeat themselves file for file.
+TEST(VirtualTimeTest, EachRuleLearnsAndRepeatsItself) {
+  if (!have_data()) GTEST_SKIP() << "no Fashion-MNIST at " << kDataSource;
+  const std::string policy = "policy: {name: omnilearn, min_batch: 16, max_batch: 96, decide: every-epoch, dead_band: 0.2, "
+                             "memory_guard: false}\n";
+  for (const std::string& asp :
+       {std::string("{update: model-overwrite, pull: per-epoch}"), std::string("{rule: dc-asgd}"),
+        std::string("{rule: ssp, staleness_bound: 1}"), std::string("{rule: ringmaster, delay_threshold: 2}"),
+        std::string("{rule: staleness-aware}"), std::string("{rule: rescaled}")}) {
+    SCOPED_TRACE(asp);
+    const scenarios::Scenario s = load(scenario_yaml(false, "asp", policy),
+                                       {"workload.asp=" + asp, "workload.epochs=2", "emulator.momentum=0.5",
+                                        "emulator.learning_rate=0.02", "emulator.eval_every=0"});
+    const std::string a = test_dir("a"), b = test_dir("b");
+    ASSERT_EQ(run_in_child(s, a, numerics_options()), "");
+    ASSERT_EQ(run_in_child(s, b, numerics_options()), "");
+    for (const char* f : {"iterations.csv", "evaluations.csv", "plans.csv", "summary.json"}) {
+      EXPECT_EQ(read_text(a + "/" + f), read_text(b + "/" + f)) << f;
+    }
+    EXPECT_GT(summary_number(a, "final_accuracy"), 0.2) << "chance is 0.1";
+  }
+}
+
 }  // namespace
 }  // namespace omnilearn::emulator

@@ -36,6 +36,9 @@ TEST(EnumNames, EveryTestbedEnumRoundTrips) {
   expect_round_trips<Device>(2);
   expect_round_trips<LrScalingRule>(2);
   expect_round_trips<QuotaScope>(2);
+  expect_round_trips<AspUpdate>(2);
+  expect_round_trips<AspPull>(2);
+  expect_round_trips<AspRule>(6);
 }
 
 }  // namespace

@@ -261,6 +261,16 @@ void expect_same_run_on_both_paths(const scenarios::Scenario& s) {
 
 TEST(ServerLink, AnAspRunGivesTheSameUpdatesOnBothPaths) { expect_same_run_on_both_paths(small_asp()); }
 
+// Held replies (SSP's bound, the epoch barrier of pull: per-epoch, whose replies between barriers are headers).
+TEST(ServerLink, HeldRepliesGiveTheSameUpdatesOnBothPaths) {
+  auto s = small_asp();
+  s.workload.asp.rule = scenarios::AspRule::kSsp;
+  s.workload.asp.staleness_bound = 1;
+  s.workload.asp.pull = scenarios::AspPull::kPerEpoch;
+  s.workload.epochs = 3;
+  expect_same_run_on_both_paths(s);
+}
+
 // SimGrid settings the model does not follow (cross-traffic here), a backbone that could saturate, or no more workers
 // than asp_flow_max_workers: the pushes and pulls stay SimGrid flows.
 TEST(ServerLink, OtherNetworksKeepTheFlows) {

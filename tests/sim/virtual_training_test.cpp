@@ -30,7 +30,7 @@ class ScriptedNumerics final : public TrainingNumerics {
     }
     return out;
   }
-  Result<BatchOutcome> asp_push(WorkerId k, BatchSize, std::int64_t) override {
+  Result<BatchOutcome> asp_push(WorkerId k, BatchSize, std::int64_t, Seconds) override {
     return BatchOutcome{static_cast<double>(k), 0.5};
   }
   void asp_pull(WorkerId) override {}

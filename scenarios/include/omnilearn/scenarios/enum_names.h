@@ -1,7 +1,7 @@
 // How an enum is spelled in a scenario: one table per enum, {value, name} in declaration order, which the scenario
 // parser reads (map_reader.h: read_choice) and the JSON (scenario_json.h: the scenario in manifest.json, the
-// testbed's config.json) writes and reads alike. Here: the testbed settings' enums (EmulatorSpec). Constants and
-// pure functions: thread-safe.
+// testbed's config.json) writes and reads alike. Here: the testbed settings' enums (EmulatorSpec) and ASP's
+// algorithm (AspSpec). Constants and pure functions: thread-safe.
 #pragma once
 
 #include <optional>
@@ -28,6 +28,16 @@ inline constexpr EnumName<LrScalingRule> kLrScalingRuleNames[] = {{LrScalingRule
                                                                   {LrScalingRule::kSqrt, "sqrt"}};
 inline constexpr EnumName<QuotaScope> kQuotaScopeNames[] = {{QuotaScope::kCompute, "compute"},
                                                             {QuotaScope::kProcess, "process"}};
+inline constexpr EnumName<AspUpdate> kAspUpdateNames[] = {{AspUpdate::kGradient, "gradient"},
+                                                          {AspUpdate::kModelOverwrite, "model-overwrite"}};
+inline constexpr EnumName<AspPull> kAspPullNames[] = {{AspPull::kEveryPush, "every-push"},
+                                                      {AspPull::kPerEpoch, "per-epoch"}};
+inline constexpr EnumName<AspRule> kAspRuleNames[] = {{AspRule::kAsgd, "asgd"},
+                                                      {AspRule::kStalenessAware, "staleness-aware"},
+                                                      {AspRule::kDcAsgd, "dc-asgd"},
+                                                      {AspRule::kSsp, "ssp"},
+                                                      {AspRule::kRingmaster, "ringmaster"},
+                                                      {AspRule::kRescaled, "rescaled"}};
 
 // The table of an enum, found by its type (the argument's value is not used).
 constexpr std::span<const EnumName<Network>> enum_names(Network) { return kNetworkNames; }
@@ -35,6 +45,9 @@ constexpr std::span<const EnumName<Loss>> enum_names(Loss) { return kLossNames; 
 constexpr std::span<const EnumName<Device>> enum_names(Device) { return kDeviceNames; }
 constexpr std::span<const EnumName<LrScalingRule>> enum_names(LrScalingRule) { return kLrScalingRuleNames; }
 constexpr std::span<const EnumName<QuotaScope>> enum_names(QuotaScope) { return kQuotaScopeNames; }
+constexpr std::span<const EnumName<AspUpdate>> enum_names(AspUpdate) { return kAspUpdateNames; }
+constexpr std::span<const EnumName<AspPull>> enum_names(AspPull) { return kAspPullNames; }
+constexpr std::span<const EnumName<AspRule>> enum_names(AspRule) { return kAspRuleNames; }
 
 // How `value` is spelled ("?" for a value the table lacks, which a complete table never does).
 template <typename E>

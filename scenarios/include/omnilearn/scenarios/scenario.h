@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -139,6 +140,41 @@ struct ModelProfile {
 // data, `emulator:` settings) computes it, so the run also has losses, evaluations and a time to target accuracy.
 enum class Numerics { kTime, kReal };
 
+// ASP's algorithm (workload.asp; docs/asp-rules.md writes each rule's update in one line). `update`: what a worker
+// pushes: its gradient, which the server applies by `rule` (kGradient), or its whole parameter vector after a local
+// SGD step on its own copy, which replaces the server's (kModelOverwrite: the last writer wins, as the OmniLearn
+// paper's code). `pull`: when a worker takes the server's parameters: with every push's reply (kEveryPush), or only
+// at an epoch's end (kPerEpoch: between pulls it trains on its own copy; at the end of each epoch the server holds
+// every reply until all live workers have pushed, then makes the batch decision and sends each the parameters).
+enum class AspUpdate { kGradient, kModelOverwrite };
+enum class AspPull { kEveryPush, kPerEpoch };
+// The server's rule for a pushed gradient g of worker k, τ updates stale: plain ASGD; the step divided by max(1, τ)
+// (Zhang et al. 2016); DC-ASGD's compensation g + λ g⊙g⊙(w − w_k) with w_k what k pulled (Zheng et al. 2017);
+// SSP: ASGD, and a worker may not start iteration c + s + 1 before every live worker finished c (Ho et al. 2013);
+// Ringmaster: ASGD that drops a gradient with τ > R (Tyurin & Richtárik 2025); Rescaled: the step times t_k / mean t
+// (k's compute time over the mean of every worker's latest).
+enum class AspRule { kAsgd, kStalenessAware, kDcAsgd, kSsp, kRingmaster, kRescaled };
+
+struct AspSpec {
+  AspUpdate update = AspUpdate::kGradient;
+  AspPull pull = AspPull::kEveryPush;
+  AspRule rule = AspRule::kAsgd;
+  std::int64_t staleness_bound = 0;  // ssp: s
+  std::int64_t delay_threshold = 0;  // ringmaster: R (kNoDelayThreshold, written `inf`: nothing is dropped)
+  double dc_lambda = 0.04;           // dc-asgd: λ (Zheng et al.'s λ0)
+
+  // True for the defaults (gradient, every-push, asgd): the ASP that ran before these keys existed.
+  bool is_default() const {
+    return update == AspUpdate::kGradient && pull == AspPull::kEveryPush && rule == AspRule::kAsgd;
+  }
+  // Whether the server applies a gradient pushed `staleness` updates after its worker pulled (Ringmaster drops it
+  // when staleness > R; every other rule applies all).
+  bool applies(std::int64_t staleness) const {
+    return rule != AspRule::kRingmaster || staleness <= delay_threshold;
+  }
+};
+inline constexpr std::int64_t kNoDelayThreshold = std::numeric_limits<std::int64_t>::max();
+
 struct WorkloadSpec {
   ModelProfile model;
   std::string dataset = "cifar10";
@@ -149,6 +185,7 @@ struct WorkloadSpec {
   std::int64_t sample_budget = 0;   // 0: train `epochs` epochs; else stop after this many samples (the parser
                                     // then sets `epochs` to the epochs the budget reaches into, rounded up)
   Numerics numerics = Numerics::kTime;  // `omnilearn sim` only; kReal needs an omnilearn built with LibTorch
+  AspSpec asp;                      // ASP only
 };
 
 struct PolicySpec {

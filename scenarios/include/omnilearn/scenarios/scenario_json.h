@@ -48,6 +48,9 @@ OMNILEARN_JSON_ENUM(Loss)
 OMNILEARN_JSON_ENUM(Device)
 OMNILEARN_JSON_ENUM(LrScalingRule)
 OMNILEARN_JSON_ENUM(QuotaScope)
+OMNILEARN_JSON_ENUM(AspUpdate)
+OMNILEARN_JSON_ENUM(AspPull)
+OMNILEARN_JSON_ENUM(AspRule)
 #undef OMNILEARN_JSON_ENUM
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EmulatorSpec, network, device, cpu_budget, cpu_per_core, cpu_period_s,
                                                 throttle, cpuset, sample_cost_s, target_accuracy, eval_every,
@@ -55,5 +58,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EmulatorSpec, network, device, c
                                                 lr_scaling_rule,
                                                 warmup_updates, stall_timeout_s, stop_grace_s, data_source, cache_dir,
                                                 model_file, input_shape, loss, train_data, test_data)
+
+// workload.asp as JSON (the testbed's config.json, the manifest when not the defaults): keys and spellings as the
+// scenario file's; delay_threshold `inf` is kNoDelayThreshold.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AspSpec, update, pull, rule, staleness_bound, delay_threshold,
+                                                dc_lambda)
 
 }  // namespace omnilearn::scenarios

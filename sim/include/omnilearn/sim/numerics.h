@@ -39,9 +39,11 @@ class TrainingNumerics {
   // nothing), or an error.
   virtual Result<std::vector<std::optional<BatchOutcome>>> bsp_step(std::span<const BatchSize> batch,
                                                                     const std::vector<bool>& lost) = 0;
-  // ASP: worker k's push of `batch` samples reached the server `staleness` updates after k pulled. The gradient is
-  // computed on the parameters k pulled, on k's next samples, and applied to the server's parameters.
-  virtual Result<BatchOutcome> asp_push(WorkerId k, BatchSize batch, std::int64_t staleness) = 0;
+  // ASP: worker k's push of `batch` samples, computed in `compute_s`, reached the server `staleness` updates of
+  // other workers after k pulled. The gradient is computed on k's parameters (those it pulled, or its own copy
+  // between the pulls of workload.asp.pull: per-epoch), on k's next samples; the server applies it by workload.asp's
+  // update and rule (a rule may drop it: the server's parameters then stay as they are).
+  virtual Result<BatchOutcome> asp_push(WorkerId k, BatchSize batch, std::int64_t staleness, Seconds compute_s) = 0;
   // ASP: the server sends worker k the current parameters (k computes its next iteration on them).
   virtual void asp_pull(WorkerId k) = 0;
   // The current (BSP: shared; ASP: server's) parameters on the test set.

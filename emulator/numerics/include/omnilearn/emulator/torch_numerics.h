@@ -21,9 +21,11 @@ struct TorchNumericsOptions {
 
 // The numerics of `scenario`: its emulator settings name the network (or TorchScript model), the data (Fashion-MNIST
 // from emulator.data_source, decompressed into emulator.cache_dir, or the user's tensor files), the optimiser
-// (learning_rate, momentum, warmup_updates; ASP: lr_scaling and its rule). Errors name the setting at fault.
-// Memory: BSP holds one model. ASP holds the server's parameters plus one parameter version per worker, shared by
-// reference counting among the workers that pulled the same version: at most (workers + 1) x parameters floats.
+// (learning_rate, momentum, warmup_updates; ASP: lr_scaling and its rule) and ASP's algorithm (workload.asp:
+// docs/asp-rules.md). Errors name the setting at fault. Memory: BSP holds one model. ASP holds the server's
+// parameters plus one parameter version per worker, shared by reference counting among the workers that pulled the
+// same version: at most (workers + 1) x parameters floats; a worker with its own copy (update: model-overwrite,
+// pull: per-epoch) adds its momentum buffer, and DC-ASGD keeps what each worker pulled.
 Result<std::unique_ptr<sim::TrainingNumerics>> make_torch_numerics(const scenarios::Scenario& scenario,
                                                                    const TorchNumericsOptions& options);
 
