@@ -61,6 +61,43 @@ sim::SimOptions numerics_options() {
 
 bool have_data() { return std::filesystem::exists(std::string(kDataSource) + "/train-images-idx3-ubyte.gz"); }
 
+// The one-worker tests' reference: plain SGD in this process on one thread. LeNet from seed 3, SGD at 0.05 with
+// momentum 0.9 and a 5-step warm-up, `steps` batches of 64 from the first 3,000 training samples, drawn by a
+// GlobalSampler of `sampler_seed`. Each step's loss, and the final evaluation on 1,000 test samples (no losses when
+// the data cannot be read: the caller's size check fails).
+struct PlainSgd {
+  std::vector<double> losses;
+  worker::Evaluation final;
+};
+PlainSgd plain_sgd(std::uint64_t sampler_seed, std::size_t steps) {
+  at::set_num_threads(1);
+  auto data_dir = prepare_fashion_mnist(kDataSource, default_dataset_cache_dir());
+  EXPECT_TRUE(data_dir) << data_dir.status().message();
+  if (!data_dir) return {};
+  auto train = worker::read_split(*data_dir, "train", 3000);
+  auto test = worker::read_split(*data_dir, "t10k", 1000);
+  EXPECT_TRUE(train && test);
+  if (!train || !test) return {};
+  torch::manual_seed(3);
+  worker::Net net = worker::make_net(Network::kLeNet);
+  torch::optim::SGD sgd(net.parameters, torch::optim::SGDOptions(0.05).momentum(0.9));
+  GlobalSampler sampler(3000, sampler_seed);
+  const std::vector<BatchSize> batch{64};
+  PlainSgd out;
+  for (std::size_t step = 0; step < steps; ++step) {
+    const StepAssignment a = sampler.next(batch);
+    const auto idx_span = sampler.indices(a, 0);
+    auto idx = torch::from_blob(const_cast<std::int64_t*>(idx_span.data()), {a.batch[0]}, torch::kInt64);
+    out.losses.push_back(worker::forward_backward(net, train->images.index_select(0, idx),
+                                                  train->labels.index_select(0, idx)).loss);
+    static_cast<torch::optim::SGDOptions&>(sgd.param_groups()[0].options())
+        .lr(0.05 * std::min(1.0, static_cast<double>(step + 1) / 5.0));
+    sgd.step();
+  }
+  out.final = worker::evaluate(net, *test);
+  return out;
+}
+
 TEST(VirtualTimeTest, OneWorkerMatchesPlainSgdStepForStep) {
   if (!have_data()) GTEST_SKIP() << "no Fashion-MNIST at " << kDataSource << " (Debian: dataset-fashion-mnist)";
   const scenarios::Scenario s = load(scenario_yaml(/*one_worker=*/true, "bsp", "policy: {name: uniform, min_batch: 16, max_batch: 96}\n"));
@@ -70,30 +107,13 @@ TEST(VirtualTimeTest, OneWorkerMatchesPlainSgdStepForStep) {
   ASSERT_EQ(rows.size(), 47u);  // 3,000 samples at 64: 46 steps and a remainder of 56
 
   // Plain SGD in this process: the same seed, sampler, network, optimiser and warm-up.
-  at::set_num_threads(1);
-  auto data_dir = prepare_fashion_mnist(kDataSource, default_dataset_cache_dir());
-  ASSERT_TRUE(data_dir) << data_dir.status().message();
-  auto train = worker::read_split(*data_dir, "train", 3000);
-  auto test = worker::read_split(*data_dir, "t10k", 1000);
-  ASSERT_TRUE(train && test);
-  torch::manual_seed(3);
-  worker::Net net = worker::make_net(Network::kLeNet);
-  torch::optim::SGD sgd(net.parameters, torch::optim::SGDOptions(0.05).momentum(0.9));
-  GlobalSampler sampler(3000, 3);
-  const std::vector<BatchSize> batch{64};
+  const PlainSgd ref = plain_sgd(/*sampler_seed=*/3, rows.size());
+  ASSERT_EQ(ref.losses.size(), rows.size());
   for (std::size_t step = 0; step < rows.size(); ++step) {
-    const StepAssignment a = sampler.next(batch);
-    const auto idx_span = sampler.indices(a, 0);
-    auto idx = torch::from_blob(const_cast<std::int64_t*>(idx_span.data()), {a.batch[0]}, torch::kInt64);
-    const worker::StepResult r = worker::forward_backward(net, train->images.index_select(0, idx),
-                                                          train->labels.index_select(0, idx));
-    static_cast<torch::optim::SGDOptions&>(sgd.param_groups()[0].options())
-        .lr(0.05 * std::min(1.0, static_cast<double>(step + 1) / 5.0));
-    sgd.step();
     const double simulated = std::stod(rows[step].at("loss"));
-    EXPECT_NEAR(simulated, r.loss, 1e-6 * std::max(1.0, std::abs(r.loss))) << "step " << step;
+    EXPECT_NEAR(simulated, ref.losses[step], 1e-6 * std::max(1.0, std::abs(ref.losses[step]))) << "step " << step;
   }
-  const worker::Evaluation ev = worker::evaluate(net, *test);
+  const worker::Evaluation& ev = ref.final;
   const auto evaluations = read_csv(dir + "/evaluations.csv");
   ASSERT_EQ(evaluations.size(), 5u);  // steps 10, 20, 30, 40 and the end (47)
   EXPECT_NEAR(std::stod(evaluations.back().at("accuracy")), ev.accuracy, 1e-9);
@@ -182,30 +202,12 @@ TEST(VirtualTimeTest, OneAspWorkerIsPlainSgdStepForStepUnderEveryRule) {
     ASSERT_EQ(run_in_child(s, dirs.back(), numerics_options()), "") << variants[v];
   }
 
-  // Plain SGD in this process: the ASP worker's sampler (seed + 7919), the network, optimiser and warm-up.
-  at::set_num_threads(1);
-  auto data_dir = prepare_fashion_mnist(kDataSource, default_dataset_cache_dir());
-  ASSERT_TRUE(data_dir) << data_dir.status().message();
-  auto train = worker::read_split(*data_dir, "train", 3000);
-  auto test = worker::read_split(*data_dir, "t10k", 1000);
-  ASSERT_TRUE(train && test);
-  torch::manual_seed(3);
-  worker::Net net = worker::make_net(Network::kLeNet);
-  torch::optim::SGD sgd(net.parameters, torch::optim::SGDOptions(0.05).momentum(0.9));
-  GlobalSampler sampler(3000, 3 + 7919);
-  const std::vector<BatchSize> batch{64};
-  std::vector<double> losses;
-  for (std::size_t step = 0; step < 47; ++step) {  // 3,000 samples at 64: 46 pushes and a remainder of 56
-    const StepAssignment a = sampler.next(batch);
-    const auto idx_span = sampler.indices(a, 0);
-    auto idx = torch::from_blob(const_cast<std::int64_t*>(idx_span.data()), {a.batch[0]}, torch::kInt64);
-    losses.push_back(worker::forward_backward(net, train->images.index_select(0, idx),
-                                              train->labels.index_select(0, idx)).loss);
-    static_cast<torch::optim::SGDOptions&>(sgd.param_groups()[0].options())
-        .lr(0.05 * std::min(1.0, static_cast<double>(step + 1) / 5.0));
-    sgd.step();
-  }
-  const worker::Evaluation ev = worker::evaluate(net, *test);
+  // Plain SGD in this process: the ASP worker's sampler (seed + 7919), the network, optimiser and warm-up; 3,000
+  // samples at 64: 46 pushes and a remainder of 56.
+  const PlainSgd ref = plain_sgd(/*sampler_seed=*/3 + 7919, 47);
+  ASSERT_EQ(ref.losses.size(), 47u);
+  const std::vector<double>& losses = ref.losses;
+  const worker::Evaluation& ev = ref.final;
   for (std::size_t v = 0; v < variants.size(); ++v) {
     SCOPED_TRACE(variants[v]);
     const auto rows = read_csv(dirs[v] + "/iterations.csv");
