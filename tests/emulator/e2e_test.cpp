@@ -207,8 +207,8 @@ TEST(EmulatorEndToEnd, TwoWorkerAspRunRecordsStaleness) {
 }
 
 // workload.asp on the testbed: two workers and the parameter server for 2 epochs of 1024 samples. `asp` is the
-// workload.asp mapping; returns the run folder.
-std::string run_asp_variant(const std::string& name, const std::string& asp) {
+// workload.asp mapping, `learning_rate` the workers' step; returns the run folder.
+std::string run_asp_variant(const std::string& name, const std::string& asp, double learning_rate = 0.02) {
   const std::string dir = testing::fresh_dir(name);
   std::string path = testing::write_scenario(dir, name, 2, "", 1024, 64, 2);
   {
@@ -224,7 +224,7 @@ std::string run_asp_variant(const std::string& name, const std::string& asp) {
   scenarios::EmulatorSpec config;
   config.eval_samples = 500;
   config.target_accuracy = 0.0;
-  config.learning_rate = 0.02;
+  config.learning_rate = learning_rate;
   config.momentum = 0.0;
   auto r = run_emulation(with_settings(*scenario, config), real_worker_options(dir));
   EXPECT_TRUE(r.is_ok()) << r.status().message();
@@ -264,7 +264,9 @@ TEST(EmulatorEndToEnd, TwoWorkerAspRunsThePapersAlgorithmAndSsp) {
   if (!fs::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
     GTEST_SKIP() << "Fashion-MNIST missing: install the Debian package dataset-fashion-mnist";
   }
-  const std::string paper = run_asp_variant("e2e-asp-paper", "{update: model-overwrite, pull: per-epoch}");
+  // The final model is one worker's ~16 local steps (the other's are overwritten), so the step is larger than the
+  // gradient variants' 0.02: at 0.02 the accuracy ranged 0.19-0.39 over runs, too near the bound below.
+  const std::string paper = run_asp_variant("e2e-asp-paper", "{update: model-overwrite, pull: per-epoch}", 0.1);
   ASSERT_FALSE(paper.empty());
   const auto summary = nlohmann::json::parse(std::ifstream(paper + "/summary.json"));
   ASSERT_TRUE(summary.contains("final_accuracy"));
