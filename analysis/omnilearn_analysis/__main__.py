@@ -45,11 +45,16 @@ def main(argv: list[str] | None = None) -> int:
     vt.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     vt.add_argument("--levels", type=int, nargs="+", default=[1, 2, 4, 8])
     vt.add_argument("--out", required=True, help="CSV file to write")
-    st = sub.add_parser("asp-study", help="the ASP study's sweep (virtual-time training): mean final accuracy and "
-                                          "time to a target with 95%% intervals, omnilearn - uniform paired by seed",
-                        epilog="example: python3 -m omnilearn_analysis asp-study runs/asp-study --target 0.85")
-    st.add_argument("sweep", help="sweep folder of scenarios/testbed/sweep-asp-virtual-time.yaml (with sweep.csv)")
-    st.add_argument("--target", type=float, default=0.85, help="target test accuracy (default 0.85)")
+    st = sub.add_parser("asp-study", help="asynchronous studies in virtual time (sweep folders): mean final accuracy "
+                                          "and times to targets with 95%% intervals, each variant paired by seed "
+                                          "against the other batch policy, plain ASGD uniform and BSP omnilearn",
+                        epilog="example: python3 -m omnilearn_analysis asp-study runs/asp-study runs/asp-study-bsp "
+                               "runs/asp-rules runs/asp-ringmaster --out runs/asp-answer")
+    st.add_argument("sweeps", nargs="+", help="sweep folders (with sweep.csv) of scenarios/testbed/sweep-asp-study.yaml "
+                                             "and its parts, or of sweep-asp-virtual-time.yaml")
+    st.add_argument("--target", type=float, action="append",
+                    help="target test accuracy, repeatable (default: 0.80 and 0.85)")
+    st.add_argument("--out", help="folder for the tables and figures (default: the sweep folder, when there is one)")
     ct = sub.add_parser("check-timeline", help="check that a timeline.json is valid trace-event JSON")
     ct.add_argument("timeline")
     args = parser.parse_args(argv)
@@ -79,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{args.folder}/runs.csv, {args.folder}/levels.csv ({len(runs)} runs)")
         elif args.command == "asp-study":
             from .asp_study import write_study
-            text, paths = write_study(args.sweep, args.target)
+            text, paths = write_study(args.sweeps, args.target or [0.80, 0.85], args.out)
             print(text)
             print(", ".join(str(p) for p in paths))
         elif args.command == "virtual-time":
