@@ -3,6 +3,7 @@
 // base/install_layout.h (OMNILEARN_ANALYSIS_DIR first). No shell is involved.
 #include <sys/wait.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -58,7 +59,7 @@ int run_report_command(const std::vector<std::string>& command_args) {
   options.env = std::move(env_store);
   options.search_path = true;
   options.own_process_group = false;  // as any command run from a shell: Ctrl-C reaches it too
-  options.parent_death_signal = 0;
+  options.parent_death_signal = SIGTERM;  // and it does not outlive this process (SIGKILL, a crash)
   auto child = Subprocess::start(words, options);
   if (!child) {
     std::fprintf(stderr, "omnilearn report: cannot run %s (install python3-pandas and python3-matplotlib: "

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <cerrno>
+#include <csignal>
 #include <iostream>
 #include <map>
 
@@ -30,14 +31,15 @@ std::vector<std::string> child_environment(bool strip_mpi) {
 }
 
 // Starts one point with its output and errors in <out>/<point>.log; no shell is involved. The point stays in this
-// process's group, and the caller reaps it.
+// process's group (a terminal's Ctrl-C reaches it too), and the caller reaps it. If this process ends without
+// stopping it (SIGKILL, a crash), the point gets SIGTERM and stops as `sim` does on it: nothing keeps running.
 Result<pid_t> spawn_point(const PointRunOptions& o, const scenarios::SweepPoint& p,
                           const std::vector<std::string>& env) {
   SpawnOptions options;
   options.env = env;
   options.stdout_file = options.stderr_file = o.out + "/" + p.name + ".log";
   options.own_process_group = false;
-  options.parent_death_signal = 0;
+  options.parent_death_signal = SIGTERM;
   auto child =
       Subprocess::start(point_command_words(o.exe, p, o.out + "/" + p.name, o.iteration_rows, o.sim_args), options);
   if (!child) {

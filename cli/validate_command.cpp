@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -38,7 +39,8 @@ constexpr int kProbeSteps = 80;  // the exchange probe: a short uniform run of t
 
 // Logs `words` and starts them (words[0] is the program, looked up in PATH) with this process's environment plus
 // `extra_env` (which replaces variables of the same name). The stages stay in this process's group, so that a
-// terminal's Ctrl-C reaches the testbed launcher itself (it stops its workers and removes its cgroups).
+// terminal's Ctrl-C reaches the testbed launcher itself (it stops its workers and removes its cgroups); if this
+// process ends without stopping them (SIGKILL, a crash), they get SIGTERM, which the launcher handles alike.
 Result<Subprocess> spawn_logged(const std::vector<std::string>& words, const std::vector<std::string>& extra_env = {}) {
   std::cerr << "omnilearn validate: running";
   for (const std::string& w : words) std::cerr << " " << w;
@@ -54,7 +56,7 @@ Result<Subprocess> spawn_logged(const std::vector<std::string>& words, const std
   options.env = std::move(env_store);
   options.search_path = true;
   options.own_process_group = false;
-  options.parent_death_signal = 0;
+  options.parent_death_signal = SIGTERM;
   return Subprocess::start(words, options);
 }
 

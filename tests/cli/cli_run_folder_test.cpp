@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/file.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <nlohmann/json.hpp>
@@ -230,6 +231,43 @@ TEST(CliRunFolder, SweepResumeRunsOnlyUnfinishedPoints) {
   EXPECT_TRUE(fs::exists(dir.at("out/small-omnilearn/summary.json")));
   EXPECT_NE(read_file(dir.at("out/small-omnilearn/iterations.csv")), "");
   EXPECT_TRUE(contains(read_file(dir.at("out/sweep.csv")), "small-uniform,uniform,ok,"));
+}
+
+// A sweep stopped by SIGKILL (or a crash) cannot stop its points itself: they get SIGTERM from the kernel
+// (PR_SET_PDEATHSIG) and stop as `sim` does on it, so nothing keeps running and each point's files stay valid.
+TEST(CliRunFolder, ASweepKilledWithSigkillLeavesNoPointRunning) {
+  TempDir dir;
+  dir.write("quick.yaml", quick_yaml());
+  dir.write("endless.yaml", "name: endless\nbase: quick.yaml\nset: {workload.epochs: 1000000, outputs.timeline: true}\n"
+                            "axes:\n  policy.name: [uniform, omnilearn]\n");
+  Background sweep({"sweep", dir.at("endless.yaml"), "--quiet", "--jobs", "2", "--out", dir.at("out")}, dir);
+  ASSERT_GT(sweep.pid(), 0);
+  // Each point's sim holds its folder's lock, which names its pid.
+  std::vector<pid_t> points;
+  ASSERT_TRUE(wait_for([&] {
+    points.clear();
+    for (const char* point : {"out/endless-uniform", "out/endless-omnilearn"}) {
+      std::istringstream lock(read_file(dir.at(std::string(point) + "/.omnilearn.lock")));
+      long pid = 0;
+      if (lock >> pid && pid > 0 && line_count(read_file(dir.at(std::string(point) + "/iterations.csv"))) > 20) {
+        points.push_back(static_cast<pid_t>(pid));
+      }
+    }
+    return points.size() == 2;
+  })) << sweep.err();
+  EXPECT_EQ(sweep.stop(SIGKILL), 128 + SIGKILL);
+  bool stopped = true;
+  for (const pid_t pid : points) {
+    const bool gone = wait_for([&] { return ::kill(pid, 0) != 0 && errno == ESRCH; });
+    EXPECT_TRUE(gone) << "point pid " << pid << " still runs";
+    if (!gone) ::kill(pid, SIGKILL);  // a failing test leaves nothing running either
+    stopped &= gone;
+  }
+  if (!stopped) return;
+  for (const char* point : {"out/endless-uniform", "out/endless-omnilearn"}) {
+    SCOPED_TRACE(point);
+    expect_valid_stopped_run(dir, point);
+  }
 }
 
 // Issue 12 #5: `mpirun -np 2 omnilearn sweep` without --mpi ran every point twice into the same folders.
