@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Derives traces/data/device-speeds.csv (per-model, per-device-kind training speed, samples/s of one worker) from
+"""Derives traces/devices/device-speeds.csv (per-model, per-device-kind training speed, samples/s of one worker) from
 the measured tables in ../shared/traces-raw: Gavel's throughputs on K80, P100 and V100 (one GPU, the job alone) and
 the Pollux applications' step times on one T4 (placement 1). Standard library only.
-Usage: scripts/device-speeds.py [--raw ../shared/traces-raw] [--output traces/data/device-speeds.csv]"""
+Usage: scripts/device-speeds.py [--raw ../shared/traces-raw] [--output traces/devices/device-speeds.csv]"""
 import argparse
 import ast
 import csv
@@ -68,7 +68,7 @@ def pollux_rows(folder: str):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--raw", default="../shared/traces-raw")
-    parser.add_argument("--output", default="traces/data/device-speeds.csv")
+    parser.add_argument("--output", default="traces/devices/device-speeds.csv")
     args = parser.parse_args()
     rows = list(gavel_rows(os.path.join(args.raw, "gavel-throughputs", "simulation_throughputs.json")))
     rows += list(pollux_rows(os.path.join(args.raw, "pollux-osdi21", "traces")))

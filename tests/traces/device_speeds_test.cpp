@@ -101,7 +101,7 @@ TEST(DeviceSpeedsTest, BadTablesAreRefusedWithFileAndLine) {
 }
 
 TEST(DeviceSpeedsTest, ShippedTablesLoadAndCoverTheAnchorsKinds) {
-  const std::string data = OMNILEARN_TRACES_DATA;
+  const std::string data = std::string(OMNILEARN_TRACES_DATA) + "/../devices";
   auto t = read_device_speed_table(data + "/device-kinds.csv", data + "/device-speeds.csv");
   ASSERT_TRUE(t.is_ok()) << t.status().message();
   for (const char* kind : {"k80", "p100", "v100", "t4", "a100", "rtx2080ti"}) {

@@ -1,5 +1,5 @@
 // Device kinds and measured training speeds: how many samples per second one worker of a given model trains on one
-// device of a kind, from shipped tables (traces/data/device-kinds.csv, device-speeds.csv; docs/jobs.md). Immutable
+// device of a kind, from shipped tables (traces/devices/device-kinds.csv, device-speeds.csv; docs/jobs.md). Immutable
 // after creation: thread-safe to share.
 #pragma once
 
