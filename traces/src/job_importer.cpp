@@ -118,8 +118,8 @@ struct PhillyRecord {
   std::size_t line;
 };
 
-Result<std::vector<JobSpec>> import_philly(const JobImportOptions& o) {
-  if (o.philly.speeds == nullptr) return Status::invalid_argument("philly import: no device speed table given");
+// The records of a Philly-shaped file that pass the cluster and duration filters, in file order.
+Result<std::vector<PhillyRecord>> read_philly(const JobImportOptions& o) {
   auto in = LineReader::open(o.input);
   if (!in.is_ok()) return in.status();
   constexpr std::string_view kWhat = "'timestamp,duration,num_gpus,gpu_time,cluster' (a Philly-shaped job trace)";
@@ -149,6 +149,14 @@ Result<std::vector<JobSpec>> import_philly(const JobImportOptions& o) {
     records.push_back({*t, static_cast<std::int64_t>(*g), *d, in->line_number()});
   }
   if (records.empty()) return in->error("no jobs left after the filters; expected at least one");
+  return records;
+}
+
+Result<std::vector<JobSpec>> import_philly(const JobImportOptions& o) {
+  if (o.philly.speeds == nullptr) return Status::invalid_argument("philly import: no device speed table given");
+  auto read = read_philly(o);
+  if (!read.is_ok()) return read.status();
+  std::vector<PhillyRecord>& records = *read;
   std::stable_sort(records.begin(), records.end(),
                    [](const PhillyRecord& a, const PhillyRecord& b) { return a.submit_s < b.submit_s; });
   const Seconds base = records.front().submit_s + o.clip_from_s;
@@ -230,6 +238,14 @@ Result<JobSpec> philly_job(std::string name, Seconds arrival_s, std::int64_t gpu
   j.mode = conversion.mode;
   j.batch_policy = conversion.batch_policy;
   return j;
+}
+
+Result<std::vector<JobSize>> read_philly_sizes(const JobImportOptions& options) {
+  auto records = read_philly(options);
+  if (!records.is_ok()) return records.status();
+  std::vector<JobSize> out;
+  for (const PhillyRecord& r : *records) out.push_back({r.gpus, r.duration_s});
+  return out;
 }
 
 Result<std::vector<JobSpec>> import_jobs(const JobImportOptions& options) {

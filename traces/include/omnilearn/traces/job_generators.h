@@ -14,12 +14,6 @@
 
 namespace omnilearn::traces {
 
-// One (GPUs, duration) record of a job trace.
-struct JobSize {
-  std::int64_t gpus = 1;
-  Seconds duration_s = 0.0;
-};
-
 struct PhillyLikeOptions {
   std::size_t jobs = 160;
   // Offered load: arrival rate x mean GPU-seconds per job / cluster GPUs (1 = as much work arrives as the

@@ -69,6 +69,15 @@ struct JobImportOptions {
   std::uint64_t seed = 1;    // the coin of philly_job, drawn per job in arrival order
 };
 
+// One (GPUs, duration) record of a job trace.
+struct JobSize {
+  std::int64_t gpus = 1;
+  Seconds duration_s = 0.0;
+};
+// The (GPUs, duration) records of a Philly-shaped file that pass options' cluster and min_duration_s filters, in
+// file order: a sample for generate_philly_like.
+Result<std::vector<JobSize>> read_philly_sizes(const JobImportOptions& options);
+
 // Imports options.input as options.format says; jobs come back in arrival order (ties in file order). A malformed
 // file gives "path:line: what was wrong; expected ...".
 Result<std::vector<JobSpec>> import_jobs(const JobImportOptions& options);
