@@ -6,12 +6,13 @@
 #include <random>
 #include <string>
 
+#include "portable_random.h"
+
 namespace omnilearn::traces {
 namespace {
 
-// Portable transforms of the engine's output (the std distributions differ between standard libraries).
-double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-double exponential(std::mt19937_64& rng, double mean) { return -mean * std::log1p(-uniform01(rng)); }
+using detail::exponential;
+using detail::uniform01;
 
 // From ../shared/traces-raw/pollux-osdi21/traces/philly.csv (82,247 jobs), filtered as Pollux's workload.py filters
 // it (duration >= 60 s, GPU time < 1,000 h: 74,428 jobs), GPU counts with at least 50 jobs (74,409 jobs): jobs per
