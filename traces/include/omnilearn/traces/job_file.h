@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "omnilearn/base/input_limits.h"
 #include "omnilearn/base/status.h"
 #include "omnilearn/base/units.h"
 
@@ -43,8 +44,8 @@ inline constexpr std::string_view kJobFileHeader =
     "name,arrival_s,model,dataset,dataset_samples,epochs,target,workers,min_workers,max_workers,global_batch,mode,"
     "batch_policy";
 
-// At most this many jobs in one file (read, imported or generated).
-inline constexpr std::size_t kMaxJobs = 1'000'000;
+// At most this many jobs in one file (read, imported or generated): the input limit of base/input_limits.h.
+inline constexpr std::size_t kMaxJobs = limits::kMaxJobs;
 
 // Parses job-file text. `source` names the text in errors: "source:line: field 'x' is 'y'; expected ...". Never
 // throws. Jobs come back in file order (which is arrival order: the format requires it).
