@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "omnilearn/traces/job_generators.h"
@@ -87,6 +88,12 @@ TEST(JobImporterTest, PolluxWorkloadRowsBecomeRigidJobsInArrivalOrder) {
   ASSERT_FALSE(refused.is_ok());
   EXPECT_NE(refused.status().message().find(":2: num_replicas '0' is not valid"), std::string::npos)
       << refused.status().message();
+  // A count beyond any cluster is refused before it is converted to an integer.
+  o.input = write_temp("bad3.csv", "name,time,application,num_replicas,batch_size\na,1,cifar10,1e300,1e301\n");
+  refused = import_jobs(o);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_NE(refused.status().message().find(":2: num_replicas '1e300' is not valid"), std::string::npos)
+      << refused.status().message();
 }
 
 TEST(JobImporterTest, PhillyRecordsBecomeJobsSizedByTheReferenceSpeed) {
@@ -141,6 +148,23 @@ TEST(JobImporterTest, PhillyRecordsBecomeJobsSizedByTheReferenceSpeed) {
   EXPECT_NE(refused.status().message().find("bad-philly.csv:2: timestamp '2017-10-09' is not valid"),
             std::string::npos)
       << refused.status().message();
+  // A record whose work overflows to an infinite number of epochs, and a clip window that is empty or negative.
+  o.input = write_temp("huge-philly.csv",
+                       "timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:00:00,1e307,1000,1,vc1\n");
+  o.clip_from_s = 0.0;
+  refused = import_jobs(o);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_NE(refused.status().message().find("huge-philly.csv:2: philly job: job 'resnet50': epochs 'inf'"),
+            std::string::npos)
+      << refused.status().message();
+  o.input = path;
+  for (const auto& [from, to] : {std::pair{100.0, 100.0}, std::pair{-5.0, 100.0}}) {
+    o.clip_from_s = from;
+    o.clip_to_s = to;
+    refused = import_jobs(o);
+    ASSERT_FALSE(refused.is_ok());
+    EXPECT_NE(refused.status().message().find("clip window"), std::string::npos) << refused.status().message();
+  }
   o.philly.speeds = nullptr;
   EXPECT_FALSE(import_jobs(o).is_ok());
 }

@@ -8,6 +8,7 @@
 
 #include "omnilearn/traces/csv_reader.h"
 #include "omnilearn/traces/text_file.h"
+#include "portable_random.h"
 
 namespace omnilearn::traces {
 namespace {
@@ -29,7 +30,10 @@ constexpr std::array<std::pair<JobImportFormat, std::string_view>, 2> kFormatNam
     {JobImportFormat::kPhilly, "philly"},
 }};
 
-double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+using detail::uniform01;
+
+// Workers, GPUs or a batch in a raw row: far beyond any cluster, and small enough that products stay exact.
+constexpr double kMaxCount = 1e9;
 
 // The header's columns by name, or an error naming the missing one.
 Result<std::vector<std::size_t>> columns(const LineReader& in, const std::string& line,
@@ -74,13 +78,14 @@ Result<std::vector<JobSpec>> import_pollux(const JobImportOptions& o) {
       for (const auto& a : kApplications) known += (known.empty() ? "" : ", ") + std::string(a.name);
       return in->error("application '" + f[c[2]] + "' is not known; expected one of: " + known);
     }
+    // Bounded before the casts below (a double beyond int64 is undefined to convert).
     const auto r = parse_double(f[c[3]]);
-    if (!r || *r < 1.0 || *r != std::floor(*r)) {
-      return in->error("num_replicas '" + f[c[3]] + "' is not valid; expected a whole number >= 1");
+    if (!r || *r < 1.0 || *r != std::floor(*r) || *r > kMaxCount) {
+      return in->error("num_replicas '" + f[c[3]] + "' is not valid; expected a whole number in [1, 1e9]");
     }
     const auto b = parse_double(f[c[4]]);
-    if (!b || *b < *r || *b != std::floor(*b)) {
-      return in->error("batch_size '" + f[c[4]] + "' is not valid; expected a whole number >= num_replicas");
+    if (!b || *b < *r || *b != std::floor(*b) || *b > kMaxCount) {
+      return in->error("batch_size '" + f[c[4]] + "' is not valid; expected a whole number in [num_replicas, 1e9]");
     }
     j.arrival_s = *t;
     j.model = app->model;
@@ -141,11 +146,15 @@ Result<std::vector<PhillyRecord>> read_philly(const JobImportOptions& o) {
     const auto d = parse_double(f[c[1]]);
     if (!d || *d <= 0.0) return in->error("duration '" + f[c[1]] + "' is not valid; expected seconds > 0");
     const auto g = parse_double(f[c[2]]);
-    if (!g || *g < 1.0 || *g != std::floor(*g) || *g > 1e9) {
+    if (!g || *g < 1.0 || *g != std::floor(*g) || *g > kMaxCount) {
       return in->error("num_gpus '" + f[c[2]] + "' is not valid; expected a whole number >= 1");
     }
     if (!o.cluster.empty() && f[c[3]] != o.cluster) continue;
     if (*d < o.min_duration_s) continue;
+    if (records.size() == kMaxJobs) {
+      return in->error("more than " + std::to_string(kMaxJobs) +
+                       " jobs pass the filters; expected at most that many (use cluster or min_duration_s)");
+    }
     records.push_back({*t, static_cast<std::int64_t>(*g), *d, in->line_number()});
   }
   if (records.empty()) return in->error("no jobs left after the filters; expected at least one");
@@ -154,6 +163,10 @@ Result<std::vector<PhillyRecord>> read_philly(const JobImportOptions& o) {
 
 Result<std::vector<JobSpec>> import_philly(const JobImportOptions& o) {
   if (o.philly.speeds == nullptr) return Status::invalid_argument("philly import: no device speed table given");
+  if (!(o.clip_from_s >= 0.0) || std::isinf(o.clip_from_s) || !(o.clip_to_s > o.clip_from_s)) {
+    return Status::invalid_argument("philly import: clip window [" + shortest_number(o.clip_from_s) + ", " +
+                                    shortest_number(o.clip_to_s) + ") s is not valid; expected 0 <= T0 < T1");
+  }
   auto read = read_philly(o);
   if (!read.is_ok()) return read.status();
   std::vector<PhillyRecord>& records = *read;
@@ -237,6 +250,11 @@ Result<JobSpec> philly_job(std::string name, Seconds arrival_s, std::int64_t gpu
   j.global_batch = app.batch_per_worker * gpus;
   j.mode = conversion.mode;
   j.batch_policy = conversion.batch_policy;
+  // An extreme record (a huge duration, a non-finite arrival) must not make a job the job file cannot hold.
+  JobSpec named = j;  // callers may name the job afterwards (by its model and index)
+  if (named.name.empty()) named.name = named.model;
+  const Status valid = validate_job(named);
+  if (!valid.is_ok()) return valid.with_context("philly job");
   return j;
 }
 
