@@ -1,12 +1,14 @@
 #include "omnilearn/scenarios/device_cluster.h"
 
 #include "map_reader.h"
+#include "omnilearn/base/input_limits.h"
 #include "yaml_source.h"
 
 namespace omnilearn::scenarios {
 namespace {
 
-constexpr std::int64_t kMaxCount = 1'000'000;
+// Devices in one cluster: the input limit on workers in a cluster.
+constexpr auto kMaxCount = static_cast<std::int64_t>(limits::kMaxWorkers);
 
 }  // namespace
 
@@ -95,8 +97,10 @@ Result<std::string> device_cluster_preset_file(std::string_view name, const std:
   for (const std::string& n : device_cluster_preset_names()) {
     if (n == name) return data_dir + "/scenarios/clusters/" + n + ".yaml";
   }
-  return Status::invalid_argument("unknown device-cluster preset '" + std::string(name) +
-                                  "' (expected one of: gavel, pollux, sia)");
+  std::string known;
+  for (const std::string& n : device_cluster_preset_names()) known += (known.empty() ? "" : ", ") + n;
+  return Status::invalid_argument("unknown device-cluster preset '" + std::string(name) + "' (expected one of: " +
+                                  known + ")");
 }
 
 }  // namespace omnilearn::scenarios
