@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/jobs_command.h"
 #include "cli/trace_command.h"
 
 namespace omnilearn::cli {

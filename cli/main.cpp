@@ -20,6 +20,7 @@ commands:
   calibrate  measure compute time vs batch and CPU share here; write a model profile for the simulator
   validate   calibrate, run the testbed and the simulator on one scenario, report the simulator's error
   trace      import, synthesise and summarise availability traces
+  jobs       import, generate and check job files (several jobs sharing a cluster)
   report     figures and an HTML report for run and sweep folders (Python: pandas, matplotlib)
 
 examples:
@@ -57,8 +58,9 @@ int main(int argc, char** argv) {
 #endif
 #endif
   if (command == "trace") return run_trace_command(args);
+  if (command == "jobs") return run_jobs_command(args);
   if (command == "report") return omnilearn::cli::run_report_command(args);
-  std::fprintf(stderr, "omnilearn: unknown command '%s' (expected demo, sim, sweep, emulate, calibrate, validate, trace or report)\n\n%s", command.c_str(),
+  std::fprintf(stderr, "omnilearn: unknown command '%s' (expected demo, sim, sweep, emulate, calibrate, validate, trace, jobs or report)\n\n%s", command.c_str(),
                kUsage);
   return 2;
 }

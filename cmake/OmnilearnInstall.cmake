@@ -47,8 +47,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/analysis/omnilearn_analysis DESTINATION 
         PATTERN __pycache__ EXCLUDE PATTERN "*.pyc" EXCLUDE)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/ DESTINATION ${OMNILEARN_SHARE_DIR}/scenarios
         FILES_MATCHING PATTERN "*.yaml" PATTERN "*.xml" PATTERN "README.md" PATTERN include EXCLUDE PATTERN src EXCLUDE)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/traces/data DESTINATION ${OMNILEARN_SHARE_DIR}/traces)
-install(FILES ${PROJECT_SOURCE_DIR}/traces/FORMAT.md ${PROJECT_SOURCE_DIR}/traces/README.md
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/traces/data ${PROJECT_SOURCE_DIR}/traces/devices
+        DESTINATION ${OMNILEARN_SHARE_DIR}/traces)
+install(FILES ${PROJECT_SOURCE_DIR}/traces/FORMAT.md ${PROJECT_SOURCE_DIR}/traces/JOBS.md ${PROJECT_SOURCE_DIR}/traces/README.md
         DESTINATION ${OMNILEARN_SHARE_DIR}/traces)
 install(FILES README.md LICENSE NOTICE CITATION.cff CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 # The user guide beside the README, so that the README's links to docs/ resolve in the installed tree.

@@ -258,7 +258,7 @@ class Linter:
         sub = [args[0]]
         if not re.search(rf"^\s+{re.escape(args[0])}\s", top, re.M):
             return [f"{where}: omnilearn has no subcommand '{args[0]}'"]
-        if args[0] in ("trace", "report") and len(args) > 1 and re.fullmatch(r"[a-z][a-z-]*", args[1]):
+        if args[0] in ("trace", "jobs", "report") and len(args) > 1 and re.fullmatch(r"[a-z][a-z-]*", args[1]):
             sub.append(args[1])
         if args[0] == "report":  # the rest goes to python3 -m omnilearn_analysis; --python is the C++ side's own
             name = sub[1] if len(sub) > 1 else "report"

@@ -1,9 +1,11 @@
-// Every YAML file shipped under scenarios/ parses (sweep-*.yaml as sweeps, profiles/*.yaml as model profiles), and
+// Every YAML file shipped under scenarios/ parses (sweep-*.yaml as sweeps, profiles/*.yaml as model profiles,
+// clusters/*.yaml as device clusters), and
 // the paper scenarios say what the paper's setups are.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
+#include "omnilearn/scenarios/device_cluster.h"
 #include "omnilearn/scenarios/model_profile_file.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/scenarios/sweep.h"
@@ -26,7 +28,10 @@ TEST(ShippedFiles, EveryYamlFileParses) {
     const auto& p = entry.path();
     if (!entry.is_regular_file() || (p.extension() != ".yaml" && p.extension() != ".yml")) continue;
     SCOPED_TRACE(p.string());
-    if (p.parent_path().filename() == "profiles") {  // model profiles (omnilearn calibrate / validate wrote them)
+    if (p.parent_path().filename() == "clusters") {  // device-cluster presets (device_cluster.h)
+      auto cluster = load_device_cluster(p.string());
+      EXPECT_TRUE(cluster.is_ok()) << cluster.status().message();
+    } else if (p.parent_path().filename() == "profiles") {  // model profiles (omnilearn calibrate / validate wrote them)
       auto profile = load_model_profile(p.string());
       EXPECT_TRUE(profile.is_ok()) << profile.status().message();
     } else if (p.filename().string().starts_with("sweep")) {

@@ -1,28 +1,18 @@
 #include "omnilearn/traces/trace_file.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <vector>
 
 #include "omnilearn/base/input_limits.h"
 #include "omnilearn/traces/csv_reader.h"
+#include "omnilearn/traces/text_file.h"
 
 namespace omnilearn::traces {
 namespace {
 
 constexpr std::string_view kHeader = "time_s,worker,fraction";
-
-std::string shortest(double v) {
-  char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, res.ptr);
-}
 
 struct Directive {
   std::optional<Seconds> value;
@@ -142,7 +132,7 @@ Result<AvailabilityTrace> parse_trace(std::string_view text, std::string_view so
     WorkerSeries& w = workers[it->second];
     if (!w.points.empty() && *t <= w.points.back().time_s) {
       return Status::parse_error(where + ": time " + f[0] + " for worker '" + f[1] +
-                                 "' is not after its previous change at " + shortest(w.points.back().time_s) +
+                                 "' is not after its previous change at " + shortest_number(w.points.back().time_s) +
                                  " (line " + std::to_string(last_line[it->second]) +
                                  "); expected strictly increasing times per worker");
     }
@@ -162,12 +152,12 @@ Result<AvailabilityTrace> parse_trace(std::string_view text, std::string_view so
   }
   if (duration.value && *duration.value < last_change) {
     return Status::parse_error(src + ":" + std::to_string(duration.line) + ": duration_s=" +
-                               shortest(*duration.value) + " is before the last change at " + shortest(last_change) +
+                               shortest_number(*duration.value) + " is before the last change at " + shortest_number(last_change) +
                                " (line " + std::to_string(last_change_line) + "); expected a time >= every change");
   }
   if (loop.value && *loop.value <= last_change) {
-    return Status::parse_error(src + ":" + std::to_string(loop.line) + ": loop_after_s=" + shortest(*loop.value) +
-                               " is not after the last change at " + shortest(last_change) + " (line " +
+    return Status::parse_error(src + ":" + std::to_string(loop.line) + ": loop_after_s=" + shortest_number(*loop.value) +
+                               " is not after the last change at " + shortest_number(last_change) + " (line " +
                                std::to_string(last_change_line) + "); expected a time after every change");
   }
   auto trace = AvailabilityTrace::create(std::move(workers), duration.value, loop.value);
@@ -176,12 +166,9 @@ Result<AvailabilityTrace> parse_trace(std::string_view text, std::string_view so
 }
 
 Result<AvailabilityTrace> read_trace_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::io_error(path + ": cannot open for reading");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) return Status::io_error(path + ": read failed");
-  return parse_trace(buf.str(), path);
+  auto text = read_text_file(path);
+  if (!text.is_ok()) return text.status();
+  return parse_trace(*text, path);
 }
 
 std::string format_trace(const AvailabilityTrace& trace, std::string_view comment) {
@@ -195,8 +182,8 @@ std::string format_trace(const AvailabilityTrace& trace, std::string_view commen
     out += '\n';
     start = end + 1;
   }
-  out += "# duration_s=" + shortest(trace.duration()) + "\n";
-  if (trace.loop_after_s()) out += "# loop_after_s=" + shortest(*trace.loop_after_s()) + "\n";
+  out += "# duration_s=" + shortest_number(trace.duration()) + "\n";
+  if (trace.loop_after_s()) out += "# loop_after_s=" + shortest_number(*trace.loop_after_s()) + "\n";
   out += kHeader;
   out += '\n';
   struct Row {
@@ -212,39 +199,18 @@ std::string format_trace(const AvailabilityTrace& trace, std::string_view commen
     return a.t < b.t || (a.t == b.t && a.worker < b.worker);
   });
   for (const Row& r : rows) {
-    out += shortest(r.t);
+    out += shortest_number(r.t);
     out += ',';
     out += quote_field(trace.workers()[r.worker].name);
     out += ',';
-    out += shortest(r.fraction);
+    out += shortest_number(r.fraction);
     out += '\n';
   }
   return out;
 }
 
 Status write_trace_file(const AvailabilityTrace& trace, const std::string& path, std::string_view comment) {
-  const std::string tmp = path + ".tmp";
-  const std::string text = format_trace(trace, comment);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::io_error(tmp + ": cannot open for writing");
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      return Status::io_error(tmp + ": write failed");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    return Status::io_error(path + ": cannot rename " + tmp + " into place: " + ec.message());
-  }
-  return Status::ok();
+  return write_text_atomically(path, format_trace(trace, comment));
 }
 
 }  // namespace omnilearn::traces

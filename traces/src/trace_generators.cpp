@@ -9,13 +9,15 @@
 #include "omnilearn/base/check.h"
 #include "omnilearn/base/format.h"
 #include "omnilearn/base/input_limits.h"
+#include "portable_random.h"
 
 namespace omnilearn::traces {
 namespace {
 
-// Portable transforms of the engine's output (the std distributions differ between standard libraries).
-double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-double exponential(std::mt19937_64& rng, double mean) { return -mean * std::log1p(-uniform01(rng)); }
+using detail::exponential;
+using detail::uniform01;
+
+// Standard normal (Box-Muller) from two portable uniforms.
 double normal(std::mt19937_64& rng) {
   const double u1 = 1.0 - uniform01(rng);  // (0, 1]
   const double u2 = uniform01(rng);

@@ -12,6 +12,8 @@ namespace omnilearn::limits {
 inline constexpr std::size_t kMaxTracePoints = 10'000'000;
 // Workers in a cluster (a preset's `workers`, the sum of `count`s) or in a trace.
 inline constexpr std::size_t kMaxWorkers = 1'000'000;
+// Jobs in one job file (read, imported or generated; traces/JOBS.md).
+inline constexpr std::size_t kMaxJobs = 1'000'000;
 // Training iterations a scenario may ask for: epochs x steps per epoch, a sample budget, max_iterations.
 inline constexpr std::int64_t kMaxIterations = 1'000'000'000;
 // Points of one sweep (the product of its axes' sizes and its bases).

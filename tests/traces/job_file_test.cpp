@@ -1,0 +1,129 @@
+// The job file (traces/JOBS.md): values read back from a hand-written file, every bad field refused with its
+// file:line, and the writer's text read back to the same jobs.
+#include "omnilearn/traces/job_file.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace omnilearn::traces {
+namespace {
+
+constexpr const char* kHeader =
+    "name,arrival_s,model,dataset,dataset_samples,epochs,target,workers,min_workers,max_workers,global_batch,mode,"
+    "batch_policy\n";
+
+TEST(JobFileTest, ReadsEveryFieldOfAHandWrittenFile) {
+  const std::string text = std::string("# two jobs\n\n") + kHeader +
+                           "a, 0, resnet18, cifar10, 50000, 2, , 4, , , 512, bsp, uniform\r\n"
+                           "\"b,1\",12.5,profiles/hl1.yaml,,1000,,0.9,4,2,8,64,asp,omnilearn\n";
+  auto jobs = parse_job_file(text, "j.csv");
+  ASSERT_TRUE(jobs.is_ok()) << jobs.status().message();
+  ASSERT_EQ(jobs->size(), 2u);
+  const JobSpec& a = (*jobs)[0];
+  EXPECT_EQ(a.name, "a");
+  EXPECT_EQ(a.arrival_s, 0.0);
+  EXPECT_EQ(a.model, "resnet18");
+  EXPECT_EQ(a.dataset, "cifar10");
+  EXPECT_EQ(a.dataset_samples, 50000);
+  EXPECT_EQ(a.epochs, 2.0);
+  EXPECT_EQ(a.target, 0.0);
+  EXPECT_EQ(a.workers, 4);
+  EXPECT_EQ(a.min_workers, 4);
+  EXPECT_EQ(a.max_workers, 4);
+  EXPECT_FALSE(a.elastic());
+  EXPECT_EQ(a.global_batch, 512);
+  EXPECT_EQ(a.mode, JobMode::kBsp);
+  EXPECT_EQ(a.batch_policy, "uniform");
+  const JobSpec& b = (*jobs)[1];
+  EXPECT_EQ(b.name, "b,1");
+  EXPECT_EQ(b.arrival_s, 12.5);
+  EXPECT_EQ(b.model, "profiles/hl1.yaml");
+  EXPECT_EQ(b.dataset, "");
+  EXPECT_EQ(b.epochs, 0.0);
+  EXPECT_EQ(b.target, 0.9);
+  EXPECT_EQ(b.min_workers, 2);
+  EXPECT_EQ(b.max_workers, 8);
+  EXPECT_TRUE(b.elastic());
+  EXPECT_EQ(b.mode, JobMode::kAsp);
+  EXPECT_EQ(b.batch_policy, "omnilearn");
+
+  // The canonical text reads back to the same jobs, and formats to the same text.
+  const std::string canonical = format_job_file(*jobs, "round trip");
+  auto again = parse_job_file(canonical, "c.csv");
+  ASSERT_TRUE(again.is_ok()) << again.status().message();
+  EXPECT_EQ(format_job_file(*again, "round trip"), canonical);
+  EXPECT_EQ((*again)[1].name, "b,1");
+  EXPECT_EQ((*again)[1].max_workers, 8);
+}
+
+struct BadRow {
+  const char* row;
+  const char* expected;  // the message after "j.csv:3: "
+};
+
+// Each row breaks one field of a valid row ("x,1,resnet18,cifar10,100,1,,2,,,8,bsp,uniform").
+const BadRow kBadRows[] = {
+    {",1,resnet18,cifar10,100,1,,2,,,8,bsp,uniform", "name '' is not valid"},
+    {"x,-1,resnet18,cifar10,100,1,,2,,,8,bsp,uniform", "arrival_s '-1' is not valid"},
+    {"x,soon,resnet18,cifar10,100,1,,2,,,8,bsp,uniform", "arrival_s 'soon' is not valid"},
+    {"x,1,,cifar10,100,1,,2,,,8,bsp,uniform", "model '' is not valid"},
+    {"x,1,resnet18,#c,100,1,,2,,,8,bsp,uniform", "dataset '#c' is not valid"},
+    {"x,1,resnet18,cifar10,0,1,,2,,,8,bsp,uniform", "dataset_samples '0' is not valid"},
+    {"x,1,resnet18,cifar10,10.5,1,,2,,,8,bsp,uniform", "dataset_samples '10.5' is not valid"},
+    {"x,1,resnet18,cifar10,100,0,,2,,,8,bsp,uniform", "epochs '0' is not valid"},
+    {"x,1,resnet18,cifar10,100,1,1.5,2,,,8,bsp,uniform", "target '1.5' is not valid"},
+    {"x,1,resnet18,cifar10,100,,,2,,,8,bsp,uniform", "epochs and target are both empty"},
+    {"x,1,resnet18,cifar10,100,1,,0,,,8,bsp,uniform", "workers '0' is not valid"},
+    {"x,1,resnet18,cifar10,100,1,,2,3,,8,bsp,uniform", "min_workers '3' is not valid"},
+    {"x,1,resnet18,cifar10,100,1,,2,,1,8,bsp,uniform", "max_workers '1' is not valid"},
+    {"x,1,resnet18,cifar10,100,1,,2,,,1,bsp,uniform", "global_batch '1' is not valid"},
+    {"x,1,resnet18,cifar10,100,1,,2,,,8,ssp,uniform", "mode 'ssp' is not valid; expected bsp or asp"},
+    {"x,1,resnet18,cifar10,100,1,,2,,,8,bsp,a b", "batch_policy 'a b' is not valid"},
+    {"x,1,resnet18,cifar10,100,1,,2,,,8,bsp", "row has 12 fields; expected 13"},
+    {"first,1,resnet18,cifar10,100,1,,2,,,8,bsp,uniform", "name 'first' is used by an earlier job"},
+    {"x,0.5,resnet18,cifar10,100,1,,2,,,8,bsp,uniform", "arrival_s 0.5 is before the previous job's 1 (line 2)"},
+};
+
+TEST(JobFileTest, RefusesEveryBadFieldWithFileAndLine) {
+  for (const BadRow& bad : kBadRows) {
+    const std::string text = std::string(kHeader) + "first,1,resnet18,cifar10,100,1,,2,,,8,bsp,uniform\n" + bad.row + "\n";
+    auto jobs = parse_job_file(text, "j.csv");
+    ASSERT_FALSE(jobs.is_ok()) << bad.row;
+    const std::string want = std::string("j.csv:3: ") + bad.expected;
+    EXPECT_EQ(jobs.status().message().rfind(want, 0), 0u) << bad.row << "\n got: " << jobs.status().message();
+  }
+}
+
+TEST(JobFileTest, RefusesAWrongHeaderAndAFileWithoutJobs) {
+  auto wrong = parse_job_file("# c\nname,arrival,model\n", "j.csv");
+  ASSERT_FALSE(wrong.is_ok());
+  EXPECT_EQ(wrong.status().message().rfind("j.csv:2: header 'name,arrival,model' is wrong; expected 'name,", 0), 0u)
+      << wrong.status().message();
+  auto empty = parse_job_file(std::string("# c\n") + kHeader, "j.csv");
+  ASSERT_FALSE(empty.is_ok());
+  EXPECT_EQ(empty.status().message().rfind("j.csv:2: no jobs", 0), 0u) << empty.status().message();
+  EXPECT_FALSE(read_job_file("/nonexistent/j.csv").is_ok());
+}
+
+TEST(JobFileTest, ValidateJobNamesTheJobAndTheField) {
+  JobSpec j;
+  j.name = "j";
+  j.model = "resnet18";
+  j.dataset_samples = 10;
+  j.epochs = 1;
+  j.workers = 2;
+  j.min_workers = 2;
+  j.max_workers = 2;
+  j.global_batch = 8;
+  EXPECT_TRUE(validate_job(j).is_ok()) << validate_job(j).message();
+  j.batch_policy = "";
+  EXPECT_EQ(validate_job(j).message().rfind("job 'j': batch_policy '' is not valid", 0), 0u) << validate_job(j).message();
+  j.batch_policy = "uniform";
+  j.min_workers = 3;
+  EXPECT_FALSE(validate_job(j).is_ok());
+}
+
+}  // namespace
+}  // namespace omnilearn::traces

@@ -1,0 +1,22 @@
+// Writing the traces module's text files: numbers in their shortest exact form and files replaced atomically.
+// Stateless functions: thread-safe (two writers of one path race on the rename, as with any file).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "omnilearn/base/status.h"
+
+namespace omnilearn::traces {
+
+// `v` in the shortest form that reads back as the same double ("0.1", "1e+20", "3").
+std::string shortest_number(double v);
+
+// Writes `text` to `path` + ".tmp", then renames it over `path`, so a reader never sees a half-written file. On
+// failure the temporary file is removed and `path` is left as it was.
+Status write_text_atomically(const std::string& path, std::string_view text);
+
+// The whole file at `path` as text, or an I/O error naming it.
+Result<std::string> read_text_file(const std::string& path);
+
+}  // namespace omnilearn::traces

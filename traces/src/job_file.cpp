@@ -1,0 +1,212 @@
+#include "omnilearn/traces/job_file.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "omnilearn/traces/csv_reader.h"
+#include "omnilearn/traces/text_file.h"
+
+namespace omnilearn::traces {
+namespace {
+
+constexpr std::size_t kColumns = 13;
+
+// A name a CLI or a file path can carry: non-empty, no whitespace at either end, no '#' first.
+bool plain_name(std::string_view s) {
+  return !s.empty() && s.front() != '#' && trim(s) == s && s.find_first_of("\r\n") == std::string_view::npos;
+}
+
+// A token such as a policy name: letters, digits, '-', '_', '.'.
+bool token(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+           c == '.';
+  });
+}
+
+// The whole field as an integer in [lo, hi] (exponent notation allowed when the value is whole), or nothing.
+std::optional<std::int64_t> parse_int(std::string_view field, std::int64_t lo, std::int64_t hi) {
+  const auto v = parse_double(field);
+  if (!v || *v != std::floor(*v) || *v < static_cast<double>(lo) || *v > static_cast<double>(hi)) return std::nullopt;
+  return static_cast<std::int64_t>(*v);
+}
+
+// Reads one row's fields into `job`; `where` is "source:line".
+Status parse_row(const std::vector<std::string>& f, const std::string& where, JobSpec& job) {
+  const auto bad = [&](std::string_view field, const std::string& value, std::string_view expected) {
+    return Status::parse_error(where + ": " + std::string(field) + " '" + value + "' is not valid; expected " +
+                               std::string(expected));
+  };
+  constexpr std::int64_t kMaxCount = 1'000'000'000'000;  // beyond any cluster or dataset, below 2^53
+  job.name = f[0];
+  if (!plain_name(job.name)) return bad("name", f[0], "a non-empty job name");
+  const auto arrival = parse_double(f[1]);
+  if (!arrival || *arrival < 0.0) return bad("arrival_s", f[1], "a number of seconds >= 0");
+  job.arrival_s = *arrival;
+  job.model = f[2];
+  if (!plain_name(job.model)) return bad("model", f[2], "a catalogue model name or a model profile file");
+  job.dataset = f[3];
+  if (!job.dataset.empty() && !plain_name(job.dataset)) return bad("dataset", f[3], "a dataset name or nothing");
+  const auto samples = parse_int(f[4], 1, kMaxCount);
+  if (!samples) return bad("dataset_samples", f[4], "a whole number of samples per epoch >= 1");
+  job.dataset_samples = *samples;
+  job.epochs = 0.0;
+  if (!f[5].empty()) {
+    const auto e = parse_double(f[5]);
+    if (!e || *e <= 0.0) return bad("epochs", f[5], "a number of epochs > 0, or nothing (train to the target)");
+    job.epochs = *e;
+  }
+  job.target = 0.0;
+  if (!f[6].empty()) {
+    const auto t = parse_double(f[6]);
+    if (!t || *t <= 0.0 || *t > 1.0) return bad("target", f[6], "a test accuracy in (0,1], or nothing");
+    job.target = *t;
+  }
+  if (job.epochs == 0.0 && job.target == 0.0) {
+    return Status::parse_error(where + ": epochs and target are both empty; expected epochs, a target or both");
+  }
+  const auto workers = parse_int(f[7], 1, kMaxCount);
+  if (!workers) return bad("workers", f[7], "a whole number of workers >= 1");
+  job.workers = *workers;
+  job.min_workers = job.workers;
+  job.max_workers = job.workers;
+  if (!f[8].empty()) {
+    const auto lo = parse_int(f[8], 1, job.workers);
+    if (!lo) return bad("min_workers", f[8], "a whole number in [1, workers] or nothing (= workers)");
+    job.min_workers = *lo;
+  }
+  if (!f[9].empty()) {
+    const auto hi = parse_int(f[9], job.workers, kMaxCount);
+    if (!hi) return bad("max_workers", f[9], "a whole number >= workers or nothing (= workers)");
+    job.max_workers = *hi;
+  }
+  const auto batch = parse_int(f[10], job.min_workers, kMaxCount);
+  if (!batch) return bad("global_batch", f[10], "a whole number of samples per step >= min_workers");
+  job.global_batch = *batch;
+  const auto mode = parse_job_mode(f[11]);
+  if (!mode) return bad("mode", f[11], "bsp or asp");
+  job.mode = *mode;
+  job.batch_policy = f[12];
+  if (!token(job.batch_policy)) return bad("batch_policy", f[12], "a policy name (uniform, omnilearn, ...)");
+  return Status::ok();
+}
+
+}  // namespace
+
+std::string_view job_mode_name(JobMode mode) { return mode == JobMode::kAsp ? "asp" : "bsp"; }
+
+std::optional<JobMode> parse_job_mode(std::string_view name) {
+  if (name == "bsp") return JobMode::kBsp;
+  if (name == "asp") return JobMode::kAsp;
+  return std::nullopt;
+}
+
+Result<std::vector<JobSpec>> parse_job_file(std::string_view text, std::string_view source) {
+  const std::string src(source);
+  std::vector<JobSpec> jobs;
+  std::set<std::string, std::less<>> names;
+  bool have_header = false;
+  std::size_t line_no = 0;
+  std::size_t pos = 0;
+  std::size_t last_line = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = trim(text.substr(pos, end - pos));
+    pos = end + 1;
+    ++line_no;
+    if (line.empty() || line.front() == '#') continue;
+    const std::string where = src + ":" + std::to_string(line_no);
+    if (!have_header) {
+      std::string compact;
+      for (char c : line) {
+        if (c != ' ' && c != '\t') compact.push_back(c);
+      }
+      if (compact != kJobFileHeader) {
+        return Status::parse_error(where + ": header '" + std::string(line.substr(0, 200)) + "' is wrong; expected '" +
+                                   std::string(kJobFileHeader) + "'");
+      }
+      have_header = true;
+      continue;
+    }
+    if (jobs.size() == kMaxJobs) {
+      return Status::parse_error(where + ": more than " + std::to_string(kMaxJobs) + " jobs; expected at most that many");
+    }
+    const std::vector<std::string> f = split_fields(line);
+    if (f.size() != kColumns) {
+      return Status::parse_error(where + ": row has " + std::to_string(f.size()) + " fields; expected " +
+                                 std::to_string(kColumns) + " (" + std::string(kJobFileHeader) + ")");
+    }
+    JobSpec job;
+    OMNI_RETURN_IF_ERROR(parse_row(f, where, job));
+    if (!jobs.empty() && job.arrival_s < jobs.back().arrival_s) {
+      return Status::parse_error(where + ": arrival_s " + f[1] + " is before the previous job's " +
+                                 shortest_number(jobs.back().arrival_s) + " (line " + std::to_string(last_line) +
+                                 "); expected rows in arrival order");
+    }
+    if (!names.insert(job.name).second) {
+      return Status::parse_error(where + ": name '" + job.name + "' is used by an earlier job; expected unique names");
+    }
+    last_line = line_no;
+    jobs.push_back(std::move(job));
+  }
+  if (!have_header) {
+    return Status::parse_error(src + ":" + std::to_string(line_no) + ": no header; expected '" +
+                               std::string(kJobFileHeader) + "' as the first line that is not a comment");
+  }
+  if (jobs.empty()) return Status::parse_error(src + ":" + std::to_string(line_no) + ": no jobs; expected at least one");
+  return jobs;
+}
+
+Result<std::vector<JobSpec>> read_job_file(const std::string& path) {
+  auto text = read_text_file(path);
+  if (!text.is_ok()) return text.status();
+  return parse_job_file(*text, path);
+}
+
+std::string format_job_file(const std::vector<JobSpec>& jobs, std::string_view comment) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < comment.size()) {
+    std::size_t end = comment.find('\n', start);
+    if (end == std::string_view::npos) end = comment.size();
+    out += "# ";
+    out += comment.substr(start, end - start);
+    out += '\n';
+    start = end + 1;
+  }
+  out += kJobFileHeader;
+  out += '\n';
+  const auto count = [](std::int64_t v) { return std::to_string(v); };
+  for (const JobSpec& j : jobs) {
+    out += quote_field(j.name) + ',' + shortest_number(j.arrival_s) + ',' + quote_field(j.model) + ',' +
+           quote_field(j.dataset) + ',' + count(j.dataset_samples) + ',' +
+           (j.epochs > 0.0 ? shortest_number(j.epochs) : std::string()) + ',' +
+           (j.target > 0.0 ? shortest_number(j.target) : std::string()) + ',' + count(j.workers) + ',' +
+           (j.elastic() ? count(j.min_workers) : std::string()) + ',' +
+           (j.elastic() ? count(j.max_workers) : std::string()) + ',' + count(j.global_batch) + ',' +
+           std::string(job_mode_name(j.mode)) + ',' + j.batch_policy + '\n';
+  }
+  return out;
+}
+
+Status validate_job(const JobSpec& job) {
+  if (!(1 <= job.min_workers && job.min_workers <= job.workers && job.workers <= job.max_workers)) {
+    return Status::invalid_argument("job '" + job.name + "': workers " + std::to_string(job.workers) + " in [" +
+                                    std::to_string(job.min_workers) + ", " + std::to_string(job.max_workers) +
+                                    "]; expected 1 <= min_workers <= workers <= max_workers");
+  }
+  // One rule set: the job goes through the row parser as its canonical text would.
+  const std::string text = format_job_file({job});
+  const std::size_t row = text.find('\n') + 1;
+  const std::vector<std::string> f = split_fields(trim(std::string_view(text).substr(row)));
+  JobSpec parsed;
+  return parse_row(f, "job '" + job.name + "'", parsed);
+}
+
+Status write_job_file(const std::vector<JobSpec>& jobs, const std::string& path, std::string_view comment) {
+  return write_text_atomically(path, format_job_file(jobs, comment));
+}
+
+}  // namespace omnilearn::traces

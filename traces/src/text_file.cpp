@@ -1,0 +1,49 @@
+#include "omnilearn/traces/text_file.h"
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace omnilearn::traces {
+
+std::string shortest_number(double v) {
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
+}
+
+Status write_text_atomically(const std::string& path, std::string_view text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return Status::io_error(tmp + ": cannot open for writing");
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.flush();
+    if (!out) {
+      out.close();
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      return Status::io_error(tmp + ": write failed");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    return Status::io_error(path + ": cannot rename " + tmp + " into place: " + ec.message());
+  }
+  return Status::ok();
+}
+
+Result<std::string> read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::io_error(path + ": cannot open for reading");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) return Status::io_error(path + ": read failed");
+  return buf.str();
+}
+
+}  // namespace omnilearn::traces
