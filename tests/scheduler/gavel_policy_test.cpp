@@ -1,6 +1,8 @@
 // Gavel: the max-min LP on a case solved by hand, and the round mechanism reaching its fractions over many rounds.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "omnilearn/scheduler/max_min_fairness.h"
 #include "omnilearn/scheduler/round_mechanism.h"
 #include "scheduler_test_util.h"
@@ -45,6 +47,73 @@ TEST(MaxMinFairness, ScaleFactorsAndClosedKinds) {
   ASSERT_TRUE(x.is_ok());
   EXPECT_EQ(x->x[0][0], 0.0);
   EXPECT_NEAR(x->x[0][1], 1.0, 1e-7);
+}
+
+// min_j ratio_j(x) for a problem, as the LP defines it.
+double min_ratio(const MaxMinProblem& p, const std::vector<std::vector<double>>& x) {
+  double all = 0.0;
+  for (int c : p.capacity) all += c;
+  double worst = 1e300;
+  for (std::size_t j = 0; j < p.workers.size(); ++j) {
+    double equal = 0.0, got = 0.0;
+    for (std::size_t k = 0; k < p.capacity.size(); ++k) {
+      equal += p.capacity[k] / all * p.throughput[j][k];
+      got += p.workers[j] * p.throughput[j][k] * x[j][k];
+    }
+    worst = std::min(worst, got / equal);
+  }
+  return worst;
+}
+
+TEST(MaxMinFairness, NoFeasibleAllocationBeatsTheLpAndEveryJobGetsItsEqualShare) {
+  const std::uint64_t seed = 424242;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int trial = 0; trial < 40; ++trial) {
+    MaxMinProblem p;
+    const std::size_t kinds = 1 + rng() % 3, jobs = 1 + rng() % 4;
+    for (std::size_t k = 0; k < kinds; ++k) p.capacity.push_back(1 + static_cast<int>(rng() % 4));
+    for (std::size_t j = 0; j < jobs; ++j) {
+      p.workers.push_back(1);
+      p.throughput.emplace_back();
+      for (std::size_t k = 0; k < kinds; ++k) p.throughput[j].push_back(0.1 + 10.0 * u(rng));
+    }
+    auto lp = solve_max_min_fairness(p);
+    ASSERT_TRUE(lp.is_ok()) << "seed " << seed << " trial " << trial << ": " << lp.status().message();
+    // The LP's x is feasible and its ratio is what it says.
+    for (std::size_t j = 0; j < jobs; ++j) {
+      double row = 0.0;
+      for (double v : lp->x[j]) row += v;
+      EXPECT_LE(row, 1.0 + 1e-9) << "seed " << seed << " trial " << trial;
+    }
+    for (std::size_t k = 0; k < kinds; ++k) {
+      double col = 0.0;
+      for (std::size_t j = 0; j < jobs; ++j) col += lp->x[j][k];
+      EXPECT_LE(col, p.capacity[k] + 1e-9) << "seed " << seed << " trial " << trial;
+    }
+    EXPECT_NEAR(min_ratio(p, lp->x), lp->min_ratio, 1e-9);
+    // With no more jobs than devices, the equal share is feasible and gives every job a ratio of 1.
+    int devices = 0;
+    for (int c : p.capacity) devices += c;
+    if (static_cast<int>(jobs) <= devices) {
+      EXPECT_GE(lp->min_ratio, 1.0 - 1e-9) << "seed " << seed << " trial " << trial;
+    }
+    // Random feasible allocations never do better.
+    for (int sample = 0; sample < 500; ++sample) {
+      std::vector<std::vector<double>> x(jobs, std::vector<double>(kinds));
+      for (auto& row : x) {
+        double sum = 0.0;
+        for (double& v : row) sum += (v = u(rng));
+        for (double& v : row) v /= std::max(1.0, sum);
+      }
+      for (std::size_t k = 0; k < kinds; ++k) {
+        double col = 0.0;
+        for (std::size_t j = 0; j < jobs; ++j) col += x[j][k];
+        for (std::size_t j = 0; j < jobs && col > p.capacity[k]; ++j) x[j][k] *= p.capacity[k] / col;
+      }
+      ASSERT_LE(min_ratio(p, x), lp->min_ratio + 1e-9) << "seed " << seed << " trial " << trial;
+    }
+  }
 }
 
 TEST(MaxMinFairness, BadProblemsAreRefused) {
