@@ -124,7 +124,8 @@ class BalancedMixPolicy final : public SchedulingPolicy {
  private:
   // Gives free devices one at a time to the (job, kind) whose effective throughput grows most, in units of the
   // job's fastest worker (so jobs of different speeds compare); only jobs already running this round, below their
-  // maximum, not frozen; only a gain > 0 (an equal-batch job is never given a device slower than its slowest).
+  // maximum, not frozen; only a gain > 0 (an equal-batch job gets a slower device only when its n + 1 workers at
+  // the new slowest pace outrun its n at the current one).
   // Ties: the earlier job in `order`, then the lower kind.
   static void grow(const RoundView& view, const RoundFacts& facts, const std::vector<std::size_t>& order,
                    const std::vector<bool>& frozen, std::vector<std::vector<int>>& counts, std::vector<int>& free) {

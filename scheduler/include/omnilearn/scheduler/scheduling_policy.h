@@ -26,7 +26,7 @@ struct SchedulerOptions {
   // las, balanced-mix: the attained-service thresholds (worker-seconds) between the queues, increasing. Queue q
   // holds the jobs with thresholds[q-1] <= attained service < thresholds[q].
   std::vector<double> las_thresholds = {3600.0, 36000.0};
-  // las, balanced-mix: a job that has waited at least this long goes to the first queue (Tiresias's STARVELIMIT).
+  // las, balanced-mix: a job that has waited at least this long goes to the first queue (starvation relief).
   Seconds las_starvation_s = 3600.0;
 };
 
