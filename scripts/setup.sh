@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   libboost-program-options-dev libyaml-cpp-dev nlohmann-json3-dev
-  libsimgrid-dev libopenmpi-dev openmpi-bin
+  libsimgrid-dev libglpk-dev libopenmpi-dev openmpi-bin
   libtorch-dev libgloo-dev libcgroup-dev zlib1g-dev libssl-dev dataset-fashion-mnist
   clang libclang-rt-14-dev
   iproute2 binutils dpkg-dev file

@@ -1,0 +1,21 @@
+// Factories for the built-in scheduling policies (docs/scheduler.md has each rule and its source). Each returns a
+// fresh, independent instance, or an error naming the option at fault.
+#pragma once
+
+#include <memory>
+
+#include "omnilearn/base/status.h"
+#include "omnilearn/scheduler/scheduling_policy.h"
+
+namespace omnilearn::scheduler {
+
+// First come, first served, no preemption, no backfilling; kinds chosen without looking at speeds.
+Result<std::unique_ptr<SchedulingPolicy>> make_fifo_policy(const SchedulerOptions& options);
+// Tiresias's discretised two-dimensional least-attained-service (attained service = workers x time), preemptive.
+Result<std::unique_ptr<SchedulingPolicy>> make_las_policy(const SchedulerOptions& options);
+// Gavel's heterogeneity-aware max-min fairness: its LP (solved by GLPK) and its round-based mechanism.
+Result<std::unique_ptr<SchedulingPolicy>> make_gavel_policy(const SchedulerOptions& options);
+// Ours: LAS's order, devices valued at each job's effective throughput, mixed kinds for jobs that balance batches.
+Result<std::unique_ptr<SchedulingPolicy>> make_balanced_mix_policy(const SchedulerOptions& options);
+
+}  // namespace omnilearn::scheduler

@@ -1,0 +1,53 @@
+// Tiresias's discretised 2D-LAS; docs/scheduler.md has the rule.
+#include <algorithm>
+
+#include "omnilearn/scheduler/placement.h"
+#include "omnilearn/scheduler/scheduling_policies.h"
+#include "round_view.h"
+
+namespace omnilearn::scheduler {
+namespace {
+
+class LasPolicy final : public SchedulingPolicy {
+ public:
+  explicit LasPolicy(SchedulerOptions options) : options_(std::move(options)) {}
+  std::string_view name() const override { return "las"; }
+
+  Result<Allocation> decide(const RoundFacts& facts) override {
+    OMNI_RETURN_IF_ERROR(validate_round_facts(facts));
+    const detail::RoundView view(facts);
+    const std::vector<std::size_t> order = detail::las_order(facts, options_);
+    std::vector<int> free = view.capacity;
+    std::vector<std::vector<int>> counts(facts.jobs.size(), std::vector<int>(view.kind_count(), 0));
+    // In priority order, every job that fits gets its minimum; one that does not fit lets the next ones try.
+    for (std::size_t j : order) {
+      std::vector<int> c = detail::choose_agnostic(view, j, facts.jobs[j].min_workers, free);
+      if (c.empty()) continue;
+      detail::take_counts(free, c);
+      counts[j] = std::move(c);
+    }
+    // Then, in the same order, elastic jobs grow toward their maximum with what is left.
+    for (std::size_t j : order) {
+      const int have = detail::total(counts[j]);
+      if (have == 0 || have == facts.jobs[j].max_workers) continue;
+      detail::give_counts(free, counts[j]);
+      const int n = std::min(facts.jobs[j].max_workers, view.usable(j, free));
+      counts[j] = detail::choose_agnostic(view, j, n, free);
+      detail::take_counts(free, counts[j]);
+    }
+    return make_allocation(facts, options_,
+                           place_jobs(facts.cluster, detail::current_slots(facts), counts, order, options_.placement));
+  }
+
+ private:
+  SchedulerOptions options_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<SchedulingPolicy>> make_las_policy(const SchedulerOptions& options) {
+  OMNI_RETURN_IF_ERROR(validate_scheduler_options(options));
+  return std::unique_ptr<SchedulingPolicy>(std::make_unique<LasPolicy>(options));
+}
+
+}  // namespace omnilearn::scheduler

@@ -1,0 +1,155 @@
+#include "omnilearn/scheduler/max_min_fairness.h"
+
+#include <glpk.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "omnilearn/base/format.h"
+
+namespace omnilearn::scheduler {
+namespace {
+
+struct ProblemDeleter {
+  void operator()(glp_prob* p) const { glp_delete_prob(p); }
+};
+
+Status check_problem(const MaxMinProblem& p) {
+  const std::size_t kinds = p.capacity.size();
+  if (kinds == 0) return Status::invalid_argument("max-min fairness: no device kinds");
+  for (std::size_t k = 0; k < kinds; ++k) {
+    if (p.capacity[k] < 1) {
+      return Status::invalid_argument("max-min fairness: capacity of kind " + std::to_string(k) + " must be >= 1");
+    }
+  }
+  if (p.workers.size() != p.throughput.size()) {
+    return Status::invalid_argument("max-min fairness: workers and throughput list different numbers of jobs");
+  }
+  for (std::size_t j = 0; j < p.workers.size(); ++j) {
+    const std::string job = "max-min fairness: job " + std::to_string(j);
+    if (p.workers[j] < 1) return Status::invalid_argument(job + ": workers must be >= 1");
+    if (p.throughput[j].size() != kinds) return Status::invalid_argument(job + ": one throughput per kind needed");
+    bool open = false;
+    for (std::size_t k = 0; k < kinds; ++k) {
+      const double t = p.throughput[j][k];
+      if (!std::isfinite(t) || t < 0.0) {
+        return Status::invalid_argument(job + ": throughput on kind " + std::to_string(k) +
+                                        " must be a finite number >= 0, got " + format_g(t));
+      }
+      open = open || (t > 0.0 && p.workers[j] <= p.capacity[k]);
+    }
+    if (!open) {
+      return Status::invalid_argument(job + ": no kind has both a throughput > 0 and " + std::to_string(p.workers[j]) +
+                                      " devices");
+    }
+  }
+  return Status::ok();
+}
+
+Status run_simplex(glp_prob* lp, const char* phase) {
+  glp_smcp parm;
+  glp_init_smcp(&parm);
+  parm.msg_lev = GLP_MSG_OFF;
+  const int rc = glp_simplex(lp, &parm);
+  if (rc != 0) {
+    return Status::internal(std::string("max-min fairness: GLPK's simplex failed in the ") + phase + " (code " +
+                            std::to_string(rc) + ")");
+  }
+  if (glp_get_status(lp) != GLP_OPT) {
+    return Status::internal(std::string("max-min fairness: GLPK found no optimum in the ") + phase + " (status " +
+                            std::to_string(glp_get_status(lp)) + ")");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<TimeFractions> solve_max_min_fairness(const MaxMinProblem& p) {
+  OMNI_RETURN_IF_ERROR(check_problem(p));
+  const std::size_t jobs = p.workers.size();
+  const std::size_t kinds = p.capacity.size();
+  TimeFractions out;
+  if (jobs == 0) return out;
+
+  // coef[j][k]: job j's ratio per unit of x[j][k], w_j T[j][k] / E_j; 0 on a closed kind.
+  double all = 0.0;
+  for (int c : p.capacity) all += c;
+  std::vector<std::vector<double>> coef(jobs, std::vector<double>(kinds, 0.0));
+  for (std::size_t j = 0; j < jobs; ++j) {
+    double equal_share = 0.0;
+    for (std::size_t k = 0; k < kinds; ++k) equal_share += p.capacity[k] / all * p.throughput[j][k];
+    for (std::size_t k = 0; k < kinds; ++k) {
+      if (p.workers[j] <= p.capacity[k]) coef[j][k] = p.workers[j] * p.throughput[j][k] / equal_share;
+    }
+  }
+
+  // Columns: x[j][k] at 1 + j * kinds + k, then t. Rows: the ratio rows (ratio_j - t >= 0), the job rows
+  // (sum_k x <= 1), the capacity rows (sum_j w_j x <= capacity).
+  std::unique_ptr<glp_prob, ProblemDeleter> lp(glp_create_prob());
+  const int cols = static_cast<int>(jobs * kinds) + 1;
+  const int t_col = cols;
+  glp_set_obj_dir(lp.get(), GLP_MAX);
+  glp_add_cols(lp.get(), cols);
+  glp_add_rows(lp.get(), static_cast<int>(2 * jobs + kinds));
+  auto x_col = [&](std::size_t j, std::size_t k) { return static_cast<int>(j * kinds + k) + 1; };
+  std::vector<int> ia{0}, ja{0};
+  std::vector<double> ar{0.0};
+  auto entry = [&](int row, int col, double v) {
+    if (v != 0.0) ia.push_back(row), ja.push_back(col), ar.push_back(v);
+  };
+  for (std::size_t j = 0; j < jobs; ++j) {
+    const int ratio_row = static_cast<int>(j) + 1;
+    const int job_row = static_cast<int>(jobs + j) + 1;
+    glp_set_row_bnds(lp.get(), ratio_row, GLP_LO, 0.0, 0.0);
+    glp_set_row_bnds(lp.get(), job_row, GLP_UP, 0.0, 1.0);
+    entry(ratio_row, t_col, -1.0);
+    for (std::size_t k = 0; k < kinds; ++k) {
+      const int col = x_col(j, k);
+      if (coef[j][k] > 0.0) {
+        glp_set_col_bnds(lp.get(), col, GLP_DB, 0.0, 1.0);
+      } else {
+        glp_set_col_bnds(lp.get(), col, GLP_FX, 0.0, 0.0);
+      }
+      entry(ratio_row, col, coef[j][k]);
+      entry(job_row, col, 1.0);
+      entry(static_cast<int>(2 * jobs + k) + 1, col, p.workers[j]);
+    }
+  }
+  for (std::size_t k = 0; k < kinds; ++k) {
+    glp_set_row_bnds(lp.get(), static_cast<int>(2 * jobs + k) + 1, GLP_UP, 0.0, p.capacity[k]);
+  }
+  glp_set_col_bnds(lp.get(), t_col, GLP_LO, 0.0, 0.0);
+  glp_load_matrix(lp.get(), static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+
+  auto read_x = [&]() {
+    out.x.assign(jobs, std::vector<double>(kinds, 0.0));
+    out.min_ratio = -1.0;
+    for (std::size_t j = 0; j < jobs; ++j) {
+      double ratio = 0.0;
+      for (std::size_t k = 0; k < kinds; ++k) {
+        out.x[j][k] = std::clamp(glp_get_col_prim(lp.get(), x_col(j, k)), 0.0, 1.0);
+        ratio += coef[j][k] * out.x[j][k];
+      }
+      out.min_ratio = out.min_ratio < 0.0 ? ratio : std::min(out.min_ratio, ratio);
+    }
+  };
+
+  // Phase 1: the max-min optimum t*.
+  glp_set_obj_coef(lp.get(), t_col, 1.0);
+  OMNI_RETURN_IF_ERROR(run_simplex(lp.get(), "max-min phase"));
+  read_x();
+  const double t_star = glp_get_col_prim(lp.get(), t_col);
+  // Phase 2: among allocations keeping every ratio at t* (up to rounding), the largest sum of ratios. Should it
+  // fail on rounding, phase 1's optimum stands.
+  glp_set_obj_coef(lp.get(), t_col, 0.0);
+  for (std::size_t j = 0; j < jobs; ++j) {
+    for (std::size_t k = 0; k < kinds; ++k) glp_set_obj_coef(lp.get(), x_col(j, k), coef[j][k]);
+  }
+  glp_set_col_bnds(lp.get(), t_col, GLP_LO, t_star - 1e-12 * std::max(1.0, t_star), 0.0);
+  if (run_simplex(lp.get(), "total-ratio phase").is_ok()) read_x();
+  return out;
+}
+
+}  // namespace omnilearn::scheduler

@@ -1,0 +1,195 @@
+#include "omnilearn/scheduler/round_facts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "omnilearn/base/format.h"
+#include "omnilearn/base/input_limits.h"
+
+namespace omnilearn::scheduler {
+namespace {
+
+std::string job_name(const JobFacts& job) { return "job '" + job.id + "'"; }
+
+Status check_kind_map(const JobFacts& job, const std::map<std::string, double>& values, const std::string& field,
+                      const std::set<std::string>& kinds) {
+  for (const auto& [kind, v] : values) {
+    if (!kinds.contains(kind)) {
+      return Status::invalid_argument(job_name(job) + ": " + field + " names kind '" + kind +
+                                      "', which no host of the cluster has");
+    }
+    if (!std::isfinite(v) || v < 0.0) {
+      return Status::invalid_argument(job_name(job) + ": " + field + "['" + kind +
+                                      "'] must be a finite number >= 0, got " + format_g(v));
+    }
+  }
+  return Status::ok();
+}
+
+Status validate_cluster(const ClusterFacts& cluster) {
+  if (cluster.hosts.empty()) return Status::invalid_argument("cluster: no hosts");
+  std::set<std::string> names;
+  std::size_t slots = 0;
+  for (std::size_t h = 0; h < cluster.hosts.size(); ++h) {
+    const HostFacts& host = cluster.hosts[h];
+    const std::string where = "cluster: host " + std::to_string(h) + " ('" + host.name + "')";
+    if (host.name.empty()) return Status::invalid_argument("cluster: host " + std::to_string(h) + ": empty name");
+    if (!names.insert(host.name).second) return Status::invalid_argument(where + ": name given twice");
+    if (host.kind.empty()) return Status::invalid_argument(where + ": empty kind");
+    if (host.slots < 1) {
+      return Status::invalid_argument(where + ": slots must be >= 1, got " + std::to_string(host.slots));
+    }
+    slots += static_cast<std::size_t>(host.slots);
+    if (slots > limits::kMaxWorkers) {
+      return Status::invalid_argument("cluster: more than " + std::to_string(limits::kMaxWorkers) + " device slots");
+    }
+  }
+  return Status::ok();
+}
+
+Status validate_job(const JobFacts& job, const RoundFacts& facts, const std::set<std::string>& kinds,
+                    std::set<DeviceSlot>& taken) {
+  const ClusterFacts& cluster = facts.cluster;
+  const std::string name = job_name(job);
+  if (!std::isfinite(job.arrival_s) || job.arrival_s > facts.now_s) {
+    return Status::invalid_argument(name + ": arrival_s " + format_g(job.arrival_s) + " is not a time <= now_s " +
+                                    format_g(facts.now_s));
+  }
+  if (job.min_workers < 1) {
+    return Status::invalid_argument(name + ": min_workers must be >= 1, got " + std::to_string(job.min_workers));
+  }
+  if (job.max_workers < job.min_workers) {
+    return Status::invalid_argument(name + ": max_workers " + std::to_string(job.max_workers) +
+                                    " is less than min_workers " + std::to_string(job.min_workers));
+  }
+  if (job.max_workers > cluster.total_slots()) {
+    return Status::invalid_argument(name + ": max_workers " + std::to_string(job.max_workers) +
+                                    " is more than the cluster's " + std::to_string(cluster.total_slots()) +
+                                    " device slots");
+  }
+  if (!std::isfinite(job.remaining_samples) || job.remaining_samples < 0.0) {
+    return Status::invalid_argument(name + ": remaining_samples must be a finite number >= 0, got " +
+                                    format_g(job.remaining_samples));
+  }
+  if (!std::isfinite(job.waiting_s) || job.waiting_s < 0.0) {
+    return Status::invalid_argument(name + ": waiting_s must be a finite number >= 0, got " + format_g(job.waiting_s));
+  }
+  OMNI_RETURN_IF_ERROR(check_kind_map(job, job.throughput_per_worker, "throughput_per_worker", kinds));
+  OMNI_RETURN_IF_ERROR(check_kind_map(job, job.service_by_kind, "service_by_kind", kinds));
+  int usable = 0;
+  for (const HostFacts& host : cluster.hosts) {
+    auto it = job.throughput_per_worker.find(host.kind);
+    if (it != job.throughput_per_worker.end() && it->second > 0.0) usable += host.slots;
+  }
+  if (usable == 0) return Status::invalid_argument(name + ": throughput_per_worker is 0 on every kind of the cluster");
+  if (job.min_workers > usable) {
+    return Status::invalid_argument(name + ": min_workers " + std::to_string(job.min_workers) + " is more than the " +
+                                    std::to_string(usable) + " device slots of the kinds it can run on");
+  }
+  if (!job.current.empty()) {
+    const int held = static_cast<int>(job.current.size());
+    if (held < job.min_workers || held > job.max_workers) {
+      return Status::invalid_argument(name + ": current holds " + std::to_string(held) +
+                                      " slots, outside [min_workers, max_workers] = [" +
+                                      std::to_string(job.min_workers) + ", " + std::to_string(job.max_workers) + "]");
+    }
+  }
+  for (const DeviceSlot& s : job.current) {
+    const std::string slot = "slot " + std::to_string(s.slot) + " of host " + std::to_string(s.host);
+    if (s.host >= cluster.hosts.size() || s.slot < 0 || s.slot >= cluster.hosts[s.host].slots) {
+      return Status::invalid_argument(name + ": current names " + slot + ", which the cluster does not have");
+    }
+    auto it = job.throughput_per_worker.find(cluster.hosts[s.host].kind);
+    if (it == job.throughput_per_worker.end() || it->second <= 0.0) {
+      return Status::invalid_argument(name + ": current names " + slot + ", of kind '" + cluster.hosts[s.host].kind +
+                                      "', which its throughput_per_worker does not run on");
+    }
+    if (!taken.insert(s).second) {
+      return Status::invalid_argument(name + ": current names " + slot + ", which another job (or this one) holds");
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+std::vector<std::string> ClusterFacts::kinds() const {
+  std::set<std::string> k;
+  for (const HostFacts& h : hosts) k.insert(h.kind);
+  return {k.begin(), k.end()};
+}
+
+std::vector<int> ClusterFacts::capacity_by_kind() const {
+  const std::vector<std::string> k = kinds();
+  std::vector<int> capacity(k.size(), 0);
+  for (const HostFacts& h : hosts) {
+    capacity[static_cast<std::size_t>(std::lower_bound(k.begin(), k.end(), h.kind) - k.begin())] += h.slots;
+  }
+  return capacity;
+}
+
+int ClusterFacts::total_slots() const {
+  int n = 0;
+  for (const HostFacts& h : hosts) n += h.slots;
+  return n;
+}
+
+double JobFacts::attained_service() const {
+  double s = 0.0;
+  for (const auto& [kind, v] : service_by_kind) s += v;
+  return s;
+}
+
+Status validate_round_facts(const RoundFacts& facts) {
+  if (!std::isfinite(facts.now_s))
+    return Status::invalid_argument("now_s must be finite, got " + format_g(facts.now_s));
+  OMNI_RETURN_IF_ERROR(validate_cluster(facts.cluster));
+  const std::vector<std::string> kind_list = facts.cluster.kinds();
+  const std::set<std::string> kinds(kind_list.begin(), kind_list.end());
+  std::set<std::string> ids;
+  std::set<DeviceSlot> taken;
+  for (std::size_t j = 0; j < facts.jobs.size(); ++j) {
+    const JobFacts& job = facts.jobs[j];
+    if (job.id.empty()) return Status::invalid_argument("job " + std::to_string(j) + ": empty id");
+    if (!ids.insert(job.id).second) return Status::invalid_argument("job '" + job.id + "': id given twice");
+    OMNI_RETURN_IF_ERROR(validate_job(job, facts, kinds, taken));
+  }
+  return Status::ok();
+}
+
+std::vector<int> count_by_kind(const ClusterFacts& cluster, const std::vector<DeviceSlot>& slots) {
+  const std::vector<std::string> kinds = cluster.kinds();
+  std::vector<int> counts(kinds.size(), 0);
+  for (const DeviceSlot& s : slots) {
+    const std::string& kind = cluster.hosts.at(s.host).kind;
+    ++counts[static_cast<std::size_t>(std::lower_bound(kinds.begin(), kinds.end(), kind) - kinds.begin())];
+  }
+  return counts;
+}
+
+double effective_throughput(std::span<const double> per_worker, std::span<const int> counts, bool balances_batches) {
+  int n = 0;
+  double sum = 0.0;
+  double slowest = 0.0;
+  for (std::size_t k = 0; k < counts.size(); ++k) {
+    if (counts[k] == 0) continue;
+    if (per_worker[k] <= 0.0) return 0.0;
+    slowest = n == 0 ? per_worker[k] : std::min(slowest, per_worker[k]);
+    n += counts[k];
+    sum += counts[k] * per_worker[k];
+  }
+  return balances_batches ? sum : n * slowest;
+}
+
+double effective_throughput(const JobFacts& job, const ClusterFacts& cluster, const std::vector<DeviceSlot>& slots) {
+  const std::vector<std::string> kinds = cluster.kinds();
+  std::vector<double> per_worker(kinds.size(), 0.0);
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    auto it = job.throughput_per_worker.find(kinds[k]);
+    if (it != job.throughput_per_worker.end()) per_worker[k] = it->second;
+  }
+  return effective_throughput(per_worker, count_by_kind(cluster, slots), job.balances_batches);
+}
+
+}  // namespace omnilearn::scheduler

@@ -1,0 +1,129 @@
+#include "round_view.h"
+
+#include <algorithm>
+#include <numeric>
+#include <tuple>
+
+#include "omnilearn/base/check.h"
+
+namespace omnilearn::scheduler::detail {
+
+RoundView::RoundView(const RoundFacts& facts)
+    : kinds(facts.cluster.kinds()), capacity(facts.cluster.capacity_by_kind()) {
+  host_kind.reserve(facts.cluster.hosts.size());
+  for (const HostFacts& h : facts.cluster.hosts) {
+    host_kind.push_back(static_cast<std::size_t>(std::lower_bound(kinds.begin(), kinds.end(), h.kind) - kinds.begin()));
+  }
+  tput.assign(facts.jobs.size(), std::vector<double>(kinds.size(), 0.0));
+  held.assign(facts.jobs.size(), std::vector<int>(kinds.size(), 0));
+  for (const JobFacts& job : facts.jobs) balances.push_back(job.balances_batches);
+  for (std::size_t j = 0; j < facts.jobs.size(); ++j) {
+    for (std::size_t k = 0; k < kinds.size(); ++k) {
+      auto it = facts.jobs[j].throughput_per_worker.find(kinds[k]);
+      if (it != facts.jobs[j].throughput_per_worker.end()) tput[j][k] = it->second;
+    }
+    for (const DeviceSlot& s : facts.jobs[j].current) ++held[j][host_kind[s.host]];
+  }
+}
+
+int RoundView::usable(std::size_t j, const std::vector<int>& free) const {
+  int n = 0;
+  for (std::size_t k = 0; k < kinds.size(); ++k) n += tput[j][k] > 0.0 ? free[k] : 0;
+  return n;
+}
+
+double RoundView::best_throughput(std::size_t j) const { return *std::max_element(tput[j].begin(), tput[j].end()); }
+
+double RoundView::rate(std::size_t j, const std::vector<int>& counts) const {
+  return effective_throughput(tput[j], counts, balances[j]);
+}
+
+std::vector<std::vector<DeviceSlot>> current_slots(const RoundFacts& facts) {
+  std::vector<std::vector<DeviceSlot>> out;
+  out.reserve(facts.jobs.size());
+  for (const JobFacts& job : facts.jobs) out.push_back(job.current);
+  return out;
+}
+
+std::vector<std::size_t> arrival_order(const RoundFacts& facts) {
+  std::vector<std::size_t> order(facts.jobs.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::tie(facts.jobs[a].arrival_s, facts.jobs[a].id) < std::tie(facts.jobs[b].arrival_s, facts.jobs[b].id);
+  });
+  return order;
+}
+
+std::size_t las_queue(double attained_service, const std::vector<double>& thresholds) {
+  return static_cast<std::size_t>(std::upper_bound(thresholds.begin(), thresholds.end(), attained_service) -
+                                  thresholds.begin());
+}
+
+std::vector<std::size_t> las_order(const RoundFacts& facts, const SchedulerOptions& options) {
+  std::vector<std::size_t> queue(facts.jobs.size());
+  for (std::size_t j = 0; j < facts.jobs.size(); ++j) {
+    const JobFacts& job = facts.jobs[j];
+    const bool starved = job.current.empty() && job.waiting_s >= options.las_starvation_s;
+    queue[j] = starved ? 0 : las_queue(job.attained_service(), options.las_thresholds);
+  }
+  std::vector<std::size_t> order = arrival_order(facts);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return queue[a] < queue[b]; });
+  return order;
+}
+
+std::vector<int> choose_agnostic(const RoundView& view, std::size_t j, int n, const std::vector<int>& free) {
+  const std::size_t kinds = view.kind_count();
+  if (view.usable(j, free) < n) return {};
+  std::vector<int> counts(kinds, 0);
+  for (std::size_t k = 0; k < kinds; ++k) {
+    if (view.tput[j][k] > 0.0) counts[k] = std::min(view.held[j][k], free[k]);
+  }
+  // More than n held: give up devices of the kinds held fewest of first (ties: the higher kind index).
+  while (total(counts) > n) {
+    std::size_t drop = kinds;
+    for (std::size_t k = 0; k < kinds; ++k) {
+      if (counts[k] > 0 && (drop == kinds || counts[k] <= counts[drop])) drop = k;
+    }
+    --counts[drop];
+  }
+  // Most free first among the candidates; ties: the lower kind index.
+  auto most_free = [&](auto&& candidate) {
+    std::size_t best = kinds;
+    for (std::size_t k = 0; k < kinds; ++k) {
+      if (view.tput[j][k] > 0.0 && free[k] - counts[k] > 0 && candidate(k) &&
+          (best == kinds || free[k] - counts[k] > free[best] - counts[best])) {
+        best = k;
+      }
+    }
+    return best;
+  };
+  if (total(counts) == 0) {
+    const std::size_t k = most_free([](std::size_t) { return true; });
+    if (k < kinds && free[k] >= n) {
+      counts[k] = n;
+      return counts;
+    }
+  }
+  while (total(counts) < n) {
+    std::size_t k = most_free([&](std::size_t c) { return view.held[j][c] > 0; });
+    if (k == kinds) k = most_free([](std::size_t) { return true; });
+    OMNI_CHECK(k < kinds, "choose_agnostic: usable devices counted but not found");
+    counts[k] += std::min(n - total(counts), free[k] - counts[k]);
+  }
+  return counts;
+}
+
+void give_counts(std::vector<int>& free, const std::vector<int>& counts) {
+  for (std::size_t k = 0; k < counts.size(); ++k) free[k] += counts[k];
+}
+
+void take_counts(std::vector<int>& free, const std::vector<int>& counts) {
+  for (std::size_t k = 0; k < counts.size(); ++k) {
+    free[k] -= counts[k];
+    OMNI_CHECK(free[k] >= 0, "a kind's devices were taken beyond its capacity");
+  }
+}
+
+int total(const std::vector<int>& counts) { return std::accumulate(counts.begin(), counts.end(), 0); }
+
+}  // namespace omnilearn::scheduler::detail

@@ -1,0 +1,61 @@
+// RoundView: validated RoundFacts indexed for the policies (kinds by index, throughputs and held counts as
+// vectors), and the pieces the policies share: the arrival and LAS orders and the speed-agnostic kind choice.
+// Private to the scheduler module. Pure values: thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "omnilearn/scheduler/round_facts.h"
+#include "omnilearn/scheduler/scheduling_policy.h"
+
+namespace omnilearn::scheduler::detail {
+
+struct RoundView {
+  std::vector<std::string> kinds;         // ClusterFacts::kinds()
+  std::vector<int> capacity;              // devices per kind
+  std::vector<std::size_t> host_kind;     // kind index of each host
+  std::vector<std::vector<double>> tput;  // [job][kind]: samples/s of one worker, 0 where it cannot run
+  std::vector<std::vector<int>> held;     // [job][kind]: devices held now
+  std::vector<bool> balances;             // [job]: JobFacts::balances_batches
+
+  // Requires validate_round_facts(facts) to have passed.
+  explicit RoundView(const RoundFacts& facts);
+
+  std::size_t kind_count() const { return kinds.size(); }
+  // Devices of the kinds job j can run on, among `free`.
+  int usable(std::size_t j, const std::vector<int>& free) const;
+  // The job's best per-worker throughput over all kinds (> 0 for validated facts).
+  double best_throughput(std::size_t j) const;
+  // The job's samples/s on `counts` (effective_throughput, from the vectors above).
+  double rate(std::size_t j, const std::vector<int>& counts) const;
+};
+
+// Each job's current slots.
+std::vector<std::vector<DeviceSlot>> current_slots(const RoundFacts& facts);
+
+// Job indices by arrival time, then id.
+std::vector<std::size_t> arrival_order(const RoundFacts& facts);
+
+// Tiresias's queue of a job: the number of thresholds at or below its attained service.
+std::size_t las_queue(double attained_service, const std::vector<double>& thresholds);
+
+// Job indices by LAS priority: queue (0 for a job that holds nothing and has waited las_starvation_s or more), then
+// arrival time, then id.
+std::vector<std::size_t> las_order(const RoundFacts& facts, const SchedulerOptions& options);
+
+// Heterogeneity-agnostic choice of `n` devices for job j among `free` (by kind), speeds unseen: it keeps the kinds
+// it holds (up to n; beyond n it gives up those of the kinds it holds fewest of); a job holding nothing takes a
+// single kind when one has n free (the one with the most free); the rest comes from the kinds it holds, then the
+// kinds with the most free. Only kinds it can run on. Returns counts by kind, or an empty vector when fewer than n
+// usable devices are free.
+std::vector<int> choose_agnostic(const RoundView& view, std::size_t j, int n, const std::vector<int>& free);
+
+// Adds `counts` to `free` (both by kind).
+void give_counts(std::vector<int>& free, const std::vector<int>& counts);
+// Subtracts `counts` from `free` (both by kind).
+void take_counts(std::vector<int>& free, const std::vector<int>& counts);
+int total(const std::vector<int>& counts);
+
+}  // namespace omnilearn::scheduler::detail
