@@ -166,16 +166,7 @@ Result<std::vector<JobSpec>> read_job_file(const std::string& path) {
 }
 
 std::string format_job_file(const std::vector<JobSpec>& jobs, std::string_view comment) {
-  std::string out;
-  std::size_t start = 0;
-  while (start < comment.size()) {
-    std::size_t end = comment.find('\n', start);
-    if (end == std::string_view::npos) end = comment.size();
-    out += "# ";
-    out += comment.substr(start, end - start);
-    out += '\n';
-    start = end + 1;
-  }
+  std::string out = comment_lines(comment);
   out += kJobFileHeader;
   out += '\n';
   const auto count = [](std::int64_t v) { return std::to_string(v); };
