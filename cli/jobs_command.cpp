@@ -208,23 +208,6 @@ int run_check(const std::vector<std::string>& args) {
 }  // namespace
 
 int run_jobs_command(const std::vector<std::string>& args) {
-  if (args.empty()) {
-    std::cerr << kUsage;
-    return 2;
-  }
-  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    std::cout << kUsage;
-    return 0;
-  }
-  const std::vector<std::string> rest(args.begin() + 1, args.end());
-  try {
-    if (args[0] == "import") return run_import(rest);
-    if (args[0] == "generate") return run_generate(rest);
-    if (args[0] == "check") return run_check(rest);
-  } catch (const po::error& e) {  // Boost reports usage errors by exception: stop them here.
-    std::cerr << "omnilearn jobs " << args[0] << ": " << e.what() << " (see --help)\n";
-    return 2;
-  }
-  std::cerr << "omnilearn jobs: unknown subcommand '" << args[0] << "'\n" << kUsage;
-  return 2;
+  return omnilearn::cli::run_subcommand("omnilearn jobs", kUsage, args,
+                                        {{"import", run_import}, {"generate", run_generate}, {"check", run_check}});
 }

@@ -229,23 +229,6 @@ int run_stats(const std::vector<std::string>& args) {
 }  // namespace
 
 int run_trace_command(const std::vector<std::string>& args) {
-  if (args.empty()) {
-    std::cerr << kUsage;
-    return 2;
-  }
-  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    std::cout << kUsage;
-    return 0;
-  }
-  const std::vector<std::string> rest(args.begin() + 1, args.end());
-  try {
-    if (args[0] == "import") return run_import(rest);
-    if (args[0] == "synth") return run_synth(rest);
-    if (args[0] == "stats") return run_stats(rest);
-  } catch (const po::error& e) {  // Boost reports usage errors by exception: stop them here.
-    std::cerr << "omnilearn trace " << args[0] << ": " << e.what() << " (see --help)\n";
-    return 2;
-  }
-  std::cerr << "omnilearn trace: unknown subcommand '" << args[0] << "'\n" << kUsage;
-  return 2;
+  return omnilearn::cli::run_subcommand("omnilearn trace", kUsage, args,
+                                        {{"import", run_import}, {"synth", run_synth}, {"stats", run_stats}});
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <numeric>
 
-#include "omnilearn/scheduler/placement.h"
 #include "omnilearn/scheduler/scheduling_policies.h"
 #include "round_view.h"
 
@@ -117,8 +116,7 @@ class BalancedMixPolicy final : public SchedulingPolicy {
       }
       if (!reverted) break;
     }
-    return make_allocation(facts, options_,
-                           place_jobs(facts.cluster, detail::current_slots(facts), counts, order, options_.placement));
+    return detail::place_counts(facts, options_, counts, order);
   }
 
  private:
@@ -156,8 +154,7 @@ class BalancedMixPolicy final : public SchedulingPolicy {
 }  // namespace
 
 Result<std::unique_ptr<SchedulingPolicy>> make_balanced_mix_policy(const SchedulerOptions& options) {
-  OMNI_RETURN_IF_ERROR(validate_scheduler_options(options));
-  return std::unique_ptr<SchedulingPolicy>(std::make_unique<BalancedMixPolicy>(options));
+  return detail::make_policy<BalancedMixPolicy>(options);
 }
 
 }  // namespace omnilearn::scheduler

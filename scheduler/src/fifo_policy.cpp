@@ -1,7 +1,6 @@
 // FIFO: first come, first served; docs/scheduler.md has the rule.
 #include <algorithm>
 
-#include "omnilearn/scheduler/placement.h"
 #include "omnilearn/scheduler/scheduling_policies.h"
 #include "round_view.h"
 
@@ -32,8 +31,7 @@ class FifoPolicy final : public SchedulingPolicy {
       counts[j] = detail::choose_agnostic(view, j, std::min(facts.jobs[j].max_workers, usable), free);
       detail::take_counts(free, counts[j]);
     }
-    return make_allocation(facts, options_,
-                           place_jobs(facts.cluster, detail::current_slots(facts), counts, order, options_.placement));
+    return detail::place_counts(facts, options_, counts, order);
   }
 
  private:
@@ -43,8 +41,7 @@ class FifoPolicy final : public SchedulingPolicy {
 }  // namespace
 
 Result<std::unique_ptr<SchedulingPolicy>> make_fifo_policy(const SchedulerOptions& options) {
-  OMNI_RETURN_IF_ERROR(validate_scheduler_options(options));
-  return std::unique_ptr<SchedulingPolicy>(std::make_unique<FifoPolicy>(options));
+  return detail::make_policy<FifoPolicy>(options);
 }
 
 }  // namespace omnilearn::scheduler

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "omnilearn/scheduler/max_min_fairness.h"
-#include "omnilearn/scheduler/placement.h"
 #include "omnilearn/scheduler/round_mechanism.h"
 #include "omnilearn/scheduler/scheduling_policies.h"
 #include "round_view.h"
@@ -52,9 +51,7 @@ class GavelPolicy final : public SchedulingPolicy {
     for (std::size_t j = 0; j < jobs; ++j) {
       if (kind[j] >= 0) counts[j][static_cast<std::size_t>(kind[j])] = problem.workers[j];
     }
-    return make_allocation(facts, options_,
-                           place_jobs(facts.cluster, detail::current_slots(facts), counts, detail::arrival_order(facts),
-                                      options_.placement));
+    return detail::place_counts(facts, options_, counts, detail::arrival_order(facts));
   }
 
  private:
@@ -64,8 +61,7 @@ class GavelPolicy final : public SchedulingPolicy {
 }  // namespace
 
 Result<std::unique_ptr<SchedulingPolicy>> make_gavel_policy(const SchedulerOptions& options) {
-  OMNI_RETURN_IF_ERROR(validate_scheduler_options(options));
-  return std::unique_ptr<SchedulingPolicy>(std::make_unique<GavelPolicy>(options));
+  return detail::make_policy<GavelPolicy>(options);
 }
 
 }  // namespace omnilearn::scheduler

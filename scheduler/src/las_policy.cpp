@@ -1,7 +1,6 @@
 // Tiresias's discretised 2D-LAS; docs/scheduler.md has the rule.
 #include <algorithm>
 
-#include "omnilearn/scheduler/placement.h"
 #include "omnilearn/scheduler/scheduling_policies.h"
 #include "round_view.h"
 
@@ -35,8 +34,7 @@ class LasPolicy final : public SchedulingPolicy {
       counts[j] = detail::choose_agnostic(view, j, n, free);
       detail::take_counts(free, counts[j]);
     }
-    return make_allocation(facts, options_,
-                           place_jobs(facts.cluster, detail::current_slots(facts), counts, order, options_.placement));
+    return detail::place_counts(facts, options_, counts, order);
   }
 
  private:
@@ -46,8 +44,7 @@ class LasPolicy final : public SchedulingPolicy {
 }  // namespace
 
 Result<std::unique_ptr<SchedulingPolicy>> make_las_policy(const SchedulerOptions& options) {
-  OMNI_RETURN_IF_ERROR(validate_scheduler_options(options));
-  return std::unique_ptr<SchedulingPolicy>(std::make_unique<LasPolicy>(options));
+  return detail::make_policy<LasPolicy>(options);
 }
 
 }  // namespace omnilearn::scheduler

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "omnilearn/base/check.h"
+#include "omnilearn/scheduler/placement.h"
 
 namespace omnilearn::scheduler::detail {
 
@@ -125,5 +126,11 @@ void take_counts(std::vector<int>& free, const std::vector<int>& counts) {
 }
 
 int total(const std::vector<int>& counts) { return std::accumulate(counts.begin(), counts.end(), 0); }
+
+Allocation place_counts(const RoundFacts& facts, const SchedulerOptions& options,
+                        const std::vector<std::vector<int>>& counts, const std::vector<std::size_t>& order) {
+  return make_allocation(facts, options,
+                         place_jobs(facts.cluster, current_slots(facts), counts, order, options.placement));
+}
 
 }  // namespace omnilearn::scheduler::detail

@@ -1,9 +1,10 @@
 // RoundView: validated RoundFacts indexed for the policies (kinds by index, throughputs and held counts as
-// vectors), and the pieces the policies share: the arrival and LAS orders and the speed-agnostic kind choice.
-// Private to the scheduler module. Pure values: thread-safe.
+// vectors), and the pieces the policies share: the arrival and LAS orders, the speed-agnostic kind choice, the
+// final placement and the factory. Private to the scheduler module. Pure values: thread-safe.
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -57,5 +58,18 @@ void give_counts(std::vector<int>& free, const std::vector<int>& counts);
 // Subtracts `counts` from `free` (both by kind).
 void take_counts(std::vector<int>& free, const std::vector<int>& counts);
 int total(const std::vector<int>& counts);
+
+// Every policy's last step: places `counts` (by job, by kind) on the cluster, the jobs taking free slots in `order`,
+// with options.placement (place_jobs), and returns the allocation that makes (make_allocation).
+Allocation place_counts(const RoundFacts& facts, const SchedulerOptions& options,
+                        const std::vector<std::vector<int>>& counts, const std::vector<std::size_t>& order);
+
+// Every policy's make_*_policy: an error for invalid `options` (validate_scheduler_options), else a `Policy` built
+// from them.
+template <class Policy>
+Result<std::unique_ptr<SchedulingPolicy>> make_policy(const SchedulerOptions& options) {
+  OMNI_RETURN_IF_ERROR(validate_scheduler_options(options));
+  return std::unique_ptr<SchedulingPolicy>(std::make_unique<Policy>(options));
+}
 
 }  // namespace omnilearn::scheduler::detail

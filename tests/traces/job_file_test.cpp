@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "job_spec_test_util.h"
+
 namespace omnilearn::traces {
 namespace {
 
@@ -21,33 +23,34 @@ TEST(JobFileTest, ReadsEveryFieldOfAHandWrittenFile) {
   auto jobs = parse_job_file(text, "j.csv");
   ASSERT_TRUE(jobs.is_ok()) << jobs.status().message();
   ASSERT_EQ(jobs->size(), 2u);
-  const JobSpec& a = (*jobs)[0];
-  EXPECT_EQ(a.name, "a");
-  EXPECT_EQ(a.arrival_s, 0.0);
-  EXPECT_EQ(a.model, "resnet18");
-  EXPECT_EQ(a.dataset, "cifar10");
-  EXPECT_EQ(a.dataset_samples, 50000);
-  EXPECT_EQ(a.epochs, 2.0);
-  EXPECT_EQ(a.target, 0.0);
-  EXPECT_EQ(a.workers, 4);
-  EXPECT_EQ(a.min_workers, 4);
-  EXPECT_EQ(a.max_workers, 4);
-  EXPECT_FALSE(a.elastic());
-  EXPECT_EQ(a.global_batch, 512);
-  EXPECT_EQ(a.mode, JobMode::kBsp);
-  EXPECT_EQ(a.batch_policy, "uniform");
-  const JobSpec& b = (*jobs)[1];
-  EXPECT_EQ(b.name, "b,1");
-  EXPECT_EQ(b.arrival_s, 12.5);
-  EXPECT_EQ(b.model, "profiles/hl1.yaml");
-  EXPECT_EQ(b.dataset, "");
-  EXPECT_EQ(b.epochs, 0.0);
-  EXPECT_EQ(b.target, 0.9);
-  EXPECT_EQ(b.min_workers, 2);
-  EXPECT_EQ(b.max_workers, 8);
-  EXPECT_TRUE(b.elastic());
-  EXPECT_EQ(b.mode, JobMode::kAsp);
-  EXPECT_EQ(b.batch_policy, "omnilearn");
+  test::expect_job((*jobs)[0], {.name = "a",
+                                .arrival_s = 0.0,
+                                .model = "resnet18",
+                                .dataset = "cifar10",
+                                .dataset_samples = 50000,
+                                .epochs = 2.0,
+                                .target = 0.0,
+                                .workers = 4,
+                                .min_workers = 4,
+                                .max_workers = 4,
+                                .global_batch = 512,
+                                .mode = JobMode::kBsp,
+                                .batch_policy = "uniform"});
+  EXPECT_FALSE((*jobs)[0].elastic());
+  test::expect_job((*jobs)[1], {.name = "b,1",
+                                .arrival_s = 12.5,
+                                .model = "profiles/hl1.yaml",
+                                .dataset = "",
+                                .dataset_samples = 1000,
+                                .epochs = 0.0,
+                                .target = 0.9,
+                                .workers = 4,
+                                .min_workers = 2,
+                                .max_workers = 8,
+                                .global_batch = 64,
+                                .mode = JobMode::kAsp,
+                                .batch_policy = "omnilearn"});
+  EXPECT_TRUE((*jobs)[1].elastic());
 
   // The canonical text reads back to the same jobs, and formats to the same text.
   const std::string canonical = format_job_file(*jobs, "round trip");

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "job_spec_test_util.h"
 #include "omnilearn/traces/job_generators.h"
 
 namespace omnilearn::traces {
@@ -59,17 +60,17 @@ TEST(JobImporterTest, PolluxWorkloadRowsBecomeRigidJobsInArrivalOrder) {
   ASSERT_TRUE(jobs.is_ok()) << jobs.status().message();
   ASSERT_EQ(jobs->size(), 3u);
   EXPECT_EQ((*jobs)[0].name, "ncf-2");  // sorted by arrival
-  EXPECT_EQ((*jobs)[1].name, "cifar10-0");
-  const JobSpec& c = (*jobs)[1];
-  EXPECT_EQ(c.arrival_s, 107.0);
-  EXPECT_EQ(c.model, "resnet18");
-  EXPECT_EQ(c.dataset, "cifar10");
-  EXPECT_EQ(c.dataset_samples, 50000);
-  EXPECT_EQ(c.epochs, 100.0);
-  EXPECT_EQ(c.workers, 6);
-  EXPECT_FALSE(c.elastic());
-  EXPECT_EQ(c.global_batch, 2048);
-  EXPECT_EQ(c.batch_policy, "omnilearn");
+  test::expect_job((*jobs)[1], {.name = "cifar10-0",
+                                .arrival_s = 107.0,
+                                .model = "resnet18",
+                                .dataset = "cifar10",
+                                .dataset_samples = 50000,
+                                .epochs = 100.0,
+                                .workers = 6,
+                                .min_workers = 6,
+                                .max_workers = 6,
+                                .global_batch = 2048,
+                                .batch_policy = "omnilearn"});
   EXPECT_EQ((*jobs)[2].model, "deepspeech2");
   EXPECT_EQ((*jobs)[2].epochs, 80.0);
 

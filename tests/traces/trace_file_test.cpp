@@ -6,6 +6,8 @@
 #include <fstream>
 #include <string>
 
+#include "omnilearn/traces/text_file.h"
+
 namespace omnilearn::traces {
 namespace {
 
@@ -65,6 +67,13 @@ TEST(TraceFileTest, RejectsWithFileAndLine) {
     EXPECT_EQ(t.status().code(), StatusCode::kParseError) << c.text;
     EXPECT_EQ(t.status().message().rfind(c.message_prefix, 0), 0u) << "got: " << t.status().message();
   }
+}
+
+TEST(TraceFileTest, CommentLinesPrefixEveryLineOfTheComment) {
+  EXPECT_EQ(comment_lines(""), "");
+  EXPECT_EQ(comment_lines("one"), "# one\n");
+  EXPECT_EQ(comment_lines("one\n"), "# one\n");
+  EXPECT_EQ(comment_lines("one\n\ntwo"), "# one\n# \n# two\n");
 }
 
 TEST(TraceFileTest, FormatRoundTripsExactly) {

@@ -9,6 +9,7 @@
 
 #include "omnilearn/traces/csv_reader.h"
 #include "omnilearn/traces/text_file.h"
+#include "table_lines.h"
 
 namespace omnilearn::traces {
 namespace {
@@ -16,20 +17,13 @@ namespace {
 // Calls `row(fields, "source:line")` for each data row of a comma-separated table whose header must be `header`.
 Status for_each_row(std::string_view text, std::string_view source, std::string_view header,
                     const std::function<Status(const std::vector<std::string>&, const std::string&)>& row) {
-  const std::string src(source);
   const std::size_t columns = static_cast<std::size_t>(std::count(header.begin(), header.end(), ',')) + 1;
   bool have_header = false;
-  std::size_t line_no = 0;
   std::size_t rows = 0;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = trim(text.substr(pos, end - pos));
-    pos = end + 1;
-    ++line_no;
-    if (line.empty() || line.front() == '#') continue;
-    const std::string where = src + ":" + std::to_string(line_no);
+  detail::TableLines lines(text, source);
+  std::string_view line;
+  while (lines.next(line)) {
+    const std::string where = lines.where();
     const std::vector<std::string> f = split_fields(line);
     if (!have_header) {
       std::string joined;
@@ -49,8 +43,8 @@ Status for_each_row(std::string_view text, std::string_view source, std::string_
     ++rows;
   }
   if (rows == 0) {
-    return Status::parse_error(src + ":" + std::to_string(line_no) + ": no rows; expected the header '" +
-                               std::string(header) + "' and at least one row");
+    return Status::parse_error(lines.where() + ": no rows; expected the header '" + std::string(header) +
+                               "' and at least one row");
   }
   return Status::ok();
 }

@@ -6,6 +6,7 @@
 
 #include "omnilearn/traces/csv_reader.h"
 #include "omnilearn/traces/text_file.h"
+#include "table_lines.h"
 
 namespace omnilearn::traces {
 namespace {
@@ -103,21 +104,14 @@ std::optional<JobMode> parse_job_mode(std::string_view name) {
 }
 
 Result<std::vector<JobSpec>> parse_job_file(std::string_view text, std::string_view source) {
-  const std::string src(source);
   std::vector<JobSpec> jobs;
   std::set<std::string, std::less<>> names;
   bool have_header = false;
-  std::size_t line_no = 0;
-  std::size_t pos = 0;
   std::size_t last_line = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = trim(text.substr(pos, end - pos));
-    pos = end + 1;
-    ++line_no;
-    if (line.empty() || line.front() == '#') continue;
-    const std::string where = src + ":" + std::to_string(line_no);
+  detail::TableLines lines(text, source);
+  std::string_view line;
+  while (lines.next(line)) {
+    const std::string where = lines.where();
     if (!have_header) {
       std::string compact;
       for (char c : line) {
@@ -148,14 +142,14 @@ Result<std::vector<JobSpec>> parse_job_file(std::string_view text, std::string_v
     if (!names.insert(job.name).second) {
       return Status::parse_error(where + ": name '" + job.name + "' is used by an earlier job; expected unique names");
     }
-    last_line = line_no;
+    last_line = lines.line_number();
     jobs.push_back(std::move(job));
   }
   if (!have_header) {
-    return Status::parse_error(src + ":" + std::to_string(line_no) + ": no header; expected '" +
-                               std::string(kJobFileHeader) + "' as the first line that is not a comment");
+    return Status::parse_error(lines.where() + ": no header; expected '" + std::string(kJobFileHeader) +
+                               "' as the first line that is not a comment");
   }
-  if (jobs.empty()) return Status::parse_error(src + ":" + std::to_string(line_no) + ": no jobs; expected at least one");
+  if (jobs.empty()) return Status::parse_error(lines.where() + ": no jobs; expected at least one");
   return jobs;
 }
 
@@ -166,16 +160,7 @@ Result<std::vector<JobSpec>> read_job_file(const std::string& path) {
 }
 
 std::string format_job_file(const std::vector<JobSpec>& jobs, std::string_view comment) {
-  std::string out;
-  std::size_t start = 0;
-  while (start < comment.size()) {
-    std::size_t end = comment.find('\n', start);
-    if (end == std::string_view::npos) end = comment.size();
-    out += "# ";
-    out += comment.substr(start, end - start);
-    out += '\n';
-    start = end + 1;
-  }
+  std::string out = comment_lines(comment);
   out += kJobFileHeader;
   out += '\n';
   const auto count = [](std::int64_t v) { return std::to_string(v); };

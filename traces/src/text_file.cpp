@@ -7,6 +7,20 @@
 
 namespace omnilearn::traces {
 
+std::string comment_lines(std::string_view comment) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < comment.size()) {
+    std::size_t end = comment.find('\n', start);
+    if (end == std::string_view::npos) end = comment.size();
+    out += "# ";
+    out += comment.substr(start, end - start);
+    out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
 std::string shortest_number(double v) {
   char buf[64];
   const auto res = std::to_chars(buf, buf + sizeof buf, v);

@@ -172,16 +172,7 @@ Result<AvailabilityTrace> read_trace_file(const std::string& path) {
 }
 
 std::string format_trace(const AvailabilityTrace& trace, std::string_view comment) {
-  std::string out;
-  std::size_t start = 0;
-  while (start < comment.size()) {
-    std::size_t end = comment.find('\n', start);
-    if (end == std::string_view::npos) end = comment.size();
-    out += "# ";
-    out += comment.substr(start, end - start);
-    out += '\n';
-    start = end + 1;
-  }
+  std::string out = comment_lines(comment);
   out += "# duration_s=" + shortest_number(trace.duration()) + "\n";
   if (trace.loop_after_s()) out += "# loop_after_s=" + shortest_number(*trace.loop_after_s()) + "\n";
   out += kHeader;

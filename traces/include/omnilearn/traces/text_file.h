@@ -1,4 +1,5 @@
-// Writing the traces module's text files: numbers in their shortest exact form and files replaced atomically.
+// Writing the traces module's text files: comment lines, numbers in their shortest exact form and files replaced
+// atomically.
 // Stateless functions: thread-safe (two writers of one path race on the rename, as with any file).
 #pragma once
 
@@ -8,6 +9,9 @@
 #include "omnilearn/base/status.h"
 
 namespace omnilearn::traces {
+
+// Each line of `comment` (split at LF) as a "# " line ending in LF, for the top of a file; "" for an empty comment.
+std::string comment_lines(std::string_view comment);
 
 // `v` in the shortest form that reads back as the same double ("0.1", "1e+20", "3").
 std::string shortest_number(double v);
