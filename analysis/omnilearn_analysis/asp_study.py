@@ -181,7 +181,7 @@ def _references(runs: pd.DataFrame, cell: str, algorithm: str, policy: str) -> l
             BASELINE if algorithm.startswith("asgd-lr-") else None)
         if other in have:
             out.append(("omnilearn - uniform", other))
-    if (algorithm, policy) != BASELINE and BASELINE in have:
+    if (algorithm, policy) != BASELINE and BASELINE in have and all(ref != BASELINE for _, ref in out):
         out.append(("vs asgd uniform", BASELINE))
     if (algorithm, policy) != SYNC and SYNC in have:
         out.append(("vs bsp omnilearn", SYNC))
