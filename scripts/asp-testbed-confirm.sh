@@ -57,7 +57,9 @@ PY
 
 failed=0
 started=$(date +%s)
-for variant in $variants; do settings "$variant" > /dev/null || exit 2; done
+# Each variant's settings, read once (an unknown variant stops before anything runs).
+declare -A sets
+for variant in $variants; do sets[$variant]=$(settings "$variant") || exit 2; done
 echo "host: $(nproc) CPUs, load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for seed in $seeds; do
   for variant in $variants; do
@@ -67,7 +69,7 @@ for seed in $seeds; do
       continue
     fi
     args=()
-    while IFS= read -r kv; do args+=(--set "$kv"); done < <(settings "$variant")
+    while IFS= read -r kv; do args+=(--set "$kv"); done <<< "${sets[$variant]}"
     rm -rf "${out:?}/$name"
     t0=$(date +%s)
     if ! "$bin" emulate scenarios/testbed/asp-hl8.yaml --seed "$seed" "${args[@]}" --out "$out/$name" --force \
