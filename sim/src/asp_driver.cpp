@@ -70,6 +70,7 @@ void AspDriver::start() {
       slots_[k].arrived = sg4::Semaphore::create(0);
     } else {
       slots_[k].inbox = worker_mailbox(k);  // looked up once: by name it costs a string and a map search per update
+      slots_[k].turn = sg4::Semaphore::create(0);
     }
     sg4::Actor::create("worker-" + std::to_string(k), ctx_.platform.workers[k], [this, k] { worker(k); });
   }
@@ -156,30 +157,72 @@ const AspDriver::Reply& AspDriver::exchange(WorkerId k) {
   Slot& slot = slots_[k];
   // A SimGrid flow carries whole bytes: so does the analytic link.
   const auto bytes = static_cast<std::uint64_t>(ctx_.cost.gradient_bytes());
-  if (!link_) {
-    server_inbox_->put(&slot.push, bytes);
-    return *slot.inbox->get<Reply>();
-  }
-  link_->sent.push_back(k);
-  const Seconds join_s = now() + link_->spec.push_latency_s[k];
-  link_->push.add(k, link_->spec.worker_class[k], static_cast<double>(bytes), join_s);
-  // The server sleeps until the link's next event: a push joining before it changes every flow's share.
-  if (join_s < link_->next_event_s) link_->wake->notify_one();
+  post_in_order(k, bytes);
+  if (!link_) return *slot.inbox->get<Reply>();
   slot.arrived->acquire();
   return slot.reply;
 }
 
 void AspDriver::send_down_notice(WorkerId k) {
-  Slot& slot = slots_[k];
-  slot.push = Push{k, 0, 0.0};
-  if (!link_) {
-    server_inbox_->put(&slot.push, 0);
+  slots_[k].push = Push{k, 0, 0.0};
+  post_in_order(k, 0);
+}
+
+void AspDriver::post_in_order(WorkerId k, std::uint64_t bytes) {
+  if (link_) {
+    link_->posted.push_back(AnalyticLink::Posted{now(), k, static_cast<double>(bytes)});
+    // The server sleeps until the link's next event: a push joining before it changes every flow's share.
+    if (now() + link_->spec.push_latency_s[k] < link_->next_event_s) link_->wake->notify_one();
     return;
   }
-  link_->sent.push_back(k);
-  const Seconds join_s = now() + link_->spec.push_latency_s[k];
-  link_->push.add(k, link_->spec.worker_class[k], 0.0, join_s);
-  if (join_s < link_->next_event_s) link_->wake->notify_one();
+  if (push_comms_.empty()) push_comms_.resize(slots_.size());
+  if (group_.empty()) {
+    group_.push_back(k);
+    sg4::this_actor::yield();  // the workers that SimGrid wakes at this instant with k join the group meanwhile
+    std::sort(group_.begin(), group_.end());
+    group_sorted_ = true;
+    group_next_ = 0;
+    if (group_.front() != k) {
+      slots_[group_.front()].turn->release();
+      slots_[k].turn->acquire();
+    }
+  } else {
+    if (group_sorted_) {
+      // A late joiner (woken at this instant after the group was sorted) takes its place among those still to post.
+      const auto first_waiting = group_.begin() + static_cast<std::ptrdiff_t>(group_next_) + 1;
+      group_.insert(std::upper_bound(first_waiting, group_.end(), k), k);
+    } else {
+      group_.push_back(k);
+    }
+    slots_[k].turn->acquire();
+  }
+  take_turn(k, bytes);
+  const sg4::CommPtr comm = std::move(push_comms_[k]);
+  comm->wait();
+}
+
+void AspDriver::take_turn(WorkerId k, std::uint64_t bytes) {
+  push_comms_[k] = server_inbox_->put_async(&slots_[k].push, bytes);
+  ++group_next_;
+  if (group_next_ < group_.size()) {
+    slots_[group_[group_next_]].turn->release();
+  } else {
+    group_.clear();
+    group_sorted_ = false;
+    group_next_ = 0;
+  }
+}
+
+void AspDriver::send_posted(Seconds t) {
+  AnalyticLink& link = *link_;
+  if (link.posted.empty()) return;
+  std::sort(link.posted.begin(), link.posted.end());
+  for (const AnalyticLink::Posted& p : link.posted) {
+    link.sent.push_back(p.worker);
+    link.push.add(p.worker, link.spec.worker_class[p.worker], p.bytes,
+                  std::max(t, p.time_s + link.spec.push_latency_s[p.worker]));
+  }
+  link.posted.clear();
 }
 
 void AspDriver::apply_push(WorkerId k, std::vector<WorkerId>& replies) {
@@ -297,6 +340,7 @@ void AspDriver::link_server() {
   AnalyticLink& link = *link_;
   std::unique_lock<sg4::Mutex> lock(*link.mutex);
   while (true) {
+    send_posted(now());
     link.next_event_s = std::min(link.push.next_event_s(), link.pull.next_event_s());
     if (link.next_event_s == std::numeric_limits<double>::infinity()) {
       link.wake->wait(lock);
@@ -311,6 +355,7 @@ void AspDriver::link_server() {
 
 void AspDriver::serve_link_events(Seconds t) {
   AnalyticLink& link = *link_;
+  send_posted(t);
   link.finished.clear();
   link.pull.advance(t, link.finished);
   // Pulls that end together wake their workers last started first, as SimGrid wakes the receivers of flows that end

@@ -15,9 +15,11 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Exec.hpp>
 #include <simgrid/s4u/Mutex.hpp>
@@ -73,6 +75,7 @@ class AspDriver {
     std::int64_t own = 0;                    // its own updates since: its copy holds them, they are not stale
     simgrid::s4u::Mailbox* inbox = nullptr;  // where the server sends this worker's parameters
     simgrid::s4u::SemaphorePtr arrived;      // analytic link: released when the pull has arrived
+    simgrid::s4u::SemaphorePtr turn;         // flows: released when this worker's push may be posted
     bool at_server = false;                  // analytic link: the push has arrived, not yet applied
     Seconds held_since_s = 0.0;              // when the server began holding its reply
   };
@@ -88,6 +91,14 @@ class AspDriver {
     // The pushes in the order they were sent. The server applies them in that order, as the flows' server takes
     // them from its mailbox: a push that arrives before an earlier one waits for it.
     std::deque<WorkerId> sent;
+    // Pushes posted since the server last ran, (time, worker): it sends them in that order (post_in_order()).
+    struct Posted {
+      Seconds time_s;
+      WorkerId worker;
+      double bytes;
+      bool operator<(const Posted& o) const { return std::tie(time_s, worker) < std::tie(o.time_s, o.worker); }
+    };
+    std::vector<Posted> posted;
     Seconds next_event_s = std::numeric_limits<double>::infinity();
     std::vector<std::int64_t> finished;
   };
@@ -95,6 +106,16 @@ class AspDriver {
   void worker(WorkerId k);
   // Sends k's gradient to the server and returns its reply once the parameters are back.
   const Reply& exchange(WorkerId k);
+  // Posts k's push (slot.push, `bytes`) to the server. Pushes posted at one instant go in worker order, not in the
+  // order SimGrid happens to wake their workers: SimGrid breaks ties between events due at one date (speed
+  // profiles' among them) by their addresses in memory, which differ from one machine, or allocator state, to
+  // another, and the same scenario and seed must give the same bytes anywhere. Flows: the first worker to post at
+  // an instant yields once, so that every worker woken with it joins the group, then the group posts one by one in
+  // worker order (Slot::turn). The analytic link: the server sends what was posted (AnalyticLink::posted) in
+  // (time, worker) order when it next runs.
+  void post_in_order(WorkerId k, std::uint64_t bytes);
+  void take_turn(WorkerId k, std::uint64_t bytes);  // flows: k's turn in its group: posts, hands the turn on
+  void send_posted(Seconds t);  // analytic link: the pushes posted so far join the link, in order
   // The server's work on k's push when it has arrived: applies it, reports it, plans, fills k's reply, and appends
   // to `replies` the workers whose replies go now (k at once, unless the schedule holds replies).
   void apply_push(WorkerId k, std::vector<WorkerId>& replies);
@@ -127,6 +148,10 @@ class AspDriver {
   std::int64_t dropped_ = 0;                       // pushes the rule dropped (Ringmaster)
   run::AspSchedule schedule_;
   std::vector<WorkerId> replies_;                  // the server's scratch: replies to send after a push
+  std::vector<WorkerId> group_;                    // flows: the workers posting at this instant (post_in_order)
+  std::size_t group_next_ = 0;                     // the position in group_ whose turn it is
+  bool group_sorted_ = false;                      // group_ is in worker order (its first worker has yielded)
+  std::vector<simgrid::s4u::CommPtr> push_comms_;  // flows: each worker's push on its way
   std::vector<bool> pulls_;                        // whether k's pending reply carries the parameters
   std::vector<bool> barrier_pull_;                 // k was held when the epoch barrier opened: its reply pulls
   const bool per_epoch_;                           // workload.asp.pull: per-epoch

@@ -51,9 +51,13 @@ Result<std::unique_ptr<AvailabilityModel>> AvailabilityModel::create(const run::
 }
 
 bool AvailabilityModel::has_speed_profile(WorkerId k) const {
+  // Only a partial level changes the host's speed: a worker that only goes down and up keeps SimGrid's scale of 1
+  // (the drivers cancel a down worker's work). Such a profile would also cost more than nothing: SimGrid orders the
+  // events of several profiles due at one instant by their addresses in memory, which can reorder the workers'
+  // simultaneous completions between two machines (the same scenario and seed must give the same bytes anywhere).
   const auto& points = timed_[k];
-  if (points.size() >= 2 || period_s_ > 0.0) return !points.empty();
-  return !points.empty() && points.front().fraction != 1.0 && points.front().fraction > 0.0;
+  return std::any_of(points.begin(), points.end(),
+                     [](const traces::TracePoint& p) { return p.fraction > 0.0 && p.fraction != 1.0; });
 }
 
 Status AvailabilityModel::install(const SimPlatform& platform) {
@@ -74,6 +78,7 @@ Status AvailabilityModel::install(const SimPlatform& platform) {
   hosts_ = hosts;
   for (std::size_t k = 0; k < hosts.size(); ++k) {
     const auto& points = timed_[k];
+    if (!has_speed_profile(k)) continue;                   // only downs and ups, or none: no profile
     if (points.size() < 2 && period_s_ <= 0.0) continue;  // constant: apply_initial sets the level, no profile
     // Speed profile values multiply the power state's speed. While down the host keeps its last level: the
     // drivers cancel its work and give it none, so the value does not matter.

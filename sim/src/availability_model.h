@@ -34,8 +34,8 @@ class AvailabilityModel {
   // False when install() attaches a speed profile that does not repeat (SimGrid's cpu/optim:TI refuses those).
   bool speed_profiles_repeat() const {
     if (period_s_ > 0.0) return true;
-    for (const auto& points : timed_) {
-      if (points.size() >= 2) return false;
+    for (WorkerId k = 0; k < timed_.size(); ++k) {
+      if (timed_[k].size() >= 2 && has_speed_profile(k)) return false;
     }
     return true;
   }
