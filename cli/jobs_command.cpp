@@ -9,8 +9,12 @@
 #include <tuple>
 #include <vector>
 
+#include "cli/stop_signals.h"
 #include "cli/subcommand_line.h"
 #include "omnilearn/base/install_layout.h"
+#include "omnilearn/run/run_folder.h"
+#include "omnilearn/scenarios/device_cluster.h"
+#include "omnilearn/sim/cluster_simulation.h"
 #include "omnilearn/traces/device_speeds.h"
 #include "omnilearn/traces/job_file.h"
 #include "omnilearn/traces/job_generators.h"
@@ -27,13 +31,15 @@ using omnilearn::cli::parse_subcommand;
 using omnilearn::cli::parse_window;
 
 constexpr const char* kUsage =
-    "usage: omnilearn jobs <import|generate|check> [options]   (each takes --help)\n\n"
+    "usage: omnilearn jobs <run|import|generate|check> [options]   (each takes --help)\n\n"
+    "  run       simulate a job file on a heterogeneous cluster under a scheduler: JCTs, allocations\n"
     "  import    convert a Pollux workload or a Philly-shaped job trace into a job file (traces/JOBS.md)\n"
     "  generate  draw a Philly-like workload: job sizes and durations from Philly, Poisson arrivals at a load\n"
     "  check     read a job file and summarise it (jobs, arrivals, workers, models and their device speeds)\n\n"
     "examples:\n"
     "  omnilearn jobs generate --jobs 160 --load 0.8 --cluster-gpus 64 --seed 1 --output jobs.csv\n"
     "  omnilearn jobs check jobs.csv\n"
+    "  omnilearn jobs run jobs.csv --cluster gavel --scheduler gavel --out runs/jobs-gavel\n"
     "  omnilearn jobs import --format pollux --input workload-6.csv --output pollux-6.csv\n";
 
 int fail(const omnilearn::Status& status) {
@@ -205,9 +211,124 @@ int run_check(const std::vector<std::string>& args) {
   return 0;
 }
 
+// A device cluster: a preset's name (gavel, sia, pollux) or a cluster YAML file.
+omnilearn::Result<omnilearn::scenarios::DeviceCluster> load_cluster(const std::string& name) {
+  namespace os = omnilearn::scenarios;
+  if (name.find('/') != std::string::npos || name.ends_with(".yaml") || name.ends_with(".yml")) {
+    return os::load_device_cluster(name);
+  }
+  const omnilearn::InstallLayout layout = omnilearn::current_install_layout();
+  auto file = os::device_cluster_preset_file(name, layout.data_dir.empty() ? "." : layout.data_dir.string());
+  if (!file.is_ok()) return file.status();
+  return os::load_device_cluster(*file);
+}
+
+int run_run(const std::vector<std::string>& args) {
+  std::string file;
+  std::string cluster_name = "gavel";
+  std::string out;
+  std::string placement = "pack";
+  std::string kinds = shipped("device-kinds.csv");
+  std::string speeds_file = shipped("device-speeds.csv");
+  bool force = false;
+  bool quiet = false;
+  std::vector<std::string> parameters;
+  omnilearn::sim::ClusterSimOptions o;
+  po::options_description desc(
+      "omnilearn jobs run JOBS: simulate a job file (traces/JOBS.md) on a heterogeneous cluster under a scheduler");
+  desc.add_options()("help,h", "show this help")("jobs", po::value(&file)->required(), "job file")(
+      "cluster", po::value(&cluster_name)->default_value(cluster_name),
+      "device cluster: a preset (gavel, sia, pollux) or a cluster YAML file")(
+      "scheduler", po::value(&o.scheduler)->default_value(o.scheduler), "fifo | las | gavel | balanced-mix")(
+      "round", po::value(&o.scheduling.round_s)->default_value(o.scheduling.round_s), "round length, s")(
+      "checkpoint", po::value(&o.scheduling.checkpoint_s)->default_value(0.0),
+      "seconds a job spends saving its state when it loses or changes its devices")(
+      "restore", po::value(&o.scheduling.restore_s)->default_value(0.0),
+      "seconds a job spends loading its state when it resumes or changes its devices")(
+      "placement", po::value(&placement)->default_value(placement), "pack | spread")(
+      "las-thresholds", po::value(&o.scheduling.las_thresholds)->multitoken(),
+      "las, balanced-mix: attained service (worker-seconds) between the queues, increasing (default 3600 36000)")(
+      "node-bandwidth", po::value(&o.node_bandwidth_Bps)->default_value(o.node_bandwidth_Bps),
+      "a node's link in bytes/s where the cluster file states none")(
+      "max-time", po::value(&o.max_time_s)->default_value(0.0), "stop the simulation there, s (0: when all end)")(
+      "out", po::value(&out)->required(), "run folder: jobs.csv, allocations.csv, summary.json")(
+      "force", po::bool_switch(&force), "replace an earlier run's files in --out")(
+      "quiet", po::bool_switch(&quiet), "no progress line")(
+      "parameters", po::value(&parameters)->composing(),
+      "MODEL=N: the parameter count of a model the simulator does not know (repeatable)")(
+      "kinds", po::value(&kinds)->default_value(kinds), "device kinds table")(
+      "speeds", po::value(&speeds_file)->default_value(speeds_file), "device speeds table");
+  po::positional_options_description pos;
+  pos.add("jobs", 1);
+  const char* examples =
+      "  omnilearn jobs generate --jobs 20 --load 0.8 --cluster-gpus 108 --seed 1 --output jobs.csv\n"
+      "  omnilearn jobs run jobs.csv --cluster gavel --scheduler gavel --out runs/jobs-gavel\n"
+      "  omnilearn jobs run jobs.csv --cluster sia --scheduler las --round 360 --restore 30 --out runs/jobs-las\n";
+  po::variables_map vm;
+  if (auto done = parse_subcommand(args, desc, pos, vm, examples)) return *done;
+  if (placement == "pack" || placement == "spread") {
+    o.scheduling.placement =
+        placement == "pack" ? omnilearn::scheduler::Placement::kPack : omnilearn::scheduler::Placement::kSpread;
+  } else {
+    return fail(omnilearn::Status::invalid_argument("--placement '" + placement + "'; expected pack or spread"));
+  }
+  for (const std::string& p : parameters) {
+    const std::size_t eq = p.find('=');
+    double n = 0.0;
+    try {
+      n = eq == std::string::npos ? 0.0 : std::stod(p.substr(eq + 1));
+    } catch (const std::exception&) {
+      n = 0.0;
+    }
+    if (eq == 0 || eq == std::string::npos || !(n > 0.0)) {
+      return fail(omnilearn::Status::invalid_argument("--parameters '" + p + "'; expected MODEL=N with N > 0"));
+    }
+    o.model_parameters[p.substr(0, eq)] = n;
+  }
+  const auto jobs = ot::read_job_file(file);
+  if (!jobs.is_ok()) return fail(jobs.status());
+  const auto speeds = ot::read_device_speed_table(kinds, speeds_file);
+  if (!speeds.is_ok()) return fail(speeds.status());
+  const auto cluster = load_cluster(cluster_name);
+  if (!cluster.is_ok()) return fail(cluster.status());
+  omnilearn::run::RunFolderOptions folder_options;
+  folder_options.reuse = force ? omnilearn::run::FolderReuse::kReplace : omnilearn::run::FolderReuse::kRefuse;
+  folder_options.own_files = {"jobs.csv", "allocations.csv", "summary.json"};
+  auto folder = omnilearn::run::RunFolder::claim(out, folder_options);
+  if (!folder.is_ok()) return fail(folder.status());
+  o.output_dir = out;
+  o.argv = args;
+  o.argv.insert(o.argv.begin(), {"omnilearn", "jobs", "run"});
+  omnilearn::cli::StopSignals signals;
+  o.stop_requested = [] { return omnilearn::cli::StopSignals::received() != 0; };
+  if (!quiet) {
+    o.on_round = [](omnilearn::Seconds now_s, std::size_t done, std::size_t total) {
+      std::fprintf(stderr, "\r  %.0f s simulated, %zu/%zu jobs done   ", now_s, done, total);
+    };
+  }
+  auto summary = omnilearn::sim::run_cluster_simulation(*jobs, *cluster, *speeds, o);
+  if (!quiet) std::fprintf(stderr, "\n");
+  if (!summary.is_ok()) {
+    const int sig = omnilearn::cli::StopSignals::received();
+    if (sig != 0) {
+      std::cerr << "omnilearn jobs run: " << summary.status().message() << "; what was simulated is in " << out
+                << "\n";
+      return 128 + sig;
+    }
+    return fail(summary.status());
+  }
+  std::printf("%s on %s (%s): %zu/%zu jobs done, mean JCT %.6g s, median %.6g s, p99 %.6g s, makespan %.6g s\n",
+              o.scheduler.c_str(), cluster->name.c_str(), file.c_str(), summary->finished, summary->jobs.size(),
+              summary->mean_jct_s, summary->median_jct_s, summary->p99_jct_s, summary->makespan_s);
+  std::printf("  utilisation:");
+  for (const auto& [kind, u] : summary->utilisation) std::printf(" %s %.1f%%", kind.c_str(), 100.0 * u);
+  std::printf("\n  run folder: %s\n", out.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int run_jobs_command(const std::vector<std::string>& args) {
   return omnilearn::cli::run_subcommand("omnilearn jobs", kUsage, args,
-                                        {{"import", run_import}, {"generate", run_generate}, {"check", run_check}});
+                                        {{"run", run_run}, {"import", run_import}, {"generate", run_generate}, {"check", run_check}});
 }

@@ -1,0 +1,76 @@
+// Several training jobs sharing one heterogeneous cluster, simulated on SimGrid (docs/jobs.md, "Running a
+// workload"). Each node of a device cluster is a host with one core per device and a link to a non-blocking switch;
+// a scheduling policy (omnilearn::scheduler) decides every round which devices each job holds; each running job is
+// an actor that steps BSP: its workers compute on their devices at the measured speed of the job's model there
+// (traces::DeviceSpeedTable), then all-reduce their gradients as SimGrid flows over the nodes' links, which jobs on
+// the same node share, and the job's own batch controller (uniform, omnilearn, ...) resizes its workers' batches
+// from the compute times it sees. Not thread-safe: one call at a time per process (SimGrid's engine is global).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "omnilearn/base/status.h"
+#include "omnilearn/base/units.h"
+#include "omnilearn/scenarios/device_cluster.h"
+#include "omnilearn/scheduler/scheduling_policy.h"
+#include "omnilearn/traces/device_speeds.h"
+#include "omnilearn/traces/job_file.h"
+
+namespace omnilearn::sim {
+
+struct ClusterSimOptions {
+  std::string scheduler = "fifo";              // a name of scheduler::make_default_scheduler_registry()
+  scheduler::SchedulerOptions scheduling;      // round length, checkpoint/restore seconds, placement
+  double node_bandwidth_Bps = 1.25e9;          // a node's link when its group states none (10 Gb/s)
+  Seconds node_latency_s = 5e-6;               // likewise
+  Seconds max_time_s = 0.0;                    // > 0: stop the simulation there (jobs not done are reported so)
+  std::map<std::string, double> model_parameters;  // parameters of models model_parameters() does not know
+  std::string output_dir;                      // the run folder; empty: write nothing
+  std::vector<std::string> argv;               // the command line, recorded in summary.json
+  std::function<bool()> stop_requested;        // polled once per round: stop there, keeping what was written
+  std::function<void(Seconds now_s, std::size_t done, std::size_t total)> on_round;  // progress, once per round
+};
+
+// What became of one job.
+struct JobOutcome {
+  std::string name;
+  Seconds arrival_s = 0.0;
+  Seconds start_s = -1.0;  // first time it held devices; -1 when it never ran
+  Seconds end_s = -1.0;    // when its last step ended; -1 when it did not finish
+  std::int64_t steps = 0;
+  double samples = 0.0;    // trained (steps lost to a preemption not counted)
+  std::int64_t restarts = 0;                    // preemptions, moves and resizes it went through
+  std::map<std::string, double> device_s;       // device-seconds held, by kind
+  bool finished() const { return end_s >= 0.0; }
+  Seconds jct_s() const { return end_s - arrival_s; }              // finished jobs only
+  Seconds queueing_s() const { return start_s - arrival_s; }       // jobs that ran
+};
+
+struct ClusterSummary {
+  std::vector<JobOutcome> jobs;  // in job-file order
+  Seconds makespan_s = 0.0;      // the last job's end (or where the simulation stopped)
+  double mean_jct_s = 0.0;       // over the finished jobs
+  double median_jct_s = 0.0;
+  double p99_jct_s = 0.0;
+  std::size_t finished = 0;
+  std::map<std::string, double> utilisation;  // by kind: device-seconds held / (devices x makespan)
+  std::int64_t rounds = 0;
+};
+
+// The parameters of `model` (for its gradient's bytes): the catalogue's (scenarios::find_model) or a few more
+// measured models; an error naming the model otherwise.
+Result<double> model_parameters(const std::string& model);
+
+// Simulates `jobs` on `cluster` with per-model speeds from `speeds`. Writes into options.output_dir (when set):
+// jobs.csv (one row per job), allocations.csv (per round, job and kind: the devices held), summary.json. Errors:
+// a job or option the simulator cannot run (naming the job and field), the scheduler's errors, I/O errors.
+Result<ClusterSummary> run_cluster_simulation(const std::vector<traces::JobSpec>& jobs,
+                                              const scenarios::DeviceCluster& cluster,
+                                              const traces::DeviceSpeedTable& speeds,
+                                              const ClusterSimOptions& options);
+
+}  // namespace omnilearn::sim

@@ -1,0 +1,530 @@
+#include "omnilearn/sim/cluster_simulation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Exec.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/Mutex.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+
+#include "omnilearn/controller/controller.h"
+#include "omnilearn/run/controller_factory.h"
+#include "omnilearn/run/run_folder.h"
+#include "omnilearn/scenarios/model_catalog.h"
+#include "omnilearn/scheduler/scheduler_registry.h"
+#include "omnilearn/traces/text_file.h"
+
+namespace omnilearn::sim {
+namespace {
+
+namespace sg4 = simgrid::s4u;
+using traces::shortest_number;
+
+// Parameters of the device table's models that the catalogue does not hold, each from its paper or reference code.
+struct ModelSize {
+  const char* name;
+  double parameters;
+};
+constexpr ModelSize kMoreModels[] = {
+    {"bert", 110e6},         // BERT-base (Devlin et al., NAACL 2019, section 3)
+    {"transformer", 65e6},   // Transformer base (Vaswani et al., NeurIPS 2017, table 3)
+    {"yolov3", 61.9e6},      // YOLOv3-416, Darknet-53 backbone (Redmon and Farhadi, 2018; its reference code)
+    {"cyclegan", 28.286e6},  // two ResNet-9 generators (11.378 M each) and two PatchGAN critics (2.765 M each)
+    // NeuMF-end as Pollux trains it (adaptdl's examples/NCF: MovieLens-1M, 6,040 users and 3,706 items, 32 factors,
+    // 3 MLP layers): embeddings 9,746 x (32 + 128), MLP 256-128-64-32, a 64-to-1 output.
+    {"ncf", 1602657.0},
+};
+
+// One job as the simulation runs it.
+struct Job {
+  const traces::JobSpec* spec = nullptr;
+  std::size_t index = 0;
+  double total_samples = 0.0;
+  double gradient_bytes = 0.0;
+  std::map<std::string, double> throughput;  // one worker's samples/s per kind, at the job's per-worker batch
+  JobOutcome outcome;
+  bool arrived = false;
+  Seconds waiting_since_s = 0.0;
+  std::vector<scheduler::DeviceSlot> slots;  // held now (sorted)
+  std::uint64_t generation = 0;              // bumped at every change of `slots`
+  Seconds resume_at_s = 0.0;                 // restart cost: no step before this
+  Seconds held_since_s = 0.0;                // when it got `slots`, for its device time
+  bool running_actor = false;
+  std::vector<sg4::ActivityPtr> in_flight;   // the step's activities, cancelled when the job loses its devices
+};
+
+struct Host {
+  sg4::Host* host = nullptr;
+  std::string kind;
+};
+
+class ClusterSim {
+ public:
+  ClusterSim(const scenarios::DeviceCluster& cluster, const traces::DeviceSpeedTable& speeds,
+             const ClusterSimOptions& options)
+      : cluster_(cluster), speeds_(speeds), options_(options) {}
+
+  Status prepare(const std::vector<traces::JobSpec>& specs);
+  Result<ClusterSummary> run();
+
+ private:
+  void build_platform();
+  void scheduler_actor();
+  Status decide(Seconds now_s);
+  void job_actor(std::size_t j);
+  Status step(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
+              const std::vector<std::string>& kinds, std::int64_t& step_index, bool& interrupted);
+  void release(Job& job, Seconds now_s);
+  ClusterSummary summarise(Seconds end_s) const;
+  Status write(const ClusterSummary& summary) const;
+
+  const scenarios::DeviceCluster& cluster_;
+  const traces::DeviceSpeedTable& speeds_;
+  const ClusterSimOptions& options_;
+  std::unique_ptr<scheduler::SchedulingPolicy> policy_;
+  scheduler::ClusterFacts facts_;
+  std::vector<Host> hosts_;
+  std::vector<Job> jobs_;
+  sg4::ConditionVariablePtr changed_;  // a job's slots changed, or the run ended
+  sg4::MutexPtr mutex_;
+  std::size_t done_ = 0;
+  bool over_ = false;
+  Status status_;
+  std::string allocations_csv_ = "time_s,job,kind,devices\n";
+  std::int64_t rounds_ = 0;
+  Seconds end_s_ = 0.0;
+};
+
+Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
+  auto policy = scheduler::make_default_scheduler_registry().make(options_.scheduler, options_.scheduling);
+  if (!policy.is_ok()) return policy.status();
+  policy_ = std::move(policy).value();
+  for (const scenarios::DeviceGroup& g : cluster_.groups) {
+    for (std::int64_t n = 0; n < g.nodes; ++n) {
+      facts_.hosts.push_back({g.device + "-" + std::to_string(n), g.device, static_cast<int>(g.gpus_per_node)});
+    }
+  }
+  const std::vector<std::string> kinds = facts_.kinds();
+  jobs_.resize(specs.size());
+  for (std::size_t j = 0; j < specs.size(); ++j) {
+    const traces::JobSpec& s = specs[j];
+    Job& job = jobs_[j];
+    job.spec = &s;
+    job.index = j;
+    job.outcome.name = s.name;
+    job.outcome.arrival_s = s.arrival_s;
+    const std::string where = "job '" + s.name + "'";
+    if (s.mode != traces::JobMode::kBsp) {
+      return Status::invalid_argument(where + ": mode asp; the multi-job simulator runs BSP jobs only");
+    }
+    if (s.epochs <= 0.0) {
+      return Status::invalid_argument(where + ": no epochs (a target accuracy alone needs the model's accuracy, "
+                                              "which a multi-job run does not train); give epochs");
+    }
+    if (s.global_batch < s.max_workers) {
+      return Status::invalid_argument(where + ": global_batch " + std::to_string(s.global_batch) +
+                                      " is smaller than max_workers " + std::to_string(s.max_workers));
+    }
+    job.total_samples = s.epochs * static_cast<double>(s.dataset_samples);
+    const auto given = options_.model_parameters.find(s.model);
+    auto params = given != options_.model_parameters.end() ? Result<double>(given->second) : model_parameters(s.model);
+    if (!params.is_ok()) return Status::invalid_argument(where + ": " + params.status().message());
+    job.gradient_bytes = 4.0 * *params;
+    const std::int64_t per_worker = std::max<std::int64_t>(1, s.global_batch / s.workers);
+    for (const std::string& kind : kinds) {
+      auto est = speeds_.speed(s.model, kind, per_worker);
+      if (!est.is_ok()) return Status::invalid_argument(where + ": " + est.status().message());
+      job.throughput[kind] = est->samples_per_s;
+    }
+    for (const std::string& kind : kinds) job.outcome.device_s[kind] = 0.0;
+  }
+  return Status::ok();
+}
+
+void ClusterSim::build_platform() {
+  sg4::NetZone* zone = sg4::create_star_zone("omnilearn-jobs");
+  // A non-blocking switch: the nodes' own links are where jobs meet.
+  double total_Bps = 0.0;
+  for (const scenarios::DeviceGroup& g : cluster_.groups) {
+    total_Bps += static_cast<double>(g.nodes) * g.bandwidth_Bps.value_or(options_.node_bandwidth_Bps);
+  }
+  const sg4::Link* backbone =
+      zone->create_link("switch", total_Bps)->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)->seal();
+  std::size_t h = 0;
+  for (const scenarios::DeviceGroup& g : cluster_.groups) {
+    for (std::int64_t n = 0; n < g.nodes; ++n, ++h) {
+      // One core per device at 1 flop/s: a worker's step is an execution of its compute seconds.
+      sg4::Host* host = zone->create_host(facts_.hosts[h].name, std::vector<double>{1.0});
+      host->set_core_count(static_cast<int>(g.gpus_per_node));
+      host->seal();
+      const sg4::Link* link = zone->create_split_duplex_link(facts_.hosts[h].name + "-link",
+                                                             g.bandwidth_Bps.value_or(options_.node_bandwidth_Bps))
+                                  ->set_latency(g.latency_s.value_or(options_.node_latency_s))
+                                  ->seal();
+      zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
+                      {sg4::LinkInRoute(link, sg4::LinkInRoute::Direction::UP), sg4::LinkInRoute(backbone)}, true);
+      hosts_.push_back({host, g.device});
+    }
+  }
+  zone->seal();
+}
+
+void ClusterSim::release(Job& job, Seconds now_s) {
+  for (const scheduler::DeviceSlot& s : job.slots) job.outcome.device_s[hosts_[s.host].kind] += now_s - job.held_since_s;
+  job.held_since_s = now_s;
+}
+
+Status ClusterSim::decide(Seconds now_s) {
+  scheduler::RoundFacts facts;
+  facts.now_s = now_s;
+  facts.cluster = facts_;
+  std::vector<std::size_t> present;
+  for (Job& job : jobs_) {
+    if (!job.arrived && job.spec->arrival_s <= now_s) {
+      job.arrived = true;
+      job.waiting_since_s = job.spec->arrival_s;
+    }
+    if (!job.arrived || job.outcome.finished()) continue;
+    release(job, now_s);  // brings its device time up to now
+    scheduler::JobFacts f;
+    f.id = job.spec->name;
+    f.arrival_s = job.spec->arrival_s;
+    f.min_workers = static_cast<int>(job.spec->min_workers);
+    f.max_workers = static_cast<int>(job.spec->max_workers);
+    f.remaining_samples = std::max(0.0, job.total_samples - job.outcome.samples);
+    f.throughput_per_worker = job.throughput;
+    f.balances_batches = job.spec->batch_policy != "uniform";
+    f.current = job.slots;
+    f.service_by_kind = job.outcome.device_s;
+    f.waiting_s = job.slots.empty() ? now_s - job.waiting_since_s : 0.0;
+    facts.jobs.push_back(std::move(f));
+    present.push_back(job.index);
+  }
+  if (facts.jobs.empty()) return Status::ok();
+  auto allocation = policy_->decide(facts);
+  if (!allocation.is_ok()) return allocation.status();
+  for (std::size_t i = 0; i < present.size(); ++i) {
+    Job& job = jobs_[present[i]];
+    const scheduler::JobAllocation& a = allocation->jobs[i];
+    std::map<std::string, int> by_kind;
+    for (const scheduler::DeviceSlot& s : a.slots) ++by_kind[hosts_[s.host].kind];
+    for (const auto& [kind, n] : by_kind) {
+      allocations_csv_ += shortest_number(now_s) + "," + job.spec->name + "," + kind + "," + std::to_string(n) + "\n";
+    }
+    if (a.change == scheduler::JobChange::kKept || a.change == scheduler::JobChange::kWaiting) continue;
+    if (!job.slots.empty()) ++job.outcome.restarts;
+    if (a.slots.empty()) job.waiting_since_s = now_s;
+    job.slots = a.slots;
+    ++job.generation;
+    job.resume_at_s = now_s + a.restart_s;
+    job.held_since_s = now_s;
+    for (const sg4::ActivityPtr& act : job.in_flight) act->cancel();  // the step in progress is lost
+    if (!job.slots.empty() && job.outcome.start_s < 0.0) job.outcome.start_s = now_s;
+    if (!job.slots.empty() && !job.running_actor) {
+      job.running_actor = true;
+      const std::size_t j = job.index;
+      sg4::Actor::create("job-" + std::to_string(j), hosts_[job.slots.front().host].host, [this, j] { job_actor(j); });
+    }
+  }
+  changed_->notify_all();
+  return Status::ok();
+}
+
+void ClusterSim::scheduler_actor() {
+  const Seconds round_s = options_.scheduling.round_s;
+  while (true) {
+    const Seconds now_s = sg4::Engine::get_clock();
+    if (options_.stop_requested && options_.stop_requested()) {
+      status_ = Status::internal("stopped on request at " + shortest_number(now_s) + " s (simulated)");
+      break;
+    }
+    if (options_.max_time_s > 0.0 && now_s >= options_.max_time_s) break;
+    {
+      std::unique_lock<sg4::Mutex> lock(*mutex_);
+      const Status st = decide(now_s);
+      if (!st.is_ok()) {
+        status_ = st;
+        break;
+      }
+    }
+    ++rounds_;
+    if (options_.on_round) options_.on_round(now_s, done_, jobs_.size());
+    if (done_ == jobs_.size()) break;
+    // The next round; an idle cluster skips to the next arrival's round.
+    Seconds next_s = now_s + round_s;
+    bool any_present = false;
+    Seconds next_arrival_s = std::numeric_limits<double>::infinity();
+    for (const Job& job : jobs_) {
+      if (job.arrived && !job.outcome.finished()) any_present = true;
+      if (!job.arrived) next_arrival_s = std::min(next_arrival_s, job.spec->arrival_s);
+    }
+    if (!any_present && next_arrival_s > next_s) next_s = round_s * std::ceil(next_arrival_s / round_s);
+    sg4::this_actor::sleep_until(next_s);
+  }
+  std::unique_lock<sg4::Mutex> lock(*mutex_);
+  over_ = true;
+  end_s_ = sg4::Engine::get_clock();
+  for (Job& job : jobs_) {
+    release(job, end_s_);
+    for (const sg4::ActivityPtr& act : job.in_flight) act->cancel();
+  }
+  changed_->notify_all();
+}
+
+Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
+                        const std::vector<std::string>& kinds, std::int64_t& step_index, bool& interrupted) {
+  const std::size_t n = hosts.size();
+  const controller::Plan& plan = ctl.current_plan();
+  const Seconds t0 = sg4::Engine::get_clock();
+  std::vector<sg4::ExecPtr> execs;
+  std::vector<Seconds> compute_s(n, 0.0);
+  job.in_flight.clear();
+  for (std::size_t k = 0; k < n; ++k) {
+    const BatchSize b = plan.batch[k];
+    auto est = speeds_.speed(job.spec->model, kinds[k], b);
+    if (!est.is_ok()) return est.status();
+    execs.push_back(sg4::Exec::init()->set_flops_amount(static_cast<double>(b) / est->samples_per_s)->set_host(hosts[k]));
+    job.in_flight.push_back(execs.back());
+    execs.back()->start();
+  }
+  try {
+    for (std::size_t k = 0; k < n; ++k) {
+      execs[k]->wait();
+      compute_s[k] = execs[k]->get_finish_time() - t0;
+    }
+    if (n > 1) {
+      // Ring all-reduce, bandwidth-equivalent: each worker sends 2(n-1)/n of the gradient to the next one, all at
+      // once (each link carries what the ring's 2(n-1) phases put on it). Workers on one node exchange for free.
+      std::vector<sg4::CommPtr> comms;
+      const auto bytes = static_cast<std::uint64_t>(2.0 * static_cast<double>(n - 1) / static_cast<double>(n) *
+                                                    job.gradient_bytes);
+      for (std::size_t k = 0; k < n; ++k) {
+        sg4::Host* to = hosts[(k + 1) % n];
+        if (to == hosts[k]) continue;
+        comms.push_back(sg4::Comm::sendto_async(hosts[k], to, bytes));
+        job.in_flight.push_back(comms.back());
+      }
+      sg4::Comm::wait_all(comms);
+    }
+  } catch (const simgrid::CancelException&) {
+    interrupted = true;
+  }
+  job.in_flight.clear();
+  if (interrupted) return Status::ok();
+  const Seconds t1 = sg4::Engine::get_clock();
+  ++step_index;
+  for (std::size_t k = 0; k < n; ++k) {
+    OMNI_RETURN_IF_ERROR(ctl.report(controller::IterationDone{static_cast<WorkerId>(k), step_index, t1, compute_s[k],
+                                                              plan.batch[k]}));
+  }
+  job.outcome.samples += static_cast<double>(plan.global_batch);
+  ++job.outcome.steps;
+  auto next = ctl.plan_next(controller::DecisionPoint{step_index, 0, t1});
+  return next.is_ok() ? Status::ok() : next.status();
+}
+
+void ClusterSim::job_actor(std::size_t j) {
+  Job& job = jobs_[j];
+  std::uint64_t generation = 0;
+  std::optional<controller::Controller> ctl;
+  std::vector<sg4::Host*> hosts;
+  std::vector<std::string> kinds;
+  std::int64_t step_index = 0;
+  while (true) {
+    // What the job holds, read under the lock: releasing it yields, and the scheduler may change it meanwhile (a
+    // change bumps job.generation, which every later step checks).
+    std::uint64_t seen = 0;
+    std::vector<scheduler::DeviceSlot> slots;
+    {
+      std::unique_lock<sg4::Mutex> lock(*mutex_);
+      changed_->wait(lock, [&] { return over_ || !job.slots.empty(); });
+      if (over_ || !status_.is_ok()) break;
+      seen = job.generation;
+      slots = job.slots;
+    }
+    if (seen != generation) {
+      generation = seen;
+      if (sg4::Engine::get_clock() < job.resume_at_s) sg4::this_actor::sleep_until(job.resume_at_s);
+      if (job.generation != generation) continue;  // changed again while restoring
+      hosts.clear();
+      kinds.clear();
+      for (const scheduler::DeviceSlot& s : slots) {
+        hosts.push_back(hosts_[s.host].host);
+        kinds.push_back(hosts_[s.host].kind);
+      }
+      // The job's own controller for this set of workers: bounds around the equal split.
+      const auto n = static_cast<BatchSize>(hosts.size());
+      const BatchSize B = job.spec->global_batch;
+      run::ControllerSpec spec;
+      spec.policy = job.spec->batch_policy;
+      spec.options.mode = controller::TrainingMode::kBsp;
+      spec.options.global_batch = B;
+      const BatchSize lo = std::max<BatchSize>(1, B / n / 4);
+      const BatchSize hi = std::max<BatchSize>(lo, std::min<BatchSize>(B, (4 * B + n - 1) / n));
+      spec.options.workers.assign(hosts.size(), controller::WorkerSpec{lo, hi, 1.0});
+      auto made = run::make_controller(spec);
+      if (!made.is_ok()) {
+        status_ = Status::invalid_argument("job '" + job.spec->name + "': " + made.status().message());
+        break;
+      }
+      ctl.emplace(std::move(made).value());
+    }
+    if (job.generation != generation) continue;  // the devices changed since: no step on the old ones
+    bool interrupted = false;
+    const Status st = step(job, *ctl, hosts, kinds, step_index, interrupted);
+    if (!st.is_ok()) {
+      status_ = Status::internal("job '" + job.spec->name + "': " + st.message());
+      break;
+    }
+    if (!interrupted && job.outcome.samples >= job.total_samples) {
+      std::unique_lock<sg4::Mutex> lock(*mutex_);
+      const Seconds now_s = sg4::Engine::get_clock();
+      release(job, now_s);
+      job.outcome.end_s = now_s;
+      job.slots.clear();
+      ++done_;
+      break;
+    }
+  }
+  job.running_actor = false;
+}
+
+ClusterSummary ClusterSim::summarise(Seconds end_s) const {
+  ClusterSummary s;
+  std::vector<double> jcts;
+  for (const Job& job : jobs_) {
+    s.jobs.push_back(job.outcome);
+    if (job.outcome.finished()) {
+      jcts.push_back(job.outcome.jct_s());
+      s.makespan_s = std::max(s.makespan_s, job.outcome.end_s);
+    }
+  }
+  s.finished = jcts.size();
+  if (s.finished < jobs_.size()) s.makespan_s = std::max(s.makespan_s, end_s);
+  std::sort(jcts.begin(), jcts.end());
+  if (!jcts.empty()) {
+    double sum = 0.0;
+    for (double v : jcts) sum += v;
+    s.mean_jct_s = sum / static_cast<double>(jcts.size());
+    const auto at = [&](double q) {  // linear interpolation between order statistics (pandas' default)
+      const double pos = q * static_cast<double>(jcts.size() - 1);
+      const auto lo = static_cast<std::size_t>(std::floor(pos));
+      const std::size_t hi = std::min(lo + 1, jcts.size() - 1);
+      return jcts[lo] + (pos - static_cast<double>(lo)) * (jcts[hi] - jcts[lo]);
+    };
+    s.median_jct_s = at(0.5);
+    s.p99_jct_s = at(0.99);
+  }
+  const std::vector<std::string> kinds = facts_.kinds();
+  const std::vector<int> capacity = facts_.capacity_by_kind();
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    double held = 0.0;
+    for (const Job& job : jobs_) held += job.outcome.device_s.at(kinds[i]);
+    s.utilisation[kinds[i]] = s.makespan_s > 0.0 ? held / (capacity[i] * s.makespan_s) : 0.0;
+  }
+  s.rounds = rounds_;
+  return s;
+}
+
+Status ClusterSim::write(const ClusterSummary& summary) const {
+  if (options_.output_dir.empty()) return Status::ok();
+  const std::vector<std::string> kinds = facts_.kinds();
+  std::string jobs = "job,arrival_s,start_s,end_s,jct_s,queueing_s,steps,samples,restarts,batch_policy,workers";
+  for (const std::string& k : kinds) jobs += ",device_s_" + k;
+  jobs += "\n";
+  const auto cell = [](bool known, double v) { return known ? shortest_number(v) : std::string(); };
+  for (std::size_t j = 0; j < summary.jobs.size(); ++j) {
+    const JobOutcome& o = summary.jobs[j];
+    const bool ran = o.start_s >= 0.0;
+    jobs += o.name + "," + shortest_number(o.arrival_s) + "," + cell(ran, o.start_s) + "," +
+            cell(o.finished(), o.end_s) + "," + cell(o.finished(), o.jct_s()) + "," + cell(ran, o.queueing_s()) + "," +
+            std::to_string(o.steps) + "," + shortest_number(o.samples) + "," + std::to_string(o.restarts) + "," +
+            jobs_[j].spec->batch_policy + "," + std::to_string(jobs_[j].spec->workers);
+    for (const std::string& k : kinds) jobs += "," + shortest_number(o.device_s.at(k));
+    jobs += "\n";
+  }
+  nlohmann::ordered_json js;
+  js["kind"] = "jobs";
+  js["scheduler"] = options_.scheduler;
+  js["round_s"] = options_.scheduling.round_s;
+  js["jobs"] = summary.jobs.size();
+  js["finished"] = summary.finished;
+  js["mean_jct_s"] = summary.mean_jct_s;
+  js["median_jct_s"] = summary.median_jct_s;
+  js["p99_jct_s"] = summary.p99_jct_s;
+  js["makespan_s"] = summary.makespan_s;
+  js["utilisation"] = summary.utilisation;
+  js["rounds"] = summary.rounds;
+  js["argv"] = options_.argv;
+  const std::string& dir = options_.output_dir;
+  OMNI_RETURN_IF_ERROR(run::write_file_atomically(dir + "/jobs.csv", jobs));
+  OMNI_RETURN_IF_ERROR(run::write_file_atomically(dir + "/allocations.csv", allocations_csv_));
+  return run::write_file_atomically(dir + "/summary.json", js.dump(2) + "\n");
+}
+
+Result<ClusterSummary> ClusterSim::run() {
+  std::vector<std::string> args{"omnilearn-jobs", "--log=root.thres:warning"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(args.size());
+  try {
+    sg4::Engine engine(&argc, argv.data());
+    build_platform();
+    mutex_ = sg4::Mutex::create();
+    changed_ = sg4::ConditionVariable::create();
+    sg4::Actor::create("scheduler", hosts_.front().host, [this] { scheduler_actor(); });
+    engine.run();
+  } catch (const std::exception& e) {
+    return Status::internal(std::string("simgrid: ") + e.what());
+  }
+  // What was simulated is written also when the run stopped early (on request, or on a job's error).
+  ClusterSummary summary = summarise(end_s_);
+  const Status written = write(summary);
+  if (!status_.is_ok()) return status_;
+  OMNI_RETURN_IF_ERROR(written);
+  return summary;
+}
+
+}  // namespace
+
+Result<double> model_parameters(const std::string& model) {
+  if (auto m = scenarios::find_model(model, true)) return m->parameters;
+  for (const ModelSize& s : kMoreModels) {
+    if (model == s.name) return s.parameters;
+  }
+  std::string known;
+  for (const std::string& m : scenarios::model_names()) known += (known.empty() ? "" : ", ") + m;
+  for (const ModelSize& s : kMoreModels) known += std::string(", ") + s.name;
+  return Status::invalid_argument("model '" + model + "': its parameter count is not known (known: " + known +
+                                  "); give it (omnilearn jobs run --parameters " + model + "=N)");
+}
+
+Result<ClusterSummary> run_cluster_simulation(const std::vector<traces::JobSpec>& jobs,
+                                              const scenarios::DeviceCluster& cluster,
+                                              const traces::DeviceSpeedTable& speeds,
+                                              const ClusterSimOptions& options) {
+  if (jobs.empty()) return Status::invalid_argument("no jobs to run");
+  OMNI_RETURN_IF_ERROR(scheduler::validate_scheduler_options(options.scheduling));
+  OMNI_RETURN_IF_ERROR(scenarios::check_device_kinds(cluster, speeds));
+  ClusterSim sim(cluster, speeds, options);
+  OMNI_RETURN_IF_ERROR(sim.prepare(jobs));
+  return sim.run();
+}
+
+}  // namespace omnilearn::sim

@@ -1,0 +1,202 @@
+// The multi-job simulator (sim/cluster_simulation.h): hand-computed FIFO times, contention on a shared link,
+// preemption under LAS, determinism and errors. Each run forks (one SimGrid engine per process).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "omnilearn/sim/cluster_simulation.h"
+#include "sim_test_support.h"
+
+namespace omnilearn::sim {
+namespace {
+
+using testing::CsvRow;
+using testing::read_csv;
+using testing::read_text;
+using testing::summary_number;
+using testing::test_dir;
+
+// Two kinds: "fast" trains resnet18 at 320 samples/s per device, "slow" at 160, whatever the batch.
+traces::DeviceSpeedTable table() {
+  std::vector<traces::DeviceKind> kinds = {{"fast", 10.0, 16.0, ""}, {"slow", 5.0, 16.0, ""}};
+  std::vector<traces::SpeedPoint> points;
+  for (const std::int64_t b : {8, 64}) {
+    points.push_back({"resnet18", "cifar10", "fast", b, 320.0, "test"});
+    points.push_back({"resnet18", "cifar10", "slow", b, 160.0, "test"});
+  }
+  return std::move(traces::DeviceSpeedTable::create(kinds, points)).value();
+}
+
+scenarios::DeviceCluster cluster(std::int64_t nodes, std::int64_t gpus, const std::string& kind = "fast") {
+  scenarios::DeviceCluster c;
+  c.name = "test";
+  scenarios::DeviceGroup g;
+  g.device = kind;
+  g.nodes = nodes;
+  g.gpus_per_node = gpus;
+  g.bandwidth_Bps = 1e9;
+  g.latency_s = 0.0;
+  c.groups.push_back(g);
+  return c;
+}
+
+traces::JobSpec job(const std::string& name, double arrival_s, std::int64_t workers, std::int64_t samples,
+                    std::int64_t global_batch) {
+  traces::JobSpec j;
+  j.name = name;
+  j.arrival_s = arrival_s;
+  j.model = "resnet18";
+  j.dataset = "cifar10";
+  j.dataset_samples = samples;
+  j.epochs = 1;
+  j.workers = j.min_workers = j.max_workers = workers;
+  j.global_batch = global_batch;
+  return j;
+}
+
+// Runs in a forked child writing `dir`; the child's error message, empty on success.
+std::string run_jobs(const std::vector<traces::JobSpec>& jobs, const scenarios::DeviceCluster& c,
+                     ClusterSimOptions options, const std::string& dir) {
+  options.output_dir = dir;
+  std::filesystem::create_directories(dir);
+  int fds[2];
+  if (pipe(fds) != 0) return "pipe failed";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    const auto speeds = table();
+    auto result = run_cluster_simulation(jobs, c, speeds, options);
+    const std::string msg = result.is_ok() ? "" : result.status().message();
+    if (!msg.empty() && write(fds[1], msg.data(), msg.size()) < 0) _exit(3);
+    _exit(result.is_ok() ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string msg;
+  char buf[512];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) msg.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  int wstatus = 0;
+  waitpid(pid, &wstatus, 0);
+  if (!WIFEXITED(wstatus)) return "child crashed";
+  if (WEXITSTATUS(wstatus) != 0 && msg.empty()) return "child failed";
+  return msg;
+}
+
+double cell(const std::vector<CsvRow>& rows, const std::string& job_name, const std::string& column) {
+  for (const CsvRow& r : rows) {
+    if (r.at("job") == job_name) return std::stod(r.at(column));
+  }
+  ADD_FAILURE() << "no job " << job_name;
+  return -1.0;
+}
+
+TEST(ClusterSim, FifoOnOneDeviceGivesTheHandComputedTimes) {
+  // One device; each job is 100 steps of 32 samples at 320 samples/s: 10 s. Rounds of 60 s: a job that arrives
+  // while another runs starts at the first round after that one ended.
+  const std::vector<traces::JobSpec> jobs = {job("a", 0, 1, 3200, 32), job("b", 5, 1, 3200, 32),
+                                             job("c", 65, 1, 3200, 32)};
+  const std::string dir = test_dir("fifo");
+  ASSERT_EQ(run_jobs(jobs, cluster(1, 1), {}, dir), "");
+  const auto rows = read_csv(dir + "/jobs.csv");
+  ASSERT_EQ(rows.size(), 3u);
+  const double expected[3][2] = {{0, 10}, {60, 70}, {120, 130}};
+  const char* names[3] = {"a", "b", "c"};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_NEAR(cell(rows, names[i], "start_s"), expected[i][0], 1e-9) << names[i];
+    EXPECT_NEAR(cell(rows, names[i], "end_s"), expected[i][1], 1e-9) << names[i];
+    EXPECT_EQ(cell(rows, names[i], "steps"), 100) << names[i];
+    EXPECT_NEAR(cell(rows, names[i], "device_s_fast"), 10.0, 1e-9) << names[i];
+  }
+  EXPECT_NEAR(cell(rows, "b", "queueing_s"), 55.0, 1e-9);
+  EXPECT_NEAR(cell(rows, "c", "jct_s"), 65.0, 1e-9);
+  EXPECT_NEAR(summary_number(dir, "makespan_s"), 130.0, 1e-9);
+  EXPECT_NEAR(summary_number(dir, "mean_jct_s"), (10.0 + 65.0 + 65.0) / 3.0, 1e-9);
+  EXPECT_NEAR(summary_number(dir, "median_jct_s"), 65.0, 1e-9);
+}
+
+TEST(ClusterSim, TwoJobsBehindTheSameLinksEachRunSlowerByTheLinksShare) {
+  // Two nodes of two devices; each job has one worker on each node (spread), so both jobs' all-reduce flows cross
+  // both nodes' links at once. Compute: 16 samples at 320/s = 0.05 s per step, the same alone and shared.
+  ClusterSimOptions o;
+  o.scheduling.placement = scheduler::Placement::kSpread;
+  const auto a = job("a", 0, 2, 3200, 32);
+  const auto b = job("b", 0, 2, 3200, 32);
+  const std::string alone = test_dir("alone");
+  const std::string shared = test_dir("shared");
+  ASSERT_EQ(run_jobs({a}, cluster(2, 2), o, alone), "");
+  ASSERT_EQ(run_jobs({a, b}, cluster(2, 2), o, shared), "");
+  const auto one = read_csv(alone + "/jobs.csv");
+  const auto two = read_csv(shared + "/jobs.csv");
+  const double compute_s = 16.0 / 320.0;
+  const double comm_alone = cell(one, "a", "jct_s") / 100.0 - compute_s;
+  ASSERT_GT(comm_alone, 0.0);
+  // 1 x the gradient (2(n-1)/n with n = 2) of 11.7 M float32 parameters over a 1 GB/s link, give or take the
+  // network model's factors.
+  EXPECT_NEAR(comm_alone, 4.0 * 11.7e6 / 1e9, 0.1 * 4.0 * 11.7e6 / 1e9);
+  for (const char* name : {"a", "b"}) {
+    const double comm_shared = cell(two, name, "jct_s") / 100.0 - compute_s;
+    // Two flows share each link direction: each gets half of what one flow alone gets (its factor aside).
+    EXPECT_GT(comm_shared, 1.8 * comm_alone) << name;
+    EXPECT_LT(comm_shared, 2.2 * comm_alone) << name;
+  }
+}
+
+TEST(ClusterSim, LasPreemptsAndEveryJobStillFinishes) {
+  // One device, a long job then a short one: LAS with a low threshold moves the long job down a queue and runs
+  // the short one, preempting the long one (a checkpoint and restore of 1 s each).
+  ClusterSimOptions o;
+  o.scheduler = "las";
+  o.scheduling.round_s = 10;
+  o.scheduling.las_thresholds = {5.0};
+  o.scheduling.checkpoint_s = 1.0;
+  o.scheduling.restore_s = 1.0;
+  const std::vector<traces::JobSpec> jobs = {job("long", 0, 1, 32000, 32), job("short", 1, 1, 960, 32)};
+  const std::string dir = test_dir("las");
+  ASSERT_EQ(run_jobs(jobs, cluster(1, 1), o, dir), "");
+  const auto rows = read_csv(dir + "/jobs.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_GE(cell(rows, "long", "restarts"), 1);
+  EXPECT_LT(cell(rows, "short", "end_s"), cell(rows, "long", "end_s"));
+  EXPECT_EQ(cell(rows, "long", "steps"), 1000);
+  EXPECT_EQ(cell(rows, "short", "steps"), 30);
+  // One device: the jobs' device time never exceeds the makespan.
+  EXPECT_LE(cell(rows, "long", "device_s_fast") + cell(rows, "short", "device_s_fast"),
+            summary_number(dir, "makespan_s") + 1e-9);
+}
+
+TEST(ClusterSim, TheSameInputsGiveTheSameBytes) {
+  const std::vector<traces::JobSpec> jobs = {job("a", 0, 2, 6400, 64), job("b", 3, 3, 6400, 96),
+                                             job("c", 7, 1, 3200, 32)};
+  ClusterSimOptions o;
+  o.scheduler = "gavel";
+  scenarios::DeviceCluster c = cluster(2, 2);
+  c.groups.push_back(cluster(2, 2, "slow").groups.front());
+  const std::string x = test_dir("x");
+  const std::string y = test_dir("y");
+  ASSERT_EQ(run_jobs(jobs, c, o, x), "");
+  ASSERT_EQ(run_jobs(jobs, c, o, y), "");
+  for (const char* f : {"jobs.csv", "allocations.csv"}) {
+    EXPECT_FALSE(read_text(x + "/" + f).empty()) << f;
+    EXPECT_EQ(read_text(x + "/" + f), read_text(y + "/" + f)) << f;
+  }
+}
+
+TEST(ClusterSim, JobsItCannotRunAreClearErrors) {
+  auto asp = job("async", 0, 1, 3200, 32);
+  asp.mode = traces::JobMode::kAsp;
+  EXPECT_NE(run_jobs({asp}, cluster(1, 1), {}, test_dir("asp")).find("job 'async': mode asp"), std::string::npos);
+  auto unknown = job("mystery", 0, 1, 3200, 32);
+  unknown.model = "nosuchnet";
+  const std::string e = run_jobs({unknown}, cluster(1, 1), {}, test_dir("model"));
+  EXPECT_NE(e.find("job 'mystery'"), std::string::npos) << e;
+  EXPECT_NE(e.find("nosuchnet"), std::string::npos) << e;
+  ClusterSimOptions o;
+  o.scheduler = "nosuch";
+  EXPECT_NE(run_jobs({job("a", 0, 1, 3200, 32)}, cluster(1, 1), o, test_dir("sched")).find("nosuch"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace omnilearn::sim
