@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "cli/progress_bar.h"
 #include "cli/stop_signals.h"
 #include "cli/subcommand_line.h"
 #include "omnilearn/base/install_layout.h"
@@ -233,6 +234,7 @@ int run_run(const std::vector<std::string>& args) {
   bool force = false;
   bool quiet = false;
   std::vector<std::string> parameters;
+  std::string job_policy;
   omnilearn::sim::ClusterSimOptions o;
   po::options_description desc(
       "omnilearn jobs run JOBS: simulate a job file (traces/JOBS.md) on a heterogeneous cluster under a scheduler");
@@ -246,6 +248,7 @@ int run_run(const std::vector<std::string>& args) {
       "restore", po::value(&o.scheduling.restore_s)->default_value(0.0),
       "seconds a job spends loading its state when it resumes or changes its devices")(
       "placement", po::value(&placement)->default_value(placement), "pack | spread")(
+      "job-policy", po::value(&job_policy), "every job's batch policy, instead of the file's (uniform, omnilearn, ...)")(
       "las-thresholds", po::value(&o.scheduling.las_thresholds)->multitoken(),
       "las, balanced-mix: attained service (worker-seconds) between the queues, increasing (default 3600 36000)")(
       "node-bandwidth", po::value(&o.node_bandwidth_Bps)->default_value(o.node_bandwidth_Bps),
@@ -285,8 +288,11 @@ int run_run(const std::vector<std::string>& args) {
     }
     o.model_parameters[p.substr(0, eq)] = n;
   }
-  const auto jobs = ot::read_job_file(file);
+  auto jobs = ot::read_job_file(file);
   if (!jobs.is_ok()) return fail(jobs.status());
+  if (!job_policy.empty()) {
+    for (ot::JobSpec& j : *jobs) j.batch_policy = job_policy;
+  }
   const auto speeds = ot::read_device_speed_table(kinds, speeds_file);
   if (!speeds.is_ok()) return fail(speeds.status());
   const auto cluster = load_cluster(cluster_name);
@@ -301,13 +307,14 @@ int run_run(const std::vector<std::string>& args) {
   o.argv.insert(o.argv.begin(), {"omnilearn", "jobs", "run"});
   omnilearn::cli::StopSignals signals;
   o.stop_requested = [] { return omnilearn::cli::StopSignals::received() != 0; };
-  if (!quiet) {
-    o.on_round = [](omnilearn::Seconds now_s, std::size_t done, std::size_t total) {
-      std::fprintf(stderr, "\r  %.0f s simulated, %zu/%zu jobs done   ", now_s, done, total);
-    };
-  }
+  omnilearn::cli::ProgressBar bar("jobs", !quiet);  // drawn on a terminal only
+  o.on_round = [&bar](omnilearn::Seconds now_s, std::size_t done, std::size_t total) {
+    bar.update(static_cast<double>(done) / static_cast<double>(total),
+               std::to_string(done) + "/" + std::to_string(total) + " jobs done, " +
+                   std::to_string(static_cast<long long>(now_s)) + " s simulated");
+  };
   auto summary = omnilearn::sim::run_cluster_simulation(*jobs, *cluster, *speeds, o);
-  if (!quiet) std::fprintf(stderr, "\n");
+  bar.finish();
   if (!summary.is_ok()) {
     const int sig = omnilearn::cli::StopSignals::received();
     if (sig != 0) {

@@ -48,6 +48,9 @@ constexpr ModelSize kMoreModels[] = {
     // NeuMF-end as Pollux trains it (adaptdl's examples/NCF: MovieLens-1M, 6,040 users and 3,706 items, 32 factors,
     // 3 MLP layers): embeddings 9,746 x (32 + 128), MLP 256-128-64-32, a 64-to-1 output.
     {"ncf", 1602657.0},
+    // DeepSpeech2 as Pollux trains it (adaptdl's benchmark/models/deepspeech2: two convolutions 41x11 and 21x11 of 32
+    // channels, 5 bidirectional GRU layers of 800 on 1,312 inputs, 29 labels): 41,187,968.
+    {"deepspeech2", 41187968.0},
 };
 
 // One job as the simulation runs it.
