@@ -166,8 +166,7 @@ Status workers_from_platform(const ParseContext& ctx, const MapReader& cluster, 
   }
   const std::string has = "'" + p.path + "' has " + std::to_string(hosts->size()) + " hosts";
   if (most == 0) {
-    return cluster.error("platform", has + ": a worker and the parameter server need two (or name the workers' "
-                                           "`hosts`)");
+    return cluster.error("platform", has + ": a worker and the parameter server need two (or list `hosts`)");
   }
   std::int64_t workers = static_cast<std::int64_t>(most);
   OMNI_RETURN_IF_ERROR(cluster.read("workers", workers, Range::kPositive));

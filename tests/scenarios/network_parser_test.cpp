@@ -177,10 +177,9 @@ TEST(NetworkParser, WorkersTakesTheFirstHostsByNameOrOfTheList) {
 TEST(NetworkParser, MoreWorkersThanHostsIsAnErrorAtItsLine) {
   auto r = parse_beside(kSmallPlatform, "  platform: {file: p.xml, parameter_server: Bourassa}\n  workers: 5\n");
   ASSERT_FALSE(r.is_ok());
-  const std::string dir =
-      (std::filesystem::path(::testing::TempDir()) / "omnilearn_platform" /
-       ::testing::UnitTest::GetInstance()->current_test_info()->name())
-          .string();
+  const std::string dir = (std::filesystem::path(::testing::TempDir()) / "omnilearn_platform" /
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name())
+                              .string();
   EXPECT_EQ(r.status().message(), dir + "/s.yaml:3: cluster.workers: expected at most 4 workers, got 5: '" + dir +
                                       "/p.xml' has 5 hosts (one host is left for the parameter server)");
   // Unnamed, the server still takes a host.

@@ -48,10 +48,11 @@ TEST(QuantityParser, Durations) {
 
 TEST(QuantityParser, SimGridSpeeds) {
   const QuantityCase cases[] = {
-      {"98.095Mf", 98.095e6}, {"1Tf", 1e12},         {"500Gf", 5e11},        {"2 Gflops", 2e9},     {"3kf", 3e3},
-      {"3Kf", 3e3},           {"1Pf", 1e15},         {"7f", 7.0},            {"7flops", 7.0},       {"1e9", 1e9},
-      {"1Yf", 1e24},          {"0Gf", std::nullopt}, {"-1Gf", std::nullopt}, {"1Gb", std::nullopt}, {"1Xf", std::nullopt},
-      {"1GGf", std::nullopt}, {"Gf", std::nullopt},  {"", std::nullopt},
+      {"98.095Mf", 98.095e6}, {"1Tf", 1e12},         {"500Gf", 5e11},       {"2 Gflops", 2e9},
+      {"3kf", 3e3},           {"3Kf", 3e3},          {"1Pf", 1e15},         {"7f", 7.0},
+      {"7flops", 7.0},        {"1e9", 1e9},          {"1Yf", 1e24},         {"0Gf", std::nullopt},
+      {"-1Gf", std::nullopt}, {"1Gb", std::nullopt}, {"1Xf", std::nullopt}, {"1GGf", std::nullopt},
+      {"Gf", std::nullopt},   {"", std::nullopt},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);
