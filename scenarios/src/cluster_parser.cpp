@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string_view>
 
@@ -7,6 +9,7 @@
 #include "omnilearn/base/text_checks.h"
 #include "omnilearn/scenarios/cluster_preset.h"
 #include "omnilearn/scenarios/network_spec.h"
+#include "platform_hosts.h"
 #include "section_parsers.h"
 
 namespace omnilearn::scenarios::detail {
@@ -133,6 +136,65 @@ Status parse_platform(const ParseContext& ctx, const MapReader& cluster, Cluster
   return Status::ok();
 }
 
+// `platform:` without `preset` or `nodes`: one worker per host of the file, named after it, at its speed (other
+// NodeSpec fields keep their defaults: the file holds the network). The hosts are `platform.hosts` in order, else
+// the file's hosts sorted by name but the named parameter server (unnamed, one host is kept for it:
+// load_platform_file takes the first by name that no worker uses); `workers: N` takes the first N of them. Fills
+// platform.hosts with the chosen hosts.
+Status workers_from_platform(const ParseContext& ctx, const MapReader& cluster, ClusterSpec& out) {
+  PlatformFileSpec& p = out.platform;
+  auto hosts = read_platform_hosts(p.path);
+  if (!hosts) return cluster.error("platform", hosts.status().message());
+  std::map<std::string, double> speed;
+  for (const PlatformHost& h : *hosts) speed[h.name] = h.speed_flops;
+  std::vector<std::string> candidates = p.hosts;
+  std::size_t most = candidates.size();
+  if (candidates.empty()) {
+    for (const auto& [name, flops] : speed) {
+      if (name != p.parameter_server) candidates.push_back(name);
+    }
+    most = candidates.size();
+    if (p.parameter_server.empty() && most > 0) --most;
+  } else {
+    const YAML::Node listed = cluster.get("platform")["hosts"];
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+      if (speed.count(candidates[k]) == 0) {
+        return ctx.source.error(listed[k], "cluster.platform.hosts[" + std::to_string(k) + "]",
+                                "no host '" + candidates[k] + "' in '" + p.path + "'");
+      }
+    }
+  }
+  const std::string has = "'" + p.path + "' has " + std::to_string(hosts->size()) + " hosts";
+  if (most == 0) {
+    return cluster.error("platform", has + ": a worker and the parameter server need two (or list `hosts`)");
+  }
+  std::int64_t workers = static_cast<std::int64_t>(most);
+  OMNI_RETURN_IF_ERROR(cluster.read("workers", workers, Range::kPositive));
+  if (static_cast<std::size_t>(workers) > most) {
+    const std::string why = p.hosts.empty() ? " (one host is left for the parameter server)" : " (`hosts` lists them)";
+    return cluster.error("workers", "expected at most " + std::to_string(most) + " workers, got " +
+                                        std::to_string(workers) + ": " + has + why);
+  }
+  if (static_cast<std::uint64_t>(workers) > limits::kMaxWorkers) {
+    return cluster.error_got("workers", "at most " + std::to_string(limits::kMaxWorkers) + " workers");
+  }
+  candidates.resize(static_cast<std::size_t>(workers));
+  std::map<std::string, int> uses;  // a host listed twice serves two workers, named <host> and <host>-1
+  out.workers.clear();
+  for (const std::string& host : candidates) {
+    NodeSpec node;
+    const int before = uses[host]++;
+    node.name = before == 0 ? host : host + "-" + std::to_string(before);
+    if (std::string bad = name_problem(node.name, limits::kMaxNameBytes); !bad.empty()) {
+      return cluster.error("platform", "host '" + host + "' cannot name a worker: " + bad);
+    }
+    node.speed_flops = speed.at(host);
+    out.workers.push_back(std::move(node));
+  }
+  p.hosts = std::move(candidates);
+  return Status::ok();
+}
+
 }  // namespace
 
 Status parse_cluster(const ParseContext& ctx, const YAML::Node& node, ClusterSpec& out) {
@@ -140,9 +202,17 @@ Status parse_cluster(const ParseContext& ctx, const YAML::Node& node, ClusterSpe
                                 {"preset", "workers", "topology", "nodes", "parameter_server", "backbone", "platform"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
-  OMNI_RETURN_IF_ERROR(r.require_one_of({"preset", "nodes"}));
+  // Without `preset` or `nodes`, a platform file alone gives the workers (workers_from_platform).
+  const bool from_platform = !r.has("preset") && !r.has("nodes") && r.has("platform");
+  if (!from_platform && !r.has("preset") && !r.has("nodes")) {
+    return ctx.source.error(node, "cluster", "expected one of preset, nodes, platform");
+  }
+  OMNI_RETURN_IF_ERROR(r.require_one_of({"preset", "nodes"}, /*at_most_one=*/true));
 
-  if (r.has("preset")) {
+  if (from_platform) {
+    out.preset.clear();
+    out.workers.clear();
+  } else if (r.has("preset")) {
     if (!r.has("workers")) return r.error("workers", "expected a positive integer (the preset's worker count)");
     std::int64_t workers = 0;
     OMNI_RETURN_IF_ERROR(r.read("workers", workers, Range::kPositive));
@@ -155,7 +225,9 @@ Status parse_cluster(const ParseContext& ctx, const YAML::Node& node, ClusterSpe
     if (!made) return r.error("preset", made.status().message());
     out = std::move(made).value();
   } else {
-    if (r.has("workers")) return r.error("workers", "only used with `preset` (list `nodes` with `count` instead)");
+    if (r.has("workers")) {
+      return r.error("workers", "only used with `preset` or a platform file alone (list `nodes` with `count` instead)");
+    }
     const YAML::Node nodes = r.get("nodes");
     if (!nodes.IsSequence() || nodes.size() == 0) return r.error_got("nodes", "a non-empty sequence of nodes");
     out.preset.clear();
@@ -193,6 +265,7 @@ Status parse_cluster(const ParseContext& ctx, const YAML::Node& node, ClusterSpe
 
   OMNI_RETURN_IF_ERROR(parse_topology(ctx, r, out));
   OMNI_RETURN_IF_ERROR(parse_platform(ctx, r, out));
+  if (from_platform) OMNI_RETURN_IF_ERROR(workers_from_platform(ctx, r, out));
   if (r.has("parameter_server")) {
     std::int64_t unused = 1;
     if (out.parameter_server.name.empty()) out.parameter_server.name = "ps";

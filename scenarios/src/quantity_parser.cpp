@@ -91,4 +91,25 @@ std::optional<double> parse_duration_s(std::string_view text) {
   return q->first * scale;
 }
 
+std::optional<double> parse_speed_flops(std::string_view text) {
+  auto q = split_quantity(text);
+  if (!q || !(q->first > 0.0)) return std::nullopt;
+  std::string_view unit = q->second;
+  if (unit.empty()) return q->first;
+  if (unit.ends_with("flops")) {
+    unit.remove_suffix(5);
+  } else if (unit.ends_with('f')) {
+    unit.remove_suffix(1);
+  } else {
+    return std::nullopt;
+  }
+  if (unit.empty()) return q->first;
+  if (unit.size() != 1) return std::nullopt;
+  static constexpr std::string_view kPrefixes = "kMGTPEZY";
+  static constexpr double kScales[] = {1e3, 1e6, 1e9, 1e12, 1e15, 1e18, 1e21, 1e24};
+  const std::size_t i = kPrefixes.find(unit.front() == 'K' ? 'k' : unit.front());
+  if (i == std::string_view::npos) return std::nullopt;
+  return q->first * kScales[i];
+}
+
 }  // namespace omnilearn::scenarios

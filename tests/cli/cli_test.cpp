@@ -166,6 +166,29 @@ TEST(CliSim, SameSeedGivesByteIdenticalRunFolders) {
   }
 }
 
+// A SimGrid platform file alone as the cluster: the shipped four-hosts.yaml runs its file's four hosts as workers of
+// their names; asking for more workers than the file has hosts names the --set that asked.
+TEST(CliSim, APlatformFileAloneRunsOnItsHosts) {
+  TempDir dir;
+  const std::string scenario = source_path("scenarios/network/four-hosts.yaml");
+  const RunResult r = run_omnilearn({"sim", scenario, "--quiet", "--out", dir.at("run")}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string manifest = read_file(dir.path() / "run" / "manifest.json");
+  for (const char* host : {"\"alpha\"", "\"bravo\"", "\"charlie\"", "\"delta\""}) {
+    EXPECT_NE(manifest.find(std::string("\"name\": ") + host), std::string::npos) << host;
+  }
+  EXPECT_NE(read_file(dir.path() / "run" / "iterations.csv").find("\n3,"), std::string::npos);  // worker 3 ran
+
+  const RunResult more =
+      run_omnilearn({"sim", scenario, "--quiet", "--set", "cluster.workers=5", "--out", dir.at("more")}, dir.path());
+  EXPECT_NE(more.exit_code, 0);
+  EXPECT_NE(more.err.find("four-hosts.yaml (--set cluster.workers=5): cluster.workers: expected at most 4 workers, "
+                          "got 5: '"),
+            std::string::npos)
+      << more.err;
+  EXPECT_FALSE(fs::exists(dir.at("more/summary.json")));
+}
+
 // The same scenario and seed give the same bytes whatever the memory allocator does: SimGrid breaks ties between
 // events due at one date (speed profiles of several hosts, among them) by their addresses, so without the drivers'
 // own tie order two machines (or two allocator settings) could order simultaneous pushes differently. glibc's

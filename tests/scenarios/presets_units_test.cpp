@@ -46,6 +46,24 @@ TEST(QuantityParser, Durations) {
   }
 }
 
+TEST(QuantityParser, SimGridSpeeds) {
+  const QuantityCase cases[] = {
+      {"98.095Mf", 98.095e6}, {"1Tf", 1e12},         {"500Gf", 5e11},       {"2 Gflops", 2e9},
+      {"3kf", 3e3},           {"3Kf", 3e3},          {"1Pf", 1e15},         {"7f", 7.0},
+      {"7flops", 7.0},        {"1e9", 1e9},          {"1Yf", 1e24},         {"0Gf", std::nullopt},
+      {"-1Gf", std::nullopt}, {"1Gb", std::nullopt}, {"1Xf", std::nullopt}, {"1GGf", std::nullopt},
+      {"Gf", std::nullopt},   {"", std::nullopt},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    const auto got = parse_speed_flops(c.text);
+    ASSERT_EQ(got.has_value(), c.expected.has_value());
+    if (got) {
+      EXPECT_DOUBLE_EQ(*got, *c.expected);
+    }
+  }
+}
+
 TEST(QuantityParser, PlainNumbers) {
   EXPECT_EQ(parse_number("12"), 12.0);
   EXPECT_EQ(parse_number("-3.5"), -3.5);

@@ -256,6 +256,48 @@ TEST(NetworkSim, TheShippedPlatformFileScenarioRuns) {
   EXPECT_NE(manifest.find("\"path\": \"flow-level\""), std::string::npos) << manifest.substr(0, 2000);
 }
 
+// The shipped platform-alone scenario: four-hosts.xml's hosts are the workers, each computing at its file speed (2, 1,
+// 1 and 0.5 Tflop/s: at equal first batches, compute time x speed is the same for all four).
+TEST(NetworkSim, APlatformFileAloneComputesAtItsHostsSpeeds) {
+  auto s = scenarios::load_scenario(std::string(OMNILEARN_SOURCE_DIR) + "/scenarios/network/four-hosts.yaml");
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  const std::string dir = testing::test_dir("run");
+  ASSERT_EQ(testing::run_in_child(*s, dir), "");
+  const auto rows = testing::read_csv(dir + "/iterations.csv");
+  const double speeds[] = {2e12, 1e12, 1e12, 5e11};
+  std::vector<double> work;  // compute_s x speed of each worker's first step
+  for (const auto& row : rows) {
+    if (row.at("step") != "0") continue;
+    const std::size_t k = std::stoul(row.at("worker"));
+    ASSERT_LT(k, 4u);
+    ASSERT_EQ(row.at("batch"), rows.front().at("batch"));
+    work.push_back(std::stod(row.at("compute_s")) * speeds[k]);
+  }
+  ASSERT_EQ(work.size(), 4u);
+  for (double w : work) EXPECT_NEAR(w, work.front(), 1e-9 * work.front());
+}
+
+// `nodes` with a platform file still place worker k on the k-th host by name, and a speed that disagrees with the
+// file's is an error naming both.
+TEST(NetworkSim, ANodeSpeedThatDisagreesWithThePlatformFileIsAnError) {
+  auto with_nodes = [](const std::string& nodes) {
+    return scenarios::parse_scenario(
+        "cluster:\n  nodes: " + nodes +
+            "\n  platform: {file: four-hosts.xml, parameter_server: ps}\n"
+            "workload: {model: resnet18, dataset: cifar10, dataset_samples: 1024, global_batch: 512, epochs: 1}\n"
+            "policy: {name: uniform, min_batch: 8, max_batch: 256}\n",
+        std::string(OMNILEARN_SOURCE_DIR) + "/scenarios/network/nodes.yaml");
+  };
+  auto equal = with_nodes("[{speed: 2e12}, {count: 2, speed: 1e12}, {speed: 5e11}]");
+  ASSERT_TRUE(equal.is_ok()) << equal.status().message();
+  EXPECT_EQ(testing::run_in_child(*equal, testing::test_dir("equal")), "");
+  auto unequal = with_nodes("[{count: 4, speed: 1e12}]");
+  ASSERT_TRUE(unequal.is_ok()) << unequal.status().message();
+  const std::string error = testing::run_in_child(*unequal, testing::test_dir("unequal"));
+  EXPECT_NE(error.find("host 'alpha' computes at"), std::string::npos) << error;
+  EXPECT_NE(error.find("worker 0 is given"), std::string::npos) << error;
+}
+
 // Four equal workers on a uniform star, halving-doubling: one bucket adds the whole all-reduce after the compute;
 // 50 buckets on this compute-bound step hide nearly all of it.
 TEST(NetworkSim, BucketsOverlapTheAllReduceWithTheBackwardPass) {

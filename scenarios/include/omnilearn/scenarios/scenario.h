@@ -59,7 +59,7 @@ struct NodeSpec {
 struct ClusterSpec {
   std::string preset;              // "edge", "cloud", "hpc", or "" for an explicit list
   Topology topology = Topology::kStar;
-  std::vector<NodeSpec> workers;   // one entry per worker, after expanding counts and presets
+  std::vector<NodeSpec> workers;   // one entry per worker, after expanding counts, presets or a platform's hosts
   NodeSpec parameter_server;       // used in ASP
   double backbone_bandwidth_Bps = 1.25e10;  // the switch / fabric
   double backbone_latency_s = 1e-6;
