@@ -92,6 +92,8 @@ class ClusterSim {
   void job_actor(std::size_t j);
   Status step(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
               const std::vector<std::string>& kinds, std::int64_t& step_index, bool& interrupted);
+  Status solo_steps(Job& job, BatchSize batch, sg4::Host* host, const std::string& kind, std::int64_t& step_index,
+                    bool& interrupted);
   void release(Job& job, Seconds now_s);
   ClusterSummary summarise(Seconds end_s) const;
   Status write(const ClusterSummary& summary) const;
@@ -111,6 +113,7 @@ class ClusterSim {
   std::string allocations_csv_ = "time_s,job,kind,devices\n";
   std::int64_t rounds_ = 0;
   Seconds end_s_ = 0.0;
+  Seconds next_round_s_ = 0.0;  // when the scheduler decides next
 };
 
 Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
@@ -187,6 +190,15 @@ void ClusterSim::build_platform() {
   zone->seal();
 }
 
+void cancel_step(Job& job) {
+  // A copy: each cancel is a simcall, during which the job's actor may wake and clear its list. Only what still
+  // runs: a finished activity has left SimGrid's kernel.
+  const std::vector<sg4::ActivityPtr> running = job.in_flight;
+  for (const sg4::ActivityPtr& act : running) {
+    if (act->get_state() == sg4::Activity::State::STARTED) act->cancel();
+  }
+}
+
 void ClusterSim::release(Job& job, Seconds now_s) {
   for (const scheduler::DeviceSlot& s : job.slots) job.outcome.device_s[hosts_[s.host].kind] += now_s - job.held_since_s;
   job.held_since_s = now_s;
@@ -236,7 +248,7 @@ Status ClusterSim::decide(Seconds now_s) {
     ++job.generation;
     job.resume_at_s = now_s + a.restart_s;
     job.held_since_s = now_s;
-    for (const sg4::ActivityPtr& act : job.in_flight) act->cancel();  // the step in progress is lost
+    cancel_step(job);  // the step in progress is lost
     if (!job.slots.empty() && job.outcome.start_s < 0.0) job.outcome.start_s = now_s;
     if (!job.slots.empty() && !job.running_actor) {
       job.running_actor = true;
@@ -277,6 +289,7 @@ void ClusterSim::scheduler_actor() {
       if (!job.arrived) next_arrival_s = std::min(next_arrival_s, job.spec->arrival_s);
     }
     if (!any_present && next_arrival_s > next_s) next_s = round_s * std::ceil(next_arrival_s / round_s);
+    next_round_s_ = next_s;
     sg4::this_actor::sleep_until(next_s);
   }
   std::unique_lock<sg4::Mutex> lock(*mutex_);
@@ -284,7 +297,7 @@ void ClusterSim::scheduler_actor() {
   end_s_ = sg4::Engine::get_clock();
   for (Job& job : jobs_) {
     release(job, end_s_);
-    for (const sg4::ActivityPtr& act : job.in_flight) act->cancel();
+    cancel_step(job);
   }
   changed_->notify_all();
 }
@@ -294,6 +307,7 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   const std::size_t n = hosts.size();
   const controller::Plan& plan = ctl.current_plan();
   const Seconds t0 = sg4::Engine::get_clock();
+  if (n == 1) return solo_steps(job, plan.batch[0], hosts[0], kinds[0], step_index, interrupted);
   std::vector<sg4::ExecPtr> execs;
   std::vector<Seconds> compute_s(n, 0.0);
   job.in_flight.clear();
@@ -324,8 +338,10 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
       }
       sg4::Comm::wait_all(comms);
     }
-  } catch (const simgrid::CancelException&) {
+  } catch (const simgrid::Exception&) {
+    // Cancelled by the scheduler: an execution raises CancelException, a flow NetworkFailureException.
     interrupted = true;
+    cancel_step(job);  // the rest of the step too: the job no longer holds these devices
   }
   job.in_flight.clear();
   if (interrupted) return Status::ok();
@@ -339,6 +355,37 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   ++job.outcome.steps;
   auto next = ctl.plan_next(controller::DecisionPoint{step_index, 0, t1});
   return next.is_ok() ? Status::ok() : next.status();
+}
+
+Status ClusterSim::solo_steps(Job& job, BatchSize batch, sg4::Host* host, const std::string& kind,
+                              std::int64_t& step_index, bool& interrupted) {
+  // One worker: no all-reduce, and its batch is the job's. Its steps until the next round (or the job's end) are
+  // one execution of their summed time, which is what they would take one by one: nothing else can change the
+  // device's speed before the round. A preemption keeps the steps completed by then, as step by step.
+  auto est = speeds_.speed(job.spec->model, kind, batch);
+  if (!est.is_ok()) return est.status();
+  const double step_s = static_cast<double>(batch) / est->samples_per_s;
+  const Seconds t0 = sg4::Engine::get_clock();
+  const auto left = static_cast<std::int64_t>(
+      std::ceil(std::max(0.0, job.total_samples - job.outcome.samples) / static_cast<double>(batch)));
+  std::int64_t m = 1;
+  if (next_round_s_ > t0) m = std::max<std::int64_t>(1, static_cast<std::int64_t>((next_round_s_ - t0) / step_s));
+  m = std::max<std::int64_t>(1, std::min(m, left));
+  const sg4::ExecPtr exec = sg4::Exec::init()->set_flops_amount(static_cast<double>(m) * step_s)->set_host(host);
+  job.in_flight.assign(1, exec);
+  exec->start();
+  std::int64_t done = m;
+  try {
+    exec->wait();
+  } catch (const simgrid::Exception&) {
+    interrupted = true;
+    done = std::min(m, static_cast<std::int64_t>((sg4::Engine::get_clock() - t0) / step_s + 1e-9));
+  }
+  job.in_flight.clear();
+  step_index += done;
+  job.outcome.steps += done;
+  job.outcome.samples += static_cast<double>(done * batch);
+  return Status::ok();
 }
 
 void ClusterSim::job_actor(std::size_t j) {
