@@ -55,6 +55,13 @@ def main(argv: list[str] | None = None) -> int:
     st.add_argument("--target", type=float, action="append",
                     help="target test accuracy, repeatable (default: 0.80 and 0.85)")
     st.add_argument("--out", help="folder for the tables and figures (default: the sweep folder, when there is one)")
+    js = sub.add_parser("jobs-study", help="multi-job runs (omnilearn jobs run) over seeds: average, p99 JCT and "
+                                           "makespan per workload, scheduler and job policy with 95%% intervals, "
+                                           "and ratios paired by seed",
+                        epilog="example: python3 -m omnilearn_analysis jobs-study runs/jobs-study")
+    js.add_argument("folder", help="folder of run folders <workload>-<scheduler>-<policy>-s<seed> "
+                                   "(scripts/jobs-study.sh)")
+    js.add_argument("--out", help="folder for the tables and figures (default: the study folder)")
     ct = sub.add_parser("check-timeline", help="check that a timeline.json is valid trace-event JSON")
     ct.add_argument("timeline")
     args = parser.parse_args(argv)
@@ -85,6 +92,11 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "asp-study":
             from .asp_study import write_study
             text, paths = write_study(args.sweeps, args.target or [0.80, 0.85], args.out)
+            print(text)
+            print(", ".join(str(p) for p in paths))
+        elif args.command == "jobs-study":
+            from .jobs_study import write_study as write_jobs_study
+            text, paths = write_jobs_study(args.folder, args.out)
             print(text)
             print(", ".join(str(p) for p in paths))
         elif args.command == "virtual-time":

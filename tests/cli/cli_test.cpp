@@ -2,6 +2,7 @@
 // every subcommand's --help shows an example, and a simulation is byte-for-byte reproducible.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 
 #include "cli_test_support.h"
@@ -223,6 +224,62 @@ TEST(CliSim, RunFoldersDoNotDependOnTheHeapLayout) {
       EXPECT_TRUE(outputs[i] == outputs[0]) << c.name << ": iterations.csv differs under GLIBC_TUNABLES=" << layouts[i];
     }
   }
+}
+
+// omnilearn jobs: a generated workload is checked and simulated on a preset cluster into a run folder.
+TEST(CliJobs, GenerateCheckAndRunAWorkload) {
+  TempDir dir;
+  RunResult r = run_omnilearn({"jobs", "generate", "--jobs", "12", "--load", "0.8", "--cluster-gpus", "108", "--seed",
+                               "3", "--output", dir.at("jobs.csv")},
+                              dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_omnilearn({"jobs", "check", dir.at("jobs.csv")}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("12 jobs"), std::string::npos) << r.out;
+  const std::vector<std::string> run = {"jobs", "run", dir.at("jobs.csv"), "--cluster", "gavel", "--scheduler",
+                                        "gavel", "--quiet", "--out", dir.at("run")};
+  r = run_omnilearn(run, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("12/12 jobs done"), std::string::npos) << r.out;
+  const std::string jobs = read_file(dir.path() / "run" / "jobs.csv");
+  EXPECT_EQ(std::count(jobs.begin(), jobs.end(), '\n'), 13) << jobs;  // the header and one row per job
+  EXPECT_NE(read_file(dir.path() / "run" / "summary.json").find("\"finished\": 12"), std::string::npos);
+  EXPECT_NE(read_file(dir.path() / "run" / "allocations.csv").find("time_s,job,kind,devices"), std::string::npos);
+  // The folder holds a run: refused without --force, replaced with it, and the same bytes again.
+  r = run_omnilearn(run, dir.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--force"), std::string::npos) << r.err;
+  std::vector<std::string> forced = run;
+  forced.push_back("--force");
+  r = run_omnilearn(forced, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(dir.path() / "run" / "jobs.csv"), jobs);
+}
+
+TEST(CliJobs, RunErrorsNameWhatIsWrong) {
+  TempDir dir;
+  dir.write("jobs.csv",
+            "name,arrival_s,model,dataset,dataset_samples,epochs,target,workers,min_workers,max_workers,global_batch,"
+            "mode,batch_policy\n"
+            "a,0,resnet18,cifar10,50000,1,,2,,,128,bsp,uniform\n"
+            "b,5,mysterynet,cifar10,50000,1,,1,,,64,bsp,uniform\n");
+  RunResult r = run_omnilearn({"jobs", "run", dir.at("jobs.csv"), "--scheduler", "nosuch", "--out", dir.at("r1")},
+                              dir.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("nosuch"), std::string::npos) << r.err;
+  r = run_omnilearn({"jobs", "run", dir.at("jobs.csv"), "--out", dir.at("r2")}, dir.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("mysterynet"), std::string::npos) << r.err;
+  r = run_omnilearn({"jobs", "run", dir.at("jobs.csv"), "--cluster", "nowhere", "--out", dir.at("r3")}, dir.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("nowhere"), std::string::npos) << r.err;
+  r = run_omnilearn({"jobs", "run", dir.at("jobs.csv"), "--placement", "sideways", "--out", dir.at("r4")},
+                    dir.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--placement"), std::string::npos) << r.err;
+  r = run_omnilearn({"jobs", "run", "--help"}, dir.path());
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("example"), std::string::npos) << r.out;
 }
 
 }  // namespace

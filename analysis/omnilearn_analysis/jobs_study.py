@@ -1,0 +1,190 @@
+"""The multi-job study (``scripts/jobs-study.sh``, ``docs/results-jobs.md``): runs of ``omnilearn jobs run`` in
+folders named ``<workload>-<scheduler>-<policy>-s<seed>``, each with ``summary.json`` and ``jobs.csv``.
+
+Per workload, scheduler and job batch policy: the mean over seeds of the average, median and p99 job completion
+time (JCT) and of the makespan, with Student-t 95% intervals; and, paired by seed, each combination's ratio to FIFO
+with equal batches (``fifo-uniform``) and to the same scheduler with the other batch policy, as the geometric mean of
+the per-seed ratios with its 95% interval (a t interval on the log ratios). A ratio below 1 is better; its verdict
+says whether the interval excludes 1."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+NAME = re.compile(r"^(?P<workload>[a-z0-9]+)-(?P<scheduler>[a-z][a-z-]*?)-(?P<policy>uniform|omnilearn)-s(?P<seed>\d+)$")
+METRICS = ("mean_jct_s", "median_jct_s", "p99_jct_s", "makespan_s")
+REFERENCE = ("fifo", "uniform")
+SCHEDULERS = ("fifo", "las", "gavel", "balanced-mix")
+
+
+def load(folder: str | Path) -> pd.DataFrame:
+    """One row per finished run folder under ``folder``: workload, scheduler, policy, seed, the metrics, the jobs
+    that finished, and utilisation by device kind (``util_<kind>``)."""
+    rows = []
+    for d in sorted(Path(folder).iterdir()):
+        m = NAME.match(d.name)
+        if not m or not (d / "summary.json").is_file():
+            continue
+        s = json.loads((d / "summary.json").read_text())
+        row = {"run": d.name, "workload": m["workload"], "scheduler": m["scheduler"], "policy": m["policy"],
+               "seed": int(m["seed"]), "jobs": s["jobs"], "finished": s["finished"]}
+        row.update({k: float(s[k]) for k in METRICS})
+        row.update({f"util_{k}": float(v) for k, v in s.get("utilisation", {}).items()})
+        rows.append(row)
+    if not rows:
+        raise ValueError(f"{folder}: no run folders named <workload>-<scheduler>-<policy>-s<seed> with a summary.json")
+    return pd.DataFrame(rows)
+
+
+def mean_ci(values) -> tuple[float, float, float, int]:
+    v = np.asarray([x for x in values if np.isfinite(x)], dtype=float)
+    n = len(v)
+    if n == 0:
+        return (math.nan, math.nan, math.nan, 0)
+    m = float(v.mean())
+    if n == 1:
+        return (m, math.nan, math.nan, 1)
+    half = float(stats.t.ppf(0.975, n - 1) * v.std(ddof=1) / math.sqrt(n))
+    return (m, m - half, m + half, n)
+
+
+def ratio_ci(ratios) -> tuple[float, float, float, int]:
+    """Geometric mean of positive ratios and its 95% interval (a t interval on their logs)."""
+    logs = [math.log(r) for r in ratios if np.isfinite(r) and r > 0]
+    m, lo, hi, n = mean_ci(logs)
+    return (math.exp(m) if n else math.nan, math.exp(lo) if n > 1 else math.nan,
+            math.exp(hi) if n > 1 else math.nan, n)
+
+
+def _order(runs: pd.DataFrame):
+    known = {s: i for i, s in enumerate(SCHEDULERS)}
+    keys = runs[["workload", "scheduler", "policy"]].drop_duplicates().itertuples(index=False)
+    return sorted(keys, key=lambda k: (k[0], known.get(k[1], len(known)), k[1], k[2] != "uniform"))
+
+
+def summarize(runs: pd.DataFrame) -> pd.DataFrame:
+    rows = []
+    for workload, scheduler, policy in _order(runs):
+        part = runs[(runs.workload == workload) & (runs.scheduler == scheduler) & (runs.policy == policy)]
+        row = {"workload": workload, "scheduler": scheduler, "policy": policy, "seeds": len(part),
+               "all_finished": bool((part.finished == part.jobs).all())}
+        for k in METRICS:
+            m, lo, hi, _ = mean_ci(part[k])
+            row.update({k: m, f"{k}_lo": lo, f"{k}_hi": hi})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _verdict(lo: float, hi: float) -> str:
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return "too few seeds"
+    if hi < 1.0:
+        return "better"
+    if lo > 1.0:
+        return "worse"
+    return "no detectable difference"
+
+
+def paired(runs: pd.DataFrame) -> pd.DataFrame:
+    """Ratios paired by seed: each combination against fifo-uniform and against its scheduler's other policy."""
+    rows = []
+    indexed = runs.set_index(["workload", "scheduler", "policy", "seed"])
+    for workload, scheduler, policy in _order(runs):
+        other = "omnilearn" if policy == "uniform" else "uniform"
+        refs = [("vs fifo-uniform", REFERENCE)] if (scheduler, policy) != REFERENCE else []
+        if policy == "omnilearn":
+            refs.append(("vs uniform", (scheduler, other)))
+        seeds = runs[(runs.workload == workload) & (runs.scheduler == scheduler) & (runs.policy == policy)].seed
+        for label, (ref_s, ref_p) in refs:
+            row = {"workload": workload, "scheduler": scheduler, "policy": policy, "reference": label}
+            for k in METRICS:
+                ratios = []
+                for seed in seeds:
+                    key = (workload, ref_s, ref_p, seed)
+                    if key in indexed.index:
+                        ratios.append(indexed.loc[(workload, scheduler, policy, seed), k] / indexed.loc[key, k])
+                g, lo, hi, n = ratio_ci(ratios)
+                row.update({f"{k}_ratio": g, f"{k}_lo": lo, f"{k}_hi": hi, "pairs": n,
+                            f"{k}_verdict": _verdict(lo, hi)})
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _interval(m: float, lo: float, hi: float, digits: int) -> str:
+    if not np.isfinite(m):
+        return "-"
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return f"{m:.{digits}f}"
+    return f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def format_tables(summary: pd.DataFrame, diffs: pd.DataFrame) -> str:
+    out = []
+    for workload in summary.workload.unique():
+        out.append(f"{workload}: mean over seeds, hours [95% interval]")
+        out.append(f"{'scheduler':<13} {'policy':<10} {'seeds':>5}  {'average JCT':<22} {'p99 JCT':<24} makespan")
+        for r in summary[summary.workload == workload].itertuples():
+            h = 1 / 3600
+            out.append(f"{r.scheduler:<13} {r.policy:<10} {r.seeds:>5}  "
+                       f"{_interval(r.mean_jct_s * h, r.mean_jct_s_lo * h, r.mean_jct_s_hi * h, 2):<22} "
+                       f"{_interval(r.p99_jct_s * h, r.p99_jct_s_lo * h, r.p99_jct_s_hi * h, 1):<24} "
+                       f"{_interval(r.makespan_s * h, r.makespan_s_lo * h, r.makespan_s_hi * h, 1)}"
+                       + ("" if r.all_finished else "  (some jobs did not finish)"))
+        out.append(f"{workload}: ratios paired by seed (geometric mean [95% interval]; < 1 is better)")
+        for r in diffs[diffs.workload == workload].itertuples():
+            out.append(f"  {r.scheduler + '-' + r.policy:<24} {r.reference:<16} average JCT "
+                       f"{_interval(r.mean_jct_s_ratio, r.mean_jct_s_lo, r.mean_jct_s_hi, 3)} "
+                       f"({r.mean_jct_s_verdict}); p99 "
+                       f"{_interval(r.p99_jct_s_ratio, r.p99_jct_s_lo, r.p99_jct_s_hi, 3)}; makespan "
+                       f"{_interval(r.makespan_s_ratio, r.makespan_s_lo, r.makespan_s_hi, 3)}")
+        out.append("")
+    return "\n".join(out)
+
+
+def jct_cdf(folder: str | Path, runs: pd.DataFrame, workload: str, seed: int):
+    """The JCT distribution of every scheduler x policy of one workload and seed, as CDFs."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    for r in runs[(runs.workload == workload) & (runs.seed == seed)].sort_values(["scheduler", "policy"]).itertuples():
+        jobs = pd.read_csv(Path(folder) / r.run / "jobs.csv")
+        jct = np.sort(jobs.jct_s.dropna().to_numpy() / 3600)
+        ax.step(jct, np.arange(1, len(jct) + 1) / len(jct), where="post",
+                linestyle="-" if r.policy == "uniform" else "--", label=f"{r.scheduler} {r.policy}")
+    ax.set_xscale("log")
+    ax.set_xlabel("job completion time (h, log scale)")
+    ax.set_ylabel("fraction of jobs")
+    ax.set_title(f"{workload}, seed {seed}")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def write_study(folder: str | Path, out: str | Path | None = None) -> tuple[str, list[Path]]:
+    folder = Path(folder)
+    out = Path(out) if out else folder
+    out.mkdir(parents=True, exist_ok=True)
+    runs = load(folder)
+    summary = summarize(runs)
+    diffs = paired(runs)
+    paths = [out / "study-runs.csv", out / "study-summary.csv", out / "study-paired.csv"]
+    runs.to_csv(paths[0], index=False)
+    summary.to_csv(paths[1], index=False)
+    diffs.to_csv(paths[2], index=False)
+    for workload in runs.workload.unique():
+        seed = int(runs[runs.workload == workload].seed.min())
+        fig = jct_cdf(folder, runs, workload, seed)
+        path = out / f"study-jct-cdf-{workload}.png"
+        fig.savefig(path, dpi=110)
+        paths.append(path)
+    return format_tables(summary, diffs), paths

@@ -1,0 +1,83 @@
+"""omnilearn_analysis.jobs_study on hand-written run folders whose numbers make the means, ratios and verdicts
+known."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from omnilearn_analysis import jobs_study
+from omnilearn_analysis.__main__ import main
+
+
+def _run(folder: Path, name: str, mean_jct: float, finished: int = 2):
+    d = folder / name
+    d.mkdir(parents=True)
+    (d / "summary.json").write_text(json.dumps({
+        "jobs": 2, "finished": finished, "mean_jct_s": mean_jct, "median_jct_s": mean_jct, "p99_jct_s": 2 * mean_jct,
+        "makespan_s": 10 * mean_jct, "utilisation": {"v100": 0.5}}))
+    (d / "jobs.csv").write_text(f"job,jct_s\na,{mean_jct / 2}\nb,{1.5 * mean_jct}\n")
+
+
+@pytest.fixture
+def study(tmp_path: Path) -> Path:
+    # gavel halves fifo's JCT on every seed; omnilearn under gavel is 10% better on seeds 1-2 and 10% worse on 3.
+    for seed, base in [(1, 100.0), (2, 200.0), (3, 400.0)]:
+        _run(tmp_path, f"philly-fifo-uniform-s{seed}", base)
+        _run(tmp_path, f"philly-gavel-uniform-s{seed}", base / 2)
+        _run(tmp_path, f"philly-gavel-omnilearn-s{seed}", base / 2 * (0.9 if seed < 3 else 1.1))
+    (tmp_path / "not-a-run").mkdir()
+    return tmp_path
+
+
+def test_load_reads_names_and_summaries(study: Path):
+    runs = jobs_study.load(study)
+    assert len(runs) == 9
+    row = runs[runs.run == "philly-gavel-omnilearn-s3"].iloc[0]
+    assert (row.workload, row.scheduler, row.policy, row.seed) == ("philly", "gavel", "omnilearn", 3)
+    assert row.util_v100 == 0.5
+
+
+def test_a_scheduler_name_with_a_dash_is_read_whole(tmp_path: Path):
+    _run(tmp_path, "pollux-balanced-mix-omnilearn-s2", 10.0)
+    row = jobs_study.load(tmp_path).iloc[0]
+    assert (row.scheduler, row.policy, row.seed) == ("balanced-mix", "omnilearn", 2)
+
+
+def test_paired_ratios_and_verdicts(study: Path):
+    diffs = jobs_study.paired(jobs_study.load(study)).set_index(["scheduler", "policy", "reference"])
+    halved = diffs.loc[("gavel", "uniform", "vs fifo-uniform")]
+    assert halved.mean_jct_s_ratio == pytest.approx(0.5)
+    assert halved.pairs == 3
+    mixed = diffs.loc[("gavel", "omnilearn", "vs uniform")]
+    assert mixed.mean_jct_s_ratio == pytest.approx((0.9 * 0.9 * 1.1) ** (1 / 3))
+    assert mixed.mean_jct_s_verdict == "no detectable difference"
+    assert mixed.mean_jct_s_lo < 1 < mixed.mean_jct_s_hi
+    # A constant ratio has a zero-width interval: the verdict follows the ratio.
+    assert halved.mean_jct_s_verdict == "better"
+
+
+def test_summary_means_and_intervals(study: Path):
+    summary = jobs_study.summarize(jobs_study.load(study)).set_index(["scheduler", "policy"])
+    fifo = summary.loc[("fifo", "uniform")]
+    assert fifo.mean_jct_s == pytest.approx(700 / 3)
+    half = 4.302653 * math.sqrt(((100 - 700 / 3) ** 2 + (200 - 700 / 3) ** 2 + (400 - 700 / 3) ** 2) / 2) / math.sqrt(3)
+    assert fifo.mean_jct_s_hi - fifo.mean_jct_s == pytest.approx(half, rel=1e-5)
+    assert bool(fifo.all_finished)
+
+
+def test_command_writes_tables_and_a_figure(study: Path, tmp_path: Path, capsys):
+    out = tmp_path / "out"
+    assert main(["jobs-study", str(study), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "gavel" in text and "vs fifo-uniform" in text
+    for name in ("study-runs.csv", "study-summary.csv", "study-paired.csv", "study-jct-cdf-philly.png"):
+        assert (out / name).is_file(), name
+
+
+def test_an_empty_folder_is_a_clear_error(tmp_path: Path, capsys):
+    assert main(["jobs-study", str(tmp_path)]) == 1
+    assert "no run folders" in capsys.readouterr().err
