@@ -27,6 +27,7 @@
 #include "omnilearn/run/run_folder.h"
 #include "omnilearn/scenarios/model_catalog.h"
 #include "omnilearn/scheduler/scheduler_registry.h"
+#include "omnilearn/sim/simulation.h"
 #include "omnilearn/traces/text_file.h"
 
 namespace omnilearn::sim {
@@ -528,7 +529,9 @@ Status ClusterSim::write(const ClusterSummary& summary) const {
 }
 
 Result<ClusterSummary> ClusterSim::run() {
-  std::vector<std::string> args{"omnilearn-jobs", "--log=root.thres:warning"};
+  // omnilearn sim's SimGrid settings (CM02 without cross-traffic): one job alone steps as there.
+  std::vector<std::string> args{"omnilearn-jobs"};
+  for (const std::string& a : SimOptions{}.simgrid_args) args.push_back(a);
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
