@@ -254,7 +254,7 @@ int run_run(const std::vector<std::string>& args) {
       "node-bandwidth", po::value(&o.node_bandwidth_Bps)->default_value(o.node_bandwidth_Bps),
       "a node's link in bytes/s where the cluster file states none")(
       "max-time", po::value(&o.max_time_s)->default_value(0.0), "stop the simulation there, s (0: when all end)")(
-      "out", po::value(&out)->required(), "run folder: jobs.csv, allocations.csv, summary.json")(
+      "out", po::value(&out)->required(), "run folder: jobs.csv, allocations.csv, summary.json, timeline.json")(
       "force", po::bool_switch(&force), "replace an earlier run's files in --out")(
       "quiet", po::bool_switch(&quiet), "no progress line")(
       "parameters", po::value(&parameters)->composing(),
@@ -299,7 +299,7 @@ int run_run(const std::vector<std::string>& args) {
   if (!cluster.is_ok()) return fail(cluster.status());
   omnilearn::run::RunFolderOptions folder_options;
   folder_options.reuse = force ? omnilearn::run::FolderReuse::kReplace : omnilearn::run::FolderReuse::kRefuse;
-  folder_options.own_files = {"jobs.csv", "allocations.csv", "summary.json"};
+  folder_options.own_files = {"jobs.csv", "allocations.csv", "summary.json", "timeline.json"};
   auto folder = omnilearn::run::RunFolder::claim(out, folder_options);
   if (!folder.is_ok()) return fail(folder.status());
   o.output_dir = out;

@@ -170,6 +170,63 @@ def jct_cdf(folder: str | Path, runs: pd.DataFrame, workload: str, seed: int):
     return fig
 
 
+def is_jobs_run(path: str | Path) -> bool:
+    """A run folder of ``omnilearn jobs run`` (its summary.json says kind "jobs")."""
+    summary = Path(path) / "summary.json"
+    if not summary.is_file():
+        return False
+    try:
+        return json.loads(summary.read_text()).get("kind") == "jobs"
+    except (json.JSONDecodeError, AttributeError):
+        return False
+
+
+def run_jct_cdf(path: str | Path):
+    """One run's job completion times as a CDF, with its queueing delays."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    jobs = pd.read_csv(Path(path) / "jobs.csv")
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    for column, label in (("jct_s", "job completion time"), ("queueing_s", "queueing delay")):
+        v = np.sort(jobs[column].dropna().to_numpy() / 3600)
+        v = v[v > 0]
+        if len(v):
+            ax.step(v, np.arange(1, len(v) + 1) / len(jobs), where="post", label=label)
+    ax.set_xscale("log")
+    ax.set_xlabel("hours (log scale)")
+    ax.set_ylabel("fraction of jobs")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def occupancy(path: str | Path):
+    """Devices held by kind at each round, against each kind's devices (summary.json's "devices")."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    alloc = pd.read_csv(path / "allocations.csv")
+    devices = json.loads((path / "summary.json").read_text()).get("devices", {})
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    if not alloc.empty:
+        held = alloc.groupby(["time_s", "kind"]).devices.sum().unstack(fill_value=0)
+        for kind in held.columns:
+            line, = ax.step(held.index / 3600, held[kind], where="post", label=f"{kind} held")
+            if kind in devices:
+                ax.axhline(devices[kind], color=line.get_color(), linestyle=":", linewidth=1)
+    ax.set_xlabel("simulated time (h)")
+    ax.set_ylabel("devices (dotted: all of the kind)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
 def write_study(folder: str | Path, out: str | Path | None = None) -> tuple[str, list[Path]]:
     folder = Path(folder)
     out = Path(out) if out else folder

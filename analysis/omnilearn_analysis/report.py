@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import json
 from pathlib import Path
 from urllib.parse import quote
 
@@ -13,6 +14,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from . import figures, tables
+from .jobs_study import is_jobs_run, occupancy, run_jct_cdf
 from .labels import axis_label, coordinate_label, coordinate_value, policy_label
 from .runs import RunFormatError, is_run_dir, is_sweep_dir, load_run, load_sweep
 from .timeline import validate_timeline
@@ -20,6 +22,10 @@ from .timeline import validate_timeline
 
 # What each figure shows, in one line: the caption under it in report.html.
 CAPTIONS = {
+    "jct-cdf": "Fraction of the jobs that completed within a time (job completion time: arrival to end) and whose "
+               "queueing delay (arrival to first start) was within it, on a log scale.",
+    "occupancy": "Devices of each kind that jobs held at each scheduling round; dotted lines: all devices of the "
+                 "kind.",
     "batch": "Mini-batch size of each worker over time (samples); grey lines mark the decisions that changed the "
              "plan.",
     "breakdown": "Each worker's total compute, communication and idle (waiting for the others) time, stacked.",
@@ -61,6 +67,18 @@ def _embed(fig, png_path: Path, caption: str) -> str:
 
 def _table(df, **kw) -> str:
     return df.to_html(index=False, na_rep="", **kw)
+
+
+def _jobs_section(path: Path, out: Path, prefix: str) -> str:
+    """A run of omnilearn jobs run: its summary, the JCT CDF and the devices held by kind over time."""
+    summary = json.loads((path / "summary.json").read_text())
+    rows = {k: summary.get(k) for k in ("scheduler", "round_s", "jobs", "finished", "mean_jct_s", "median_jct_s",
+                                        "p99_jct_s", "makespan_s")}
+    rows.update({f"utilisation {k}": v for k, v in summary.get("utilisation", {}).items()})
+    table = pd.DataFrame({"value": rows})
+    return (f"<h2>Jobs {html.escape(path.name)} ({html.escape(str(summary.get('scheduler')))})</h2>" + _table(table)
+            + _embed(run_jct_cdf(path), out / f"{prefix}jct-cdf.png", CAPTIONS["jct-cdf"])
+            + _embed(occupancy(path), out / f"{prefix}occupancy.png", CAPTIONS["occupancy"]))
 
 
 def _run_section(run, out: Path, prefix: str) -> str:
@@ -140,7 +158,9 @@ def write_report(paths: list[str], out_dir: str) -> Path:
     for i, p in enumerate(paths):
         path = Path(p)
         prefix = f"{i:02d}-{path.name}-"
-        if is_sweep_dir(path):
+        if is_jobs_run(path):
+            sections.append(_jobs_section(path, out, prefix))
+        elif is_sweep_dir(path):
             sections.append(_sweep_section(path, out, prefix))
         elif is_run_dir(path):
             run = load_run(path)

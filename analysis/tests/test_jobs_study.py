@@ -81,3 +81,21 @@ def test_command_writes_tables_and_a_figure(study: Path, tmp_path: Path, capsys)
 def test_an_empty_folder_is_a_clear_error(tmp_path: Path, capsys):
     assert main(["jobs-study", str(tmp_path)]) == 1
     assert "no run folders" in capsys.readouterr().err
+
+
+def test_report_draws_a_jobs_run(tmp_path: Path):
+    run = tmp_path / "jobs-run"
+    run.mkdir()
+    (run / "summary.json").write_text(json.dumps({
+        "kind": "jobs", "scheduler": "fifo", "round_s": 60, "jobs": 2, "finished": 2, "mean_jct_s": 100.0,
+        "median_jct_s": 100.0, "p99_jct_s": 150.0, "makespan_s": 200.0, "utilisation": {"v100": 0.5},
+        "devices": {"v100": 4}}))
+    (run / "jobs.csv").write_text("job,arrival_s,start_s,end_s,jct_s,queueing_s\na,0,0,50,50,0\nb,10,60,160,150,50\n")
+    (run / "allocations.csv").write_text("time_s,job,kind,devices\n0,a,v100,2\n60,b,v100,4\n")
+    assert jobs_study.is_jobs_run(run)
+    assert not jobs_study.is_jobs_run(tmp_path)
+    out = tmp_path / "report"
+    assert main(["report", str(run), "--out", str(out)]) == 0
+    page = (out / "report.html").read_text()
+    assert "Jobs jobs-run (fifo)" in page
+    assert (out / "00-jobs-run-jct-cdf.png").is_file() and (out / "00-jobs-run-occupancy.png").is_file()

@@ -70,6 +70,20 @@ struct Job {
   Seconds held_since_s = 0.0;                // when it got `slots`, for its device time
   bool running_actor = false;
   std::vector<sg4::ActivityPtr> in_flight;   // the step's activities, cancelled when the job loses its devices
+  // The job's timeline: what it did from when to when ("waiting", "restoring", "running on 4 v100").
+  struct Segment {
+    Seconds start_s;
+    Seconds end_s;
+    std::string what;
+  };
+  std::vector<Segment> segments;
+  Seconds segment_start_s = 0.0;
+  std::string segment;  // the open one; empty before arrival and after the end
+  void enter(Seconds now_s, std::string what) {
+    if (!segment.empty() && now_s > segment_start_s) segments.push_back({segment_start_s, now_s, segment});
+    segment = std::move(what);
+    segment_start_s = now_s;
+  }
 };
 
 struct Host {
@@ -214,6 +228,7 @@ Status ClusterSim::decide(Seconds now_s) {
     if (!job.arrived && job.spec->arrival_s <= now_s) {
       job.arrived = true;
       job.waiting_since_s = job.spec->arrival_s;
+      job.enter(job.spec->arrival_s, "waiting");
     }
     if (!job.arrived || job.outcome.finished()) continue;
     release(job, now_s);  // brings its device time up to now
@@ -251,6 +266,15 @@ Status ClusterSim::decide(Seconds now_s) {
     job.held_since_s = now_s;
     cancel_step(job);  // the step in progress is lost
     if (!job.slots.empty() && job.outcome.start_s < 0.0) job.outcome.start_s = now_s;
+    if (job.slots.empty()) {
+      job.enter(now_s, a.restart_s > 0.0 ? "checkpointing" : "waiting");
+      if (a.restart_s > 0.0) job.enter(now_s + a.restart_s, "waiting");
+    } else {
+      std::string held;
+      for (const auto& [kind, n] : by_kind) held += (held.empty() ? "" : " + ") + std::to_string(n) + " " + kind;
+      if (a.restart_s > 0.0) job.enter(now_s, "restarting");
+      job.enter(now_s + a.restart_s, "running on " + held);
+    }
     if (!job.slots.empty() && !job.running_actor) {
       job.running_actor = true;
       const std::size_t j = job.index;
@@ -299,6 +323,7 @@ void ClusterSim::scheduler_actor() {
   for (Job& job : jobs_) {
     release(job, end_s_);
     cancel_step(job);
+    if (!job.segment.empty()) job.enter(std::max(end_s_, job.segment_start_s), "");
   }
   changed_->notify_all();
 }
@@ -447,6 +472,7 @@ void ClusterSim::job_actor(std::size_t j) {
       const Seconds now_s = sg4::Engine::get_clock();
       release(job, now_s);
       job.outcome.end_s = now_s;
+      job.enter(now_s, "");
       job.slots.clear();
       ++done_;
       break;
@@ -520,11 +546,25 @@ Status ClusterSim::write(const ClusterSummary& summary) const {
   js["p99_jct_s"] = summary.p99_jct_s;
   js["makespan_s"] = summary.makespan_s;
   js["utilisation"] = summary.utilisation;
+  const std::vector<int> capacity = facts_.capacity_by_kind();
+  for (std::size_t i = 0; i < kinds.size(); ++i) js["devices"][kinds[i]] = capacity[i];
   js["rounds"] = summary.rounds;
   js["argv"] = options_.argv;
   const std::string& dir = options_.output_dir;
   OMNI_RETURN_IF_ERROR(run::write_file_atomically(dir + "/jobs.csv", jobs));
   OMNI_RETURN_IF_ERROR(run::write_file_atomically(dir + "/allocations.csv", allocations_csv_));
+  // Perfetto / chrome://tracing: one track per job (microseconds of simulated time).
+  nlohmann::json events = nlohmann::json::array();
+  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "jobs"}}}});
+  for (std::size_t j = 0; j < jobs_.size(); ++j) {
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", j}, {"args", {{"name", jobs_[j].spec->name}}}});
+    for (const Job::Segment& seg : jobs_[j].segments) {
+      events.push_back({{"name", seg.what}, {"ph", "X"}, {"pid", 1}, {"tid", j}, {"ts", seg.start_s * 1e6},
+                        {"dur", (seg.end_s - seg.start_s) * 1e6}});
+    }
+  }
+  OMNI_RETURN_IF_ERROR(
+      run::write_file_atomically(dir + "/timeline.json", nlohmann::json{{"traceEvents", events}}.dump() + "\n"));
   return run::write_file_atomically(dir + "/summary.json", js.dump(2) + "\n");
 }
 

@@ -114,6 +114,14 @@ TEST(ClusterSim, FifoOnOneDeviceGivesTheHandComputedTimes) {
   EXPECT_NEAR(summary_number(dir, "makespan_s"), 130.0, 1e-9);
   EXPECT_NEAR(summary_number(dir, "mean_jct_s"), (10.0 + 65.0 + 65.0) / 3.0, 1e-9);
   EXPECT_NEAR(summary_number(dir, "median_jct_s"), 65.0, 1e-9);
+  // The timeline: b waited 55 s, then ran 10 s on the one device (trace events in microseconds).
+  const std::string timeline = read_text(dir + "/timeline.json");
+  EXPECT_NE(timeline.find(R"({"dur":55000000.0,"name":"waiting","ph":"X","pid":1,"tid":1,"ts":5000000.0})"),
+            std::string::npos)
+      << timeline;
+  EXPECT_NE(timeline.find(R"("name":"running on 1 fast","ph":"X","pid":1,"tid":1,"ts":60000000.0})"),
+            std::string::npos)
+      << timeline;
 }
 
 TEST(ClusterSim, TwoJobsBehindTheSameLinksEachRunSlowerByTheLinksShare) {
