@@ -294,6 +294,7 @@ void ClusterSim::scheduler_actor() {
       break;
     }
     if (options_.max_time_s > 0.0 && now_s >= options_.max_time_s) break;
+    if (!status_.is_ok()) break;  // a job failed (its actor set the error)
     {
       std::unique_lock<sg4::Mutex> lock(*mutex_);
       const Status st = decide(now_s);

@@ -202,6 +202,23 @@ TEST(ClusterSim, LasPreemptsAndEveryJobStillFinishes) {
             summary_number(dir, "makespan_s") + 1e-9);
 }
 
+TEST(ClusterSim, MaxTimeStopsTheRunAndKeepsWhatWasSimulated) {
+  // A job of 100 s (1,000 steps of 0.1 s) stopped at the round of 30 s: not finished, 300 steps, 30 device-s.
+  ClusterSimOptions o;
+  o.scheduling.round_s = 10;
+  o.max_time_s = 30;
+  const std::string dir = test_dir("max-time");
+  ASSERT_EQ(run_jobs({job("long", 0, 1, 32000, 32)}, cluster(1, 1), o, dir), "");
+  const auto rows = read_csv(dir + "/jobs.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at("end_s"), "");
+  EXPECT_EQ(rows[0].at("jct_s"), "");
+  EXPECT_EQ(cell(rows, "long", "steps"), 300);
+  EXPECT_NEAR(cell(rows, "long", "device_s_fast"), 30.0, 1e-9);
+  EXPECT_EQ(summary_number(dir, "finished"), 0);
+  EXPECT_NEAR(summary_number(dir, "makespan_s"), 30.0, 1e-9);
+}
+
 TEST(ClusterSim, TheSameInputsGiveTheSameBytes) {
   const std::vector<traces::JobSpec> jobs = {job("a", 0, 2, 6400, 64), job("b", 3, 3, 6400, 96),
                                              job("c", 7, 1, 3200, 32)};
