@@ -28,19 +28,26 @@ def load(folder: str | Path) -> pd.DataFrame:
     """One row per finished run folder under ``folder``: workload, scheduler, policy, seed, the metrics, the jobs
     that finished, and utilisation by device kind (``util_<kind>``)."""
     rows = []
+    skipped: list[str] = []
     for d in sorted(Path(folder).iterdir()):
         m = NAME.match(d.name)
         if not m or not (d / "summary.json").is_file():
             continue
         s = json.loads((d / "summary.json").read_text())
+        if "stopped" in s:  # ended early (an error, a stop): its JCTs cover only the jobs done by then
+            skipped.append(f"{d.name}: {s['stopped']}")
+            continue
         row = {"run": d.name, "workload": m["workload"], "scheduler": m["scheduler"], "policy": m["policy"],
                "seed": int(m["seed"]), "jobs": s["jobs"], "finished": s["finished"]}
         row.update({k: float(s[k]) for k in METRICS})
         row.update({f"util_{k}": float(v) for k, v in s.get("utilisation", {}).items()})
         rows.append(row)
     if not rows:
-        raise ValueError(f"{folder}: no run folders named <workload>-<scheduler>-<policy>-s<seed> with a summary.json")
-    return pd.DataFrame(rows)
+        raise ValueError(f"{folder}: no run folders named <workload>-<scheduler>-<policy>-s<seed> with a summary.json"
+                         + (f" that ran to the end ({len(skipped)} stopped early)" if skipped else ""))
+    runs = pd.DataFrame(rows)
+    runs.attrs["skipped"] = skipped
+    return runs
 
 
 def mean_ci(values) -> tuple[float, float, float, int]:
@@ -244,4 +251,8 @@ def write_study(folder: str | Path, out: str | Path | None = None) -> tuple[str,
         path = out / f"study-jct-cdf-{workload}.png"
         fig.savefig(path, dpi=110)
         paths.append(path)
-    return format_tables(summary, diffs), paths
+    text = format_tables(summary, diffs)
+    skipped = runs.attrs.get("skipped", [])
+    if skipped:
+        text += f"left out, stopped before every job ended ({len(skipped)}):\n" + "\n".join(f"  {s}" for s in skipped)
+    return text, paths

@@ -99,3 +99,14 @@ def test_report_draws_a_jobs_run(tmp_path: Path):
     page = (out / "report.html").read_text()
     assert "Jobs jobs-run (fifo)" in page
     assert (out / "00-jobs-run-jct-cdf.png").is_file() and (out / "00-jobs-run-occupancy.png").is_file()
+
+
+def test_a_run_that_stopped_early_is_left_out_and_named(study: Path, capsys):
+    _run(study, "philly-las-uniform-s1", 5.0, finished=1)
+    summary = json.loads((study / "philly-las-uniform-s1" / "summary.json").read_text())
+    summary["stopped"] = "job 'x': min_workers 32 fits no single device kind"
+    (study / "philly-las-uniform-s1" / "summary.json").write_text(json.dumps(summary))
+    runs = jobs_study.load(study)
+    assert "philly-las-uniform-s1" not in set(runs.run)
+    assert main(["jobs-study", str(study), "--out", str(study / "out")]) == 0
+    assert "philly-las-uniform-s1: job 'x'" in capsys.readouterr().out

@@ -550,6 +550,12 @@ Status ClusterSim::write(const ClusterSummary& summary) const {
   const std::vector<int> capacity = facts_.capacity_by_kind();
   for (std::size_t i = 0; i < kinds.size(); ++i) js["devices"][kinds[i]] = capacity[i];
   js["rounds"] = summary.rounds;
+  // Why the run ended before every job did: the error, a stop request or --max-time; absent when all ended.
+  if (!status_.is_ok()) {
+    js["stopped"] = status_.message();
+  } else if (summary.finished < summary.jobs.size()) {
+    js["stopped"] = "max-time " + shortest_number(options_.max_time_s) + " s";
+  }
   js["argv"] = options_.argv;
   const std::string& dir = options_.output_dir;
   OMNI_RETURN_IF_ERROR(run::write_file_atomically(dir + "/jobs.csv", jobs));

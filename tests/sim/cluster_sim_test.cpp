@@ -217,6 +217,7 @@ TEST(ClusterSim, MaxTimeStopsTheRunAndKeepsWhatWasSimulated) {
   EXPECT_NEAR(cell(rows, "long", "device_s_fast"), 30.0, 1e-9);
   EXPECT_EQ(summary_number(dir, "finished"), 0);
   EXPECT_NEAR(summary_number(dir, "makespan_s"), 30.0, 1e-9);
+  EXPECT_NE(read_text(dir + "/summary.json").find(R"("stopped": "max-time 30 s")"), std::string::npos);
 }
 
 TEST(ClusterSim, TheSameInputsGiveTheSameBytes) {
