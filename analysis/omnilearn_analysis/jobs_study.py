@@ -162,10 +162,12 @@ def jct_cdf(folder: str | Path, runs: pd.DataFrame, workload: str, seed: int):
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    colours = {}  # one colour per scheduler; the batch policy is the line style
     for r in runs[(runs.workload == workload) & (runs.seed == seed)].sort_values(["scheduler", "policy"]).itertuples():
         jobs = pd.read_csv(Path(folder) / r.run / "jobs.csv")
         jct = np.sort(jobs.jct_s.dropna().to_numpy() / 3600)
-        ax.step(jct, np.arange(1, len(jct) + 1) / len(jct), where="post",
+        colour = colours.setdefault(r.scheduler, f"C{len(colours)}")
+        ax.step(jct, np.arange(1, len(jct) + 1) / len(jct), where="post", color=colour,
                 linestyle="-" if r.policy == "uniform" else "--", label=f"{r.scheduler} {r.policy}")
     ax.set_xscale("log")
     ax.set_xlabel("job completion time (h, log scale)")
