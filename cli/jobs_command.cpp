@@ -1,6 +1,8 @@
 #include "jobs_command.h"
 
 #include <boost/program_options.hpp>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -278,12 +280,13 @@ int run_run(const std::vector<std::string>& args) {
   for (const std::string& p : parameters) {
     const std::size_t eq = p.find('=');
     double n = 0.0;
-    try {
-      n = eq == std::string::npos ? 0.0 : std::stod(p.substr(eq + 1));
-    } catch (const std::exception&) {
-      n = 0.0;
+    if (eq != std::string::npos) {
+      const char* first = p.data() + eq + 1;
+      const char* last = p.data() + p.size();
+      const auto [end, ec] = std::from_chars(first, last, n);
+      if (ec != std::errc() || end != last) n = 0.0;  // the whole value must be a number
     }
-    if (eq == 0 || eq == std::string::npos || !(n > 0.0)) {
+    if (eq == 0 || eq == std::string::npos || !(n > 0.0) || !std::isfinite(n)) {
       return fail(omnilearn::Status::invalid_argument("--parameters '" + p + "'; expected MODEL=N with N > 0"));
     }
     o.model_parameters[p.substr(0, eq)] = n;
@@ -297,9 +300,14 @@ int run_run(const std::vector<std::string>& args) {
   if (!speeds.is_ok()) return fail(speeds.status());
   const auto cluster = load_cluster(cluster_name);
   if (!cluster.is_ok()) return fail(cluster.status());
+  // Checked before the folder is claimed: with --force a typo would otherwise replace the earlier run's files.
+  if (const omnilearn::Status st = omnilearn::sim::check_cluster_simulation(*jobs, *cluster, *speeds, o); !st.is_ok()) {
+    return fail(st);
+  }
   omnilearn::run::RunFolderOptions folder_options;
   folder_options.reuse = force ? omnilearn::run::FolderReuse::kReplace : omnilearn::run::FolderReuse::kRefuse;
-  folder_options.own_files = {"jobs.csv", "allocations.csv", "summary.json", "timeline.json"};
+  folder_options.own_files = {"jobs.csv",      "allocations.csv",      "summary.json",      "timeline.json",
+                               ".jobs.csv.tmp", ".allocations.csv.tmp", ".summary.json.tmp", ".timeline.json.tmp"};
   auto folder = omnilearn::run::RunFolder::claim(out, folder_options);
   if (!folder.is_ok()) return fail(folder.status());
   o.output_dir = out;

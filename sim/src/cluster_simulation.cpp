@@ -79,8 +79,17 @@ struct Job {
   std::vector<Segment> segments;
   Seconds segment_start_s = 0.0;
   std::string segment;  // the open one; empty before arrival and after the end
+  // Closes the open segment at now_s and opens `what` (nothing: "") there. A segment may be opened in the future (the
+  // end of a restart); one entered before it began never happened, and those before are clipped to now_s.
   void enter(Seconds now_s, std::string what) {
     if (!segment.empty() && now_s > segment_start_s) segments.push_back({segment_start_s, now_s, segment});
+    while (!segments.empty() && segments.back().end_s > now_s) {
+      if (segments.back().start_s >= now_s) {
+        segments.pop_back();
+      } else {
+        segments.back().end_s = now_s;
+      }
+    }
     segment = std::move(what);
     segment_start_s = now_s;
   }
@@ -137,7 +146,9 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
   policy_ = std::move(policy).value();
   for (const scenarios::DeviceGroup& g : cluster_.groups) {
     for (std::int64_t n = 0; n < g.nodes; ++n) {
-      facts_.hosts.push_back({g.device + "-" + std::to_string(n), g.device, static_cast<int>(g.gpus_per_node)});
+      // Named by the node's index in the cluster: two groups may hold the same kind.
+      const std::string name = g.device + "-" + std::to_string(facts_.hosts.size());
+      facts_.hosts.push_back({name, g.device, static_cast<int>(g.gpus_per_node)});
     }
   }
   const std::vector<std::string> kinds = facts_.kinds();
@@ -162,6 +173,17 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
                                       " is smaller than max_workers " + std::to_string(s.max_workers));
     }
     job.total_samples = s.epochs * static_cast<double>(s.dataset_samples);
+    {  // the job's batch policy, checked now rather than when the job first runs
+      run::ControllerSpec spec;
+      spec.policy = s.batch_policy;
+      spec.options.global_batch = s.global_batch;
+      spec.options.workers.assign(static_cast<std::size_t>(s.workers),
+                                  controller::WorkerSpec{1, s.global_batch, 1.0});
+      auto made = run::make_controller(spec);
+      if (!made.is_ok()) {
+        return Status::invalid_argument(where + ": batch_policy '" + s.batch_policy + "': " + made.status().message());
+      }
+    }
     const auto given = options_.model_parameters.find(s.model);
     auto params = given != options_.model_parameters.end() ? Result<double>(given->second) : model_parameters(s.model);
     if (!params.is_ok()) return Status::invalid_argument(where + ": " + params.status().message());
@@ -251,6 +273,7 @@ Status ClusterSim::decide(Seconds now_s) {
   if (!allocation.is_ok()) return allocation.status();
   for (std::size_t i = 0; i < present.size(); ++i) {
     Job& job = jobs_[present[i]];
+    if (job.outcome.finished()) continue;  // ended while decide() waited in a simcall
     const scheduler::JobAllocation& a = allocation->jobs[i];
     std::map<std::string, int> by_kind;
     for (const scheduler::DeviceSlot& s : a.slots) ++by_kind[hosts_[s.host].kind];
@@ -288,6 +311,8 @@ Status ClusterSim::decide(Seconds now_s) {
 void ClusterSim::scheduler_actor() {
   const Seconds round_s = options_.scheduling.round_s;
   while (true) {
+    // The job actors that SimGrid wakes at this instant (a last step ending on the round) record it first.
+    sg4::this_actor::yield();
     const Seconds now_s = sg4::Engine::get_clock();
     if (options_.stop_requested && options_.stop_requested()) {
       status_ = Status::internal("stopped on request at " + shortest_number(now_s) + " s (simulated)");
@@ -315,6 +340,7 @@ void ClusterSim::scheduler_actor() {
       if (!job.arrived) next_arrival_s = std::min(next_arrival_s, job.spec->arrival_s);
     }
     if (!any_present && next_arrival_s > next_s) next_s = round_s * std::ceil(next_arrival_s / round_s);
+    if (options_.max_time_s > 0.0) next_s = std::min(next_s, options_.max_time_s);
     next_round_s_ = next_s;
     sg4::this_actor::sleep_until(next_s);
   }
@@ -324,7 +350,7 @@ void ClusterSim::scheduler_actor() {
   for (Job& job : jobs_) {
     release(job, end_s_);
     cancel_step(job);
-    if (!job.segment.empty()) job.enter(std::max(end_s_, job.segment_start_s), "");
+    if (!job.segment.empty()) job.enter(end_s_, "");
   }
   changed_->notify_all();
 }
@@ -335,6 +361,16 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   const controller::Plan& plan = ctl.current_plan();
   const Seconds t0 = sg4::Engine::get_clock();
   if (n == 1) return solo_steps(job, plan.batch[0], hosts[0], kinds[0], step_index, interrupted);
+  // The scheduler cancels what runs when it takes the devices; an activity whose start was still in progress then
+  // is caught here, after each start (SimGrid marks it started only when start() returns).
+  const std::uint64_t generation = job.generation;
+  const auto taken = [&] {
+    if (!over_ && job.generation == generation) return false;
+    interrupted = true;
+    cancel_step(job);
+    job.in_flight.clear();
+    return true;
+  };
   std::vector<sg4::ExecPtr> execs;
   std::vector<Seconds> compute_s(n, 0.0);
   job.in_flight.clear();
@@ -345,6 +381,7 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
     execs.push_back(sg4::Exec::init()->set_flops_amount(static_cast<double>(b) / est->samples_per_s)->set_host(hosts[k]));
     job.in_flight.push_back(execs.back());
     execs.back()->start();
+    if (taken()) return Status::ok();
   }
   try {
     for (std::size_t k = 0; k < n; ++k) {
@@ -362,6 +399,7 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
         if (to == hosts[k]) continue;
         comms.push_back(sg4::Comm::sendto_async(hosts[k], to, bytes));
         job.in_flight.push_back(comms.back());
+        if (taken()) return Status::ok();
       }
       sg4::Comm::wait_all(comms);
     }
@@ -399,14 +437,21 @@ Status ClusterSim::solo_steps(Job& job, BatchSize batch, sg4::Host* host, const 
   if (next_round_s_ > t0) m = std::max<std::int64_t>(1, static_cast<std::int64_t>((next_round_s_ - t0) / step_s));
   m = std::max<std::int64_t>(1, std::min(m, left));
   const sg4::ExecPtr exec = sg4::Exec::init()->set_flops_amount(static_cast<double>(m) * step_s)->set_host(host);
+  const std::uint64_t generation = job.generation;
   job.in_flight.assign(1, exec);
   exec->start();
   std::int64_t done = m;
   try {
+    if (over_ || job.generation != generation) {  // taken while it started (see step())
+      cancel_step(job);
+      throw simgrid::CancelException(XBT_THROW_POINT, "the job's devices were taken");
+    }
     exec->wait();
   } catch (const simgrid::Exception&) {
     interrupted = true;
-    done = std::min(m, static_cast<std::int64_t>((sg4::Engine::get_clock() - t0) / step_s + 1e-9));
+    // The steps completed by now (a relative margin: m may be large).
+    const double completed = (sg4::Engine::get_clock() - t0) / step_s;
+    done = std::min(m, static_cast<std::int64_t>(completed * (1.0 + 1e-12) + 1e-9));
   }
   job.in_flight.clear();
   step_index += done;
@@ -437,7 +482,7 @@ void ClusterSim::job_actor(std::size_t j) {
     if (seen != generation) {
       generation = seen;
       if (sg4::Engine::get_clock() < job.resume_at_s) sg4::this_actor::sleep_until(job.resume_at_s);
-      if (job.generation != generation) continue;  // changed again while restoring
+      if (over_ || job.generation != generation) continue;  // the run ended, or the devices changed, meanwhile
       hosts.clear();
       kinds.clear();
       for (const scheduler::DeviceSlot& s : slots) {
@@ -461,15 +506,15 @@ void ClusterSim::job_actor(std::size_t j) {
       }
       ctl.emplace(std::move(made).value());
     }
-    if (job.generation != generation) continue;  // the devices changed since: no step on the old ones
+    if (over_ || job.generation != generation) continue;  // no step on devices the job no longer holds
     bool interrupted = false;
     const Status st = step(job, *ctl, hosts, kinds, step_index, interrupted);
     if (!st.is_ok()) {
-      status_ = Status::internal("job '" + job.spec->name + "': " + st.message());
+      status_ = st.with_context("job '" + job.spec->name + "'");
       break;
     }
     if (!interrupted && job.outcome.samples >= job.total_samples) {
-      std::unique_lock<sg4::Mutex> lock(*mutex_);
+      // No simcall before this is recorded (each is a yield): the scheduler must not see the job as still running.
       const Seconds now_s = sg4::Engine::get_clock();
       release(job, now_s);
       job.outcome.end_s = now_s;
@@ -615,13 +660,37 @@ Result<double> model_parameters(const std::string& model) {
                                   "); give it (omnilearn jobs run --parameters " + model + "=N)");
 }
 
+Status check_cluster_simulation(const std::vector<traces::JobSpec>& jobs, const scenarios::DeviceCluster& cluster,
+                                const traces::DeviceSpeedTable& speeds, const ClusterSimOptions& options) {
+  if (jobs.empty()) return Status::invalid_argument("no jobs to run");
+  OMNI_RETURN_IF_ERROR(scheduler::validate_scheduler_options(options.scheduling));
+  OMNI_RETURN_IF_ERROR(scenarios::check_device_kinds(cluster, speeds));
+  if (!(std::isfinite(options.node_bandwidth_Bps) && options.node_bandwidth_Bps > 0.0)) {
+    return Status::invalid_argument("node bandwidth: expected bytes/s > 0, got " +
+                                    shortest_number(options.node_bandwidth_Bps));
+  }
+  if (!(std::isfinite(options.node_latency_s) && options.node_latency_s >= 0.0)) {
+    return Status::invalid_argument("node latency: expected seconds >= 0, got " + shortest_number(options.node_latency_s));
+  }
+  if (!(std::isfinite(options.max_time_s) && options.max_time_s >= 0.0)) {
+    return Status::invalid_argument("max time: expected seconds >= 0 (0: none), got " +
+                                    shortest_number(options.max_time_s));
+  }
+  for (const auto& [model, n] : options.model_parameters) {
+    if (!(std::isfinite(n) && n > 0.0 && n <= 1e13)) {
+      return Status::invalid_argument("parameters of '" + model + "': expected a count in (0, 1e13], got " +
+                                      shortest_number(n));
+    }
+  }
+  ClusterSim sim(cluster, speeds, options);
+  return sim.prepare(jobs);
+}
+
 Result<ClusterSummary> run_cluster_simulation(const std::vector<traces::JobSpec>& jobs,
                                               const scenarios::DeviceCluster& cluster,
                                               const traces::DeviceSpeedTable& speeds,
                                               const ClusterSimOptions& options) {
-  if (jobs.empty()) return Status::invalid_argument("no jobs to run");
-  OMNI_RETURN_IF_ERROR(scheduler::validate_scheduler_options(options.scheduling));
-  OMNI_RETURN_IF_ERROR(scenarios::check_device_kinds(cluster, speeds));
+  OMNI_RETURN_IF_ERROR(check_cluster_simulation(jobs, cluster, speeds, options));
   ClusterSim sim(cluster, speeds, options);
   OMNI_RETURN_IF_ERROR(sim.prepare(jobs));
   return sim.run();

@@ -254,6 +254,17 @@ TEST(CliJobs, GenerateCheckAndRunAWorkload) {
   r = run_omnilearn(forced, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(read_file(dir.path() / "run" / "jobs.csv"), jobs);
+  // The same bytes under other heap layouts (as CliSim.RunFoldersDoNotDependOnTheHeapLayout for single runs).
+  for (const char* layout : {"glibc.malloc.tcache_count=0", "glibc.malloc.tcache_count=0:glibc.malloc.mmap_threshold=4096"}) {
+    std::vector<std::string> other = run;
+    other.back() = dir.at(std::string("run-") + layout);
+    r = run_omnilearn(other, dir.path(), {std::string("GLIBC_TUNABLES=") + layout});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const char* f : {"jobs.csv", "allocations.csv", "timeline.json"}) {
+      EXPECT_TRUE(read_file(dir.path() / ("run-" + std::string(layout)) / f) == read_file(dir.path() / "run" / f))
+          << f << " differs under " << layout;
+    }
+  }
 }
 
 TEST(CliJobs, RunErrorsNameWhatIsWrong) {

@@ -66,6 +66,7 @@ std::string run_jobs(const std::vector<traces::JobSpec>& jobs, const scenarios::
   const pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
+    alarm(120);  // a hung simulation fails this test instead of stalling the suite
     const auto speeds = table();
     auto result = run_cluster_simulation(jobs, c, speeds, options);
     const std::string msg = result.is_ok() ? "" : result.status().message();
@@ -220,6 +221,36 @@ TEST(ClusterSim, MaxTimeStopsTheRunAndKeepsWhatWasSimulated) {
   EXPECT_NE(read_text(dir + "/summary.json").find(R"("stopped": "max-time 30 s")"), std::string::npos);
 }
 
+TEST(ClusterSim, NothingRunsPastMaxTimeEvenInARestore) {
+  // Rounds of 10 s, a stop at 25 s (between rounds): the long job is preempted at 10 s (LAS, threshold 5 s) and
+  // resumes at 20 s with an 8 s restore, which the stop cuts short. On one device no job can progress or hold it
+  // beyond 25 s in total.
+  ClusterSimOptions o;
+  o.scheduler = "las";
+  o.scheduling.round_s = 10;
+  o.scheduling.las_thresholds = {5.0};
+  o.scheduling.restore_s = 8.0;
+  o.max_time_s = 25;
+  const std::string dir = test_dir("restore");
+  ASSERT_EQ(run_jobs({job("long", 0, 1, 32000, 32), job("short", 1, 1, 32000, 32)}, cluster(1, 1), o, dir), "");
+  const auto rows = read_csv(dir + "/jobs.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  const double steps = cell(rows, "long", "steps") + cell(rows, "short", "steps");
+  EXPECT_LE(steps * 0.1, 25.0 + 1e-9);
+  EXPECT_LE(cell(rows, "long", "device_s_fast") + cell(rows, "short", "device_s_fast"), 25.0 + 1e-9);
+  EXPECT_NEAR(summary_number(dir, "makespan_s"), 25.0, 1e-9);
+  EXPECT_EQ(summary_number(dir, "finished"), 0);
+}
+
+TEST(ClusterSim, TwoGroupsOfOneKindMakeOneCluster) {
+  scenarios::DeviceCluster c = cluster(1, 1);
+  c.groups.push_back(cluster(1, 1).groups.front());  // "fast" again: hosts are named by their index, not per group
+  const std::string dir = test_dir("two-groups");
+  ASSERT_EQ(run_jobs({job("a", 0, 2, 3200, 32)}, c, {}, dir), "");
+  EXPECT_EQ(read_csv(dir + "/jobs.csv").size(), 1u);
+  EXPECT_EQ(summary_number(dir, "finished"), 1);
+}
+
 TEST(ClusterSim, TheSameInputsGiveTheSameBytes) {
   const std::vector<traces::JobSpec> jobs = {job("a", 0, 2, 6400, 64), job("b", 3, 3, 6400, 96),
                                              job("c", 7, 1, 3200, 32)};
@@ -241,6 +272,16 @@ TEST(ClusterSim, JobsItCannotRunAreClearErrors) {
   auto asp = job("async", 0, 1, 3200, 32);
   asp.mode = traces::JobMode::kAsp;
   EXPECT_NE(run_jobs({asp}, cluster(1, 1), {}, test_dir("asp")).find("job 'async': mode asp"), std::string::npos);
+  auto policy = job("odd", 0, 1, 3200, 32);
+  policy.batch_policy = "nosuchpolicy";
+  const std::string ep = run_jobs({policy}, cluster(1, 1), {}, test_dir("policy"));
+  EXPECT_NE(ep.find("job 'odd': batch_policy 'nosuchpolicy'"), std::string::npos) << ep;
+  ClusterSimOptions bad_link;
+  bad_link.node_bandwidth_Bps = 0.0;
+  scenarios::DeviceCluster no_bandwidth = cluster(1, 1);
+  no_bandwidth.groups.front().bandwidth_Bps.reset();
+  EXPECT_NE(run_jobs({job("a", 0, 1, 3200, 32)}, no_bandwidth, bad_link, test_dir("link")).find("node bandwidth"),
+            std::string::npos);
   auto unknown = job("mystery", 0, 1, 3200, 32);
   unknown.model = "nosuchnet";
   const std::string e = run_jobs({unknown}, cluster(1, 1), {}, test_dir("model"));

@@ -65,6 +65,11 @@ struct ClusterSummary {
 // measured models; an error naming the model otherwise.
 Result<double> model_parameters(const std::string& model);
 
+// Everything run_cluster_simulation checks before it starts SimGrid (the jobs, the options, the cluster's kinds):
+// call it before claiming a run folder, so that a typo does not replace an earlier run.
+Status check_cluster_simulation(const std::vector<traces::JobSpec>& jobs, const scenarios::DeviceCluster& cluster,
+                                const traces::DeviceSpeedTable& speeds, const ClusterSimOptions& options);
+
 // Simulates `jobs` on `cluster` with per-model speeds from `speeds`. Writes into options.output_dir (when set):
 // jobs.csv (one row per job), allocations.csv (per round, job and kind: the devices held), summary.json. Errors:
 // a job or option the simulator cannot run (naming the job and field), the scheduler's errors, I/O errors.
