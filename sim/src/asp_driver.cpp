@@ -178,7 +178,14 @@ void AspDriver::post_in_order(WorkerId k, std::uint64_t bytes) {
   if (push_comms_.empty()) push_comms_.resize(slots_.size());
   if (group_.empty()) {
     group_.push_back(k);
-    sg4::this_actor::yield();  // the workers that SimGrid wakes at this instant with k join the group meanwhile
+    // The workers that SimGrid wakes at this instant with k join the group meanwhile. Some come a few scheduling
+    // rounds later (a down notice follows the availability actor's cancel, and its changes are simcalls apart):
+    // wait until the group has not grown for three rounds in a row.
+    for (int quiet = 0; quiet < 3;) {
+      const std::size_t before = group_.size();
+      sg4::this_actor::yield();
+      quiet = group_.size() == before ? quiet + 1 : 0;
+    }
     std::sort(group_.begin(), group_.end());
     group_sorted_ = true;
     group_next_ = 0;

@@ -110,8 +110,8 @@ class AspDriver {
   // order SimGrid happens to wake their workers: SimGrid breaks ties between events due at one date (speed
   // profiles' among them) by their addresses in memory, which differ from one machine, or allocator state, to
   // another, and the same scenario and seed must give the same bytes anywhere. Flows: the first worker to post at
-  // an instant yields once, so that every worker woken with it joins the group, then the group posts one by one in
-  // worker order (Slot::turn). The analytic link: the server sends what was posted (AnalyticLink::posted) in
+  // an instant yields until the group stops growing, so that every worker woken with it joins, then the group posts
+  // one by one in worker order (Slot::turn). The analytic link: the server sends what was posted (AnalyticLink::posted) in
   // (time, worker) order when it next runs.
   void post_in_order(WorkerId k, std::uint64_t bytes);
   void take_turn(WorkerId k, std::uint64_t bytes);  // flows: k's turn in its group: posts, hands the turn on

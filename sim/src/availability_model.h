@@ -73,12 +73,13 @@ class AvailabilityModel {
   double speed_scale_at(WorkerId k, Seconds t);
   // The first change after k's reading; pass_speed_change puts its scale in force and reads the following one.
   const SpeedChange& next_speed_change(WorkerId k) const { return speed_readings_[k].next; }
+  // Whether worker k's host gets a speed profile (install(), or apply_initial() for a constant level): only a
+  // partial level changes a host's speed; a worker that only goes down and up has none.
+  bool has_speed_profile(WorkerId k) const;
   void pass_speed_change(WorkerId k);
 
  private:
   AvailabilityModel() = default;
-  // Whether worker k's host gets a speed profile (install(), or apply_initial() for a constant level).
-  bool has_speed_profile(WorkerId k) const;
   void run_actor();
   void set_level(WorkerId k, double epoch_level, double time_level, Seconds now_s);
   // Worker k's reading of its speed profile: the scale in force and the next change.

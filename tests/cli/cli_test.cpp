@@ -204,11 +204,25 @@ TEST(CliSim, RunFoldersDoNotDependOnTheHeapLayout) {
     std::vector<std::string> sets;
   };
   const std::string walk = "availability.generator={kind: random-walk, step: 1s, low: 0.3, high: 1.0, duration: 60s}";
-  const std::vector<Case> cases = {
+  std::vector<Case> cases = {
       {"markov-flows-256", {"workload.dataset_samples=20000"}},
       {"walk-flows-16", {walk, "cluster.workers=16", "workload.global_batch=256"}},
       {"walk-link-600", {walk, "cluster.workers=600", "workload.global_batch=9600", "workload.dataset_samples=20000"}},
   };
+  // Partial levels and downs under SSP (replies held, down notices): 16 workers, each changing at whole seconds.
+  std::string trace = "time_s,worker,fraction\n";
+  const char* levels[] = {"0", "0.5", "1", "0.7"};
+  unsigned state = 7;
+  for (int t = 0; t < 60; ++t) {
+    for (int w = 0; w < 16; ++w) {
+      state = state * 1103515245u + 12345u;
+      if (t == 0 || (state >> 16) % 10 < 3) trace += std::to_string(t) + "," + std::to_string(w) + "," + levels[(state >> 8) % 4] + "\n";
+    }
+  }
+  const std::string trace_file = dir.write("mixed.csv", trace);
+  cases.push_back({"mixed-ssp-16",
+                   {"availability={trace: {path: " + trace_file + "}}", "cluster.workers=16", "workload.global_batch=256",
+                    "workload.asp={rule: ssp, staleness_bound: 4}", "workload.dataset_samples=20000"}});
   for (const Case& c : cases) {
     std::vector<std::string> outputs;
     for (std::size_t i = 0; i < layouts.size(); ++i) {
