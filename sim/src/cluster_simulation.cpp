@@ -69,6 +69,10 @@ struct Job {
   Seconds resume_at_s = 0.0;                 // restart cost: no step before this
   Seconds held_since_s = 0.0;                // when it got `slots`, for its device time
   bool running_actor = false;
+  // Steady stepping (several workers): the last two steps took the same time with the same plan. Reset when the
+  // job's devices change.
+  Seconds last_step_s = 0.0;
+  int steady_steps = 0;
   std::vector<sg4::ActivityPtr> in_flight;   // the step's activities, cancelled when the job loses its devices
   // The job's timeline: what it did from when to when ("waiting", "restoring", "running on 4 v100").
   struct Segment {
@@ -118,6 +122,12 @@ class ClusterSim {
               const std::vector<std::string>& kinds, std::int64_t& step_index, bool& interrupted);
   Status solo_steps(Job& job, BatchSize batch, sg4::Host* host, const std::string& kind, std::int64_t& step_index,
                     bool& interrupted);
+  // Runs `step_s`-long steps of `batch` samples up to the next round as one execution on `host` (a preemption keeps
+  // the completed ones); false when fewer than 2 fit (then step one by one).
+  bool steps_to_round(Job& job, Seconds step_s, BatchSize batch, sg4::Host* host, std::int64_t& step_index,
+                      bool& interrupted);
+  // Whether no other job holds a device on a node where `job` does (so that nothing shares its links).
+  bool alone_on_its_nodes(const Job& job) const;
   void release(Job& job, Seconds now_s);
   ClusterSummary summarise(Seconds end_s) const;
   Status write(const ClusterSummary& summary) const;
@@ -361,6 +371,12 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   const controller::Plan& plan = ctl.current_plan();
   const Seconds t0 = sg4::Engine::get_clock();
   if (n == 1) return solo_steps(job, plan.batch[0], hosts[0], kinds[0], step_index, interrupted);
+  // Steady and alone on its nodes: nothing can change a step before the next round (allocations change only at
+  // rounds; the switch does not saturate), so its steps there take what the last one took, in one execution.
+  if (job.steady_steps >= 2 && alone_on_its_nodes(job) &&
+      steps_to_round(job, job.last_step_s, plan.global_batch, hosts[0], step_index, interrupted)) {
+    return Status::ok();
+  }
   // The scheduler cancels what runs when it takes the devices; an activity whose start was still in progress then
   // is caught here, after each start (SimGrid marks it started only when start() returns).
   const std::uint64_t generation = job.generation;
@@ -418,8 +434,57 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   }
   job.outcome.samples += static_cast<double>(plan.global_batch);
   ++job.outcome.steps;
+  const std::vector<BatchSize> batches = plan.batch;  // plan_next replaces the plan
   auto next = ctl.plan_next(controller::DecisionPoint{step_index, 0, t1});
-  return next.is_ok() ? Status::ok() : next.status();
+  if (!next.is_ok()) return next.status();
+  const Seconds took_s = t1 - t0;
+  const bool same = next->batch == batches && std::abs(took_s - job.last_step_s) <= 1e-9 * took_s;
+  job.steady_steps = same ? job.steady_steps + 1 : 0;
+  job.last_step_s = took_s;
+  return Status::ok();
+}
+
+bool ClusterSim::alone_on_its_nodes(const Job& job) const {
+  for (const Job& other : jobs_) {
+    if (&other == &job || other.slots.empty()) continue;
+    for (const scheduler::DeviceSlot& a : other.slots) {
+      for (const scheduler::DeviceSlot& b : job.slots) {
+        if (a.host == b.host) return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool ClusterSim::steps_to_round(Job& job, Seconds step_s, BatchSize batch, sg4::Host* host, std::int64_t& step_index,
+                                bool& interrupted) {
+  const Seconds t0 = sg4::Engine::get_clock();
+  const auto left = static_cast<std::int64_t>(
+      std::ceil(std::max(0.0, job.total_samples - job.outcome.samples) / static_cast<double>(batch)));
+  if (!(next_round_s_ > t0) || !(step_s > 0.0)) return false;
+  const std::int64_t m = std::min(left, static_cast<std::int64_t>((next_round_s_ - t0) / step_s));
+  if (m < 2) return false;
+  const std::uint64_t generation = job.generation;
+  const sg4::ExecPtr exec = sg4::Exec::init()->set_flops_amount(static_cast<double>(m) * step_s)->set_host(host);
+  job.in_flight.assign(1, exec);
+  exec->start();
+  std::int64_t done = m;
+  try {
+    if (over_ || job.generation != generation) {  // taken while it started (see step())
+      cancel_step(job);
+      throw simgrid::CancelException(XBT_THROW_POINT, "the job's devices were taken");
+    }
+    exec->wait();
+  } catch (const simgrid::Exception&) {
+    interrupted = true;
+    const double completed = (sg4::Engine::get_clock() - t0) / step_s;
+    done = std::min(m, static_cast<std::int64_t>(completed * (1.0 + 1e-12) + 1e-9));
+  }
+  job.in_flight.clear();
+  step_index += done;
+  job.outcome.steps += done;
+  job.outcome.samples += static_cast<double>(done * batch);
+  return true;
 }
 
 Status ClusterSim::solo_steps(Job& job, BatchSize batch, sg4::Host* host, const std::string& kind,
@@ -505,6 +570,8 @@ void ClusterSim::job_actor(std::size_t j) {
         break;
       }
       ctl.emplace(std::move(made).value());
+      job.steady_steps = 0;
+      job.last_step_s = 0.0;
     }
     if (over_ || job.generation != generation) continue;  // no step on devices the job no longer holds
     bool interrupted = false;
