@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+
+from .asp_study import mean_ci as asp_mean_ci
 
 NAME = re.compile(r"^(?P<workload>[a-z0-9]+)-(?P<scheduler>[a-z][a-z-]*?)-(?P<policy>uniform|omnilearn)-s(?P<seed>\d+)$")
 METRICS = ("mean_jct_s", "median_jct_s", "p99_jct_s", "makespan_s")
@@ -51,15 +52,8 @@ def load(folder: str | Path) -> pd.DataFrame:
 
 
 def mean_ci(values) -> tuple[float, float, float, int]:
-    v = np.asarray([x for x in values if np.isfinite(x)], dtype=float)
-    n = len(v)
-    if n == 0:
-        return (math.nan, math.nan, math.nan, 0)
-    m = float(v.mean())
-    if n == 1:
-        return (m, math.nan, math.nan, 1)
-    half = float(stats.t.ppf(0.975, n - 1) * v.std(ddof=1) / math.sqrt(n))
-    return (m, m - half, m + half, n)
+    """Mean and Student-t 95% interval of the finite values, and their count (asp_study's)."""
+    return asp_mean_ci(pd.Series(list(values), dtype=float))
 
 
 def ratio_ci(ratios) -> tuple[float, float, float, int]:

@@ -122,10 +122,11 @@ class ClusterSim {
               const std::vector<std::string>& kinds, std::int64_t& step_index, bool& interrupted);
   Status solo_steps(Job& job, BatchSize batch, sg4::Host* host, const std::string& kind, std::int64_t& step_index,
                     bool& interrupted);
-  // Runs `step_s`-long steps of `batch` samples up to the next round as one execution on `host` (a preemption keeps
-  // the completed ones); false when fewer than 2 fit (then step one by one).
-  bool steps_to_round(Job& job, Seconds step_s, BatchSize batch, sg4::Host* host, std::int64_t& step_index,
-                      bool& interrupted);
+  // Runs `step_s`-long steps of `batch` samples up to the next round (or the job's end; at least one) as one
+  // execution on `host`, a preemption keeping the completed ones; false, running none, when fewer than
+  // `min_steps` fit.
+  bool run_steps(Job& job, Seconds step_s, BatchSize batch, sg4::Host* host, std::int64_t min_steps,
+                 std::int64_t& step_index, bool& interrupted);
   // Whether no other job holds a device on a node where `job` does (so that nothing shares its links).
   bool alone_on_its_nodes(const Job& job) const;
   void release(Job& job, Seconds now_s);
@@ -374,7 +375,7 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   // Steady and alone on its nodes: nothing can change a step before the next round (allocations change only at
   // rounds; the switch does not saturate), so its steps there take what the last one took, in one execution.
   if (job.steady_steps >= 2 && alone_on_its_nodes(job) &&
-      steps_to_round(job, job.last_step_s, plan.global_batch, hosts[0], step_index, interrupted)) {
+      run_steps(job, job.last_step_s, plan.global_batch, hosts[0], 2, step_index, interrupted)) {
     return Status::ok();
   }
   // The scheduler cancels what runs when it takes the devices; an activity whose start was still in progress then
@@ -456,14 +457,14 @@ bool ClusterSim::alone_on_its_nodes(const Job& job) const {
   return true;
 }
 
-bool ClusterSim::steps_to_round(Job& job, Seconds step_s, BatchSize batch, sg4::Host* host, std::int64_t& step_index,
-                                bool& interrupted) {
+bool ClusterSim::run_steps(Job& job, Seconds step_s, BatchSize batch, sg4::Host* host, std::int64_t min_steps,
+                          std::int64_t& step_index, bool& interrupted) {
   const Seconds t0 = sg4::Engine::get_clock();
   const auto left = static_cast<std::int64_t>(
       std::ceil(std::max(0.0, job.total_samples - job.outcome.samples) / static_cast<double>(batch)));
-  if (!(next_round_s_ > t0) || !(step_s > 0.0)) return false;
-  const std::int64_t m = std::min(left, static_cast<std::int64_t>((next_round_s_ - t0) / step_s));
-  if (m < 2) return false;
+  std::int64_t m = next_round_s_ > t0 ? static_cast<std::int64_t>((next_round_s_ - t0) / step_s) : 0;
+  m = std::max<std::int64_t>(1, std::min(m, left));
+  if (m < min_steps) return false;
   const std::uint64_t generation = job.generation;
   const sg4::ExecPtr exec = sg4::Exec::init()->set_flops_amount(static_cast<double>(m) * step_s)->set_host(host);
   job.in_flight.assign(1, exec);
@@ -476,6 +477,7 @@ bool ClusterSim::steps_to_round(Job& job, Seconds step_s, BatchSize batch, sg4::
     }
     exec->wait();
   } catch (const simgrid::Exception&) {
+    // A preemption keeps the steps completed by then, as step by step (a relative margin: m may be large).
     interrupted = true;
     const double completed = (sg4::Engine::get_clock() - t0) / step_s;
     done = std::min(m, static_cast<std::int64_t>(completed * (1.0 + 1e-12) + 1e-9));
@@ -491,37 +493,10 @@ Status ClusterSim::solo_steps(Job& job, BatchSize batch, sg4::Host* host, const 
                               std::int64_t& step_index, bool& interrupted) {
   // One worker: no all-reduce, and its batch is the job's. Its steps until the next round (or the job's end) are
   // one execution of their summed time, which is what they would take one by one: nothing else can change the
-  // device's speed before the round. A preemption keeps the steps completed by then, as step by step.
+  // device's speed before the round.
   auto est = speeds_.speed(job.spec->model, kind, batch);
   if (!est.is_ok()) return est.status();
-  const double step_s = static_cast<double>(batch) / est->samples_per_s;
-  const Seconds t0 = sg4::Engine::get_clock();
-  const auto left = static_cast<std::int64_t>(
-      std::ceil(std::max(0.0, job.total_samples - job.outcome.samples) / static_cast<double>(batch)));
-  std::int64_t m = 1;
-  if (next_round_s_ > t0) m = std::max<std::int64_t>(1, static_cast<std::int64_t>((next_round_s_ - t0) / step_s));
-  m = std::max<std::int64_t>(1, std::min(m, left));
-  const sg4::ExecPtr exec = sg4::Exec::init()->set_flops_amount(static_cast<double>(m) * step_s)->set_host(host);
-  const std::uint64_t generation = job.generation;
-  job.in_flight.assign(1, exec);
-  exec->start();
-  std::int64_t done = m;
-  try {
-    if (over_ || job.generation != generation) {  // taken while it started (see step())
-      cancel_step(job);
-      throw simgrid::CancelException(XBT_THROW_POINT, "the job's devices were taken");
-    }
-    exec->wait();
-  } catch (const simgrid::Exception&) {
-    interrupted = true;
-    // The steps completed by now (a relative margin: m may be large).
-    const double completed = (sg4::Engine::get_clock() - t0) / step_s;
-    done = std::min(m, static_cast<std::int64_t>(completed * (1.0 + 1e-12) + 1e-9));
-  }
-  job.in_flight.clear();
-  step_index += done;
-  job.outcome.steps += done;
-  job.outcome.samples += static_cast<double>(done * batch);
+  run_steps(job, static_cast<double>(batch) / est->samples_per_s, batch, host, 1, step_index, interrupted);
   return Status::ok();
 }
 

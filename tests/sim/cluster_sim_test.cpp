@@ -61,28 +61,11 @@ std::string run_jobs(const std::vector<traces::JobSpec>& jobs, const scenarios::
                      ClusterSimOptions options, const std::string& dir) {
   options.output_dir = dir;
   std::filesystem::create_directories(dir);
-  int fds[2];
-  if (pipe(fds) != 0) return "pipe failed";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    alarm(120);  // a hung simulation fails this test instead of stalling the suite
+  return testing::run_forked([&] {
     const auto speeds = table();
     auto result = run_cluster_simulation(jobs, c, speeds, options);
-    const std::string msg = result.is_ok() ? "" : result.status().message();
-    if (!msg.empty() && write(fds[1], msg.data(), msg.size()) < 0) _exit(3);
-    _exit(result.is_ok() ? 0 : 1);
-  }
-  close(fds[1]);
-  std::string msg;
-  char buf[512];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) msg.append(buf, static_cast<std::size_t>(n));
-  close(fds[0]);
-  int wstatus = 0;
-  waitpid(pid, &wstatus, 0);
-  if (!WIFEXITED(wstatus)) return "child crashed";
-  if (WEXITSTATUS(wstatus) != 0 && msg.empty()) return "child failed";
-  return msg;
+    return result.is_ok() ? std::string() : result.status().message();
+  });
 }
 
 double cell(const std::vector<CsvRow>& rows, const std::string& job_name, const std::string& column) {

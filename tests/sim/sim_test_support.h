@@ -77,20 +77,19 @@ inline std::string test_dir(const std::string& leaf) {
   return dir.string();
 }
 
-// Runs the scenario in a forked child (its own SimGrid engine) writing to `dir`; returns the child's error
-// message, empty on success.
-inline std::string run_in_child(const scenarios::Scenario& scenario, const std::string& dir,
-                                SimOptions options = {}) {
-  options.output_dir = dir;
+// Runs `body` in a forked child (its own SimGrid engine: one per process); returns the error message it returns,
+// empty on success. The child has 120 s: a hung simulation fails the test instead of stalling the suite.
+template <typename Body>
+std::string run_forked(Body body) {
   int fds[2];
   if (pipe(fds) != 0) return "pipe failed";
   const pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
-    auto result = run_simulation(scenario, options);
-    const std::string msg = result ? "" : result.status().message();
+    alarm(120);
+    const std::string msg = body();
     if (!msg.empty() && write(fds[1], msg.data(), msg.size()) < 0) _exit(3);
-    _exit(result ? 0 : 1);
+    _exit(msg.empty() ? 0 : 1);
   }
   close(fds[1]);
   std::string msg;
@@ -102,6 +101,16 @@ inline std::string run_in_child(const scenarios::Scenario& scenario, const std::
   if (!WIFEXITED(wstatus)) return std::string("child crashed, signal ").append(std::to_string(WTERMSIG(wstatus)));
   if (WEXITSTATUS(wstatus) != 0 && msg.empty()) return std::string("child exited with ").append(std::to_string(WEXITSTATUS(wstatus)));
   return msg;
+}
+
+// Runs the scenario in a forked child writing to `dir`; returns the child's error message, empty on success.
+inline std::string run_in_child(const scenarios::Scenario& scenario, const std::string& dir,
+                                SimOptions options = {}) {
+  options.output_dir = dir;
+  return run_forked([&] {
+    auto result = run_simulation(scenario, options);
+    return result ? std::string() : result.status().message();
+  });
 }
 
 inline std::string read_text(const std::string& path) {
