@@ -156,25 +156,41 @@ def format_tables(summary: pd.DataFrame, diffs: pd.DataFrame) -> str:
     return "\n".join(out)
 
 
+def _rho_axis(ax, values) -> None:
+    """A log axis where rho spans a decade or more; linear below that, where log ticks crowd."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    log = len(v) > 0 and v.max() / v.min() >= 10
+    ax.set_xscale("log" if log else "linear")
+    ax.set_xlabel("finish-time fairness rho" + (" (log scale)" if log else "") + "; dotted: 1, as on a fair share")
+    ax.axvline(1.0, color="grey", linestyle=":", linewidth=1)
+
+
 def _study_cdf(folder: str | Path, runs: pd.DataFrame, workload: str, seed: int, column: str, scale: float,
-               xlabel: str):
-    """CDFs of one jobs.csv column for every scheduler x policy of one workload and seed (runs without it left out)."""
+               xlabel: str | None):
+    """CDFs of one jobs.csv column for every scheduler x policy of one workload and seed (runs without it left out);
+    xlabel None: a rho axis."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
     colours = {}  # one colour per scheduler; the batch policy is the line style
+    drawn = []
     for r in runs[(runs.workload == workload) & (runs.seed == seed)].sort_values(["scheduler", "policy"]).itertuples():
         jobs = pd.read_csv(Path(folder) / r.run / "jobs.csv")
         if column not in jobs:
             continue
         v = np.sort(jobs[column].dropna().to_numpy() * scale)
+        drawn.extend(v)
         colour = colours.setdefault(r.scheduler, f"C{len(colours)}")
         ax.step(v, np.arange(1, len(v) + 1) / len(v), where="post", color=colour,
                 linestyle="-" if r.policy == "uniform" else "--", label=f"{r.scheduler} {r.policy}")
-    ax.set_xscale("log")
-    ax.set_xlabel(xlabel)
+    if xlabel is None:
+        _rho_axis(ax, drawn)
+    else:
+        ax.set_xscale("log")
+        ax.set_xlabel(xlabel)
     ax.set_ylabel("fraction of jobs")
     ax.set_title(f"{workload}, seed {seed}")
     ax.grid(alpha=0.3)
@@ -190,7 +206,7 @@ def jct_cdf(folder: str | Path, runs: pd.DataFrame, workload: str, seed: int):
 
 def rho_cdf(folder: str | Path, runs: pd.DataFrame, workload: str, seed: int):
     """The finish-time fairness (rho) of every scheduler x policy of one workload and seed, as CDFs."""
-    return _study_cdf(folder, runs, workload, seed, "rho", 1.0, "finish-time fairness rho (log scale; 1: fair)")
+    return _study_cdf(folder, runs, workload, seed, "rho", 1.0, None)
 
 
 def is_jobs_run(path: str | Path) -> bool:
@@ -239,9 +255,7 @@ def run_rho_cdf(path: str | Path):
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     if len(v):
         ax.step(v, np.arange(1, len(v) + 1) / len(jobs), where="post", label="rho")
-    ax.axvline(1.0, color="grey", linestyle=":", linewidth=1)
-    ax.set_xscale("log")
-    ax.set_xlabel("finish-time fairness rho (log scale; dotted: 1, as fast as on a fair share)")
+    _rho_axis(ax, v)
     ax.set_ylabel("fraction of jobs")
     ax.grid(alpha=0.3)
     fig.tight_layout()
