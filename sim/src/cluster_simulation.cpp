@@ -606,9 +606,13 @@ ClusterSummary ClusterSim::summarise(Seconds end_s) const {
   s.rounds = rounds_;
   std::vector<FairShareJob> fair(jobs_.size());
   for (std::size_t j = 0; j < jobs_.size(); ++j) {
-    const traces::JobSpec& spec = *jobs_[j].spec;
-    fair[j] = {spec.workers, spec.global_batch, jobs_[j].total_samples, jobs_[j].gradient_bytes,
-               spec.batch_policy != "uniform", jobs_[j].throughput};
+    const Job& job = jobs_[j];
+    fair[j].workers = job.spec->workers;
+    fair[j].global_batch = job.spec->global_batch;
+    fair[j].total_samples = job.total_samples;
+    fair[j].gradient_bytes = job.gradient_bytes;
+    fair[j].balances_batches = job.spec->batch_policy != "uniform";
+    fair[j].throughput = job.throughput;
   }
   add_finish_time_fairness(s, fair, fair_share_kinds(cluster_, options_.node_bandwidth_Bps, options_.node_latency_s),
                            end_s);

@@ -36,7 +36,7 @@ Seconds fair_share_time(const FairShareJob& job, const std::vector<FairShareKind
   });
   const auto workers = static_cast<double>(job.workers);
   double left = workers;
-  double held = 0.0;          // A
+  double held = 0.0;           // A
   double balanced_rate = 0.0;  // sum of a_k v_k
   double slowest = 0.0;        // min v_k over the kinds used
   double bandwidth = 0.0;

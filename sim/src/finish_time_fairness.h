@@ -33,7 +33,7 @@ struct FairShareJob {
   std::int64_t global_batch = 1;  // samples per step
   double total_samples = 0.0;
   double gradient_bytes = 0.0;
-  bool balances_batches = false;              // its batch policy is not `uniform`
+  bool balances_batches = false;             // its batch policy is not `uniform`
   std::map<std::string, double> throughput;  // one worker's samples/s per kind, at global_batch / workers
 };
 

@@ -48,8 +48,8 @@ TEST(FairShare, AllReduceIsFreeOnOneNodeOnly) {
   EXPECT_NEAR(fair_share_time(j, {kind("k", 8, 4)}, 1.0), 0.1, 1e-12);
   EXPECT_NEAR(fair_share_time(j, {kind("k", 8, 2)}, 1.0), 0.1 + 0.15, 1e-12);
   // Two kinds used: across links, at the slower link and longer latency of the two.
-  EXPECT_NEAR(fair_share_time(j, {kind("k", 2, 8, 1e9, 0.0), kind("other", 8, 8, 5e8, 1e-3)}, 1.0),
-              0.1 + 2e-3 + 0.3, 1e-12);
+  EXPECT_NEAR(fair_share_time(j, {kind("k", 2, 8, 1e9, 0.0), kind("other", 8, 8, 5e8, 1e-3)}, 1.0), 0.1 + 2e-3 + 0.3,
+              1e-12);
 }
 
 TEST(FairShare, RoundsUpToWholeSteps) {
@@ -62,7 +62,8 @@ TEST(FairShare, KindsMergeTheGroupsOfOneKind) {
   c.groups.push_back({"fast", 2, 4, 1e9, 1e-5, ""});
   c.groups.push_back({"slow", 1, 2, std::nullopt, std::nullopt, ""});
   c.groups.push_back({"fast", 1, 8, std::nullopt, std::nullopt, ""});
-  const std::vector<FairShareKind> kinds = fair_share_kinds(c, /*default_bandwidth_Bps=*/5e8, /*default_latency_s=*/0.0);
+  const std::vector<FairShareKind> kinds =
+      fair_share_kinds(c, /*default_bandwidth_Bps=*/5e8, /*default_latency_s=*/0.0);
   ASSERT_EQ(kinds.size(), 2u);
   EXPECT_EQ(kinds[0].kind, "fast");
   EXPECT_EQ(kinds[0].devices, 16.0);
@@ -79,7 +80,7 @@ TEST(AverageContention, CountsAnUnfinishedJobUntilTheRunStops) {
   std::vector<JobOutcome> jobs(3);
   jobs[0].arrival_s = 0.0;
   jobs[0].end_s = 10.0;
-  jobs[1].arrival_s = 5.0;  // not finished when the run stops at 20 s
+  jobs[1].arrival_s = 5.0;   // not finished when the run stops at 20 s
   jobs[2].arrival_s = 30.0;  // arrives after the stop
   EXPECT_NEAR(average_contention(jobs, 0, 20.0), (10.0 + 5.0) / 10.0, 1e-12);
   EXPECT_NEAR(average_contention(jobs, 1, 20.0), (15.0 + 5.0) / 15.0, 1e-12);
