@@ -337,7 +337,8 @@ int run_run(const std::vector<std::string>& args) {
               summary->mean_jct_s, summary->median_jct_s, summary->p99_jct_s, summary->makespan_s);
   std::printf("  utilisation:");
   for (const auto& [kind, u] : summary->utilisation) std::printf(" %s %.1f%%", kind.c_str(), 100.0 * u);
-  std::printf("\n  run folder: %s\n", out.c_str());
+  std::printf("\n  finish-time fairness: mean rho %.3g, max rho %.3g\n", summary->mean_rho, summary->max_rho);
+  std::printf("  run folder: %s\n", out.c_str());
   return 0;
 }
 

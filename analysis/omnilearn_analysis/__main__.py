@@ -55,8 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     st.add_argument("--target", type=float, action="append",
                     help="target test accuracy, repeatable (default: 0.80 and 0.85)")
     st.add_argument("--out", help="folder for the tables and figures (default: the sweep folder, when there is one)")
-    js = sub.add_parser("jobs-study", help="multi-job runs (omnilearn jobs run) over seeds: average, p99 JCT and "
-                                           "makespan per workload, scheduler and job policy with 95%% intervals, "
+    js = sub.add_parser("jobs-study", help="multi-job runs (omnilearn jobs run) over seeds: average, p99 JCT, "
+                                           "makespan and mean and max finish-time fairness rho per workload, scheduler and job policy with 95%% intervals, "
                                            "and ratios paired by seed",
                         epilog="example: python3 -m omnilearn_analysis jobs-study runs/jobs-study")
     js.add_argument("folder", help="folder of run folders <workload>-<scheduler>-<policy>-s<seed> "

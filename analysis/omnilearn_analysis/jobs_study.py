@@ -2,7 +2,8 @@
 folders named ``<workload>-<scheduler>-<policy>-s<seed>``, each with ``summary.json`` and ``jobs.csv``.
 
 Per workload, scheduler and job batch policy: the mean over seeds of the average, median and p99 job completion
-time (JCT) and of the makespan, with Student-t 95% intervals; and, paired by seed, each combination's ratio to FIFO
+time (JCT), of the makespan and of the mean and max finish-time fairness rho (JCT over the time on a 1/N share of the
+cluster, docs/jobs.md), with Student-t 95% intervals; and, paired by seed, each combination's ratio to FIFO
 with equal batches (``fifo-uniform``) and to the same scheduler with the other batch policy, as the geometric mean of
 the per-seed ratios with its 95% interval (a t interval on the log ratios). A ratio below 1 is better; its verdict
 says whether the interval excludes 1."""
@@ -21,13 +22,15 @@ from .asp_study import mean_ci as asp_mean_ci
 
 NAME = re.compile(r"^(?P<workload>[a-z0-9]+)-(?P<scheduler>[a-z][a-z-]*?)-(?P<policy>uniform|omnilearn)-s(?P<seed>\d+)$")
 METRICS = ("mean_jct_s", "median_jct_s", "p99_jct_s", "makespan_s")
+RHO = ("mean_rho", "max_rho")  # absent (NaN) in runs made before omnilearn jobs run reported rho
 REFERENCE = ("fifo", "uniform")
 SCHEDULERS = ("fifo", "las", "gavel", "balanced-mix")
 
 
 def load(folder: str | Path) -> pd.DataFrame:
     """One row per finished run folder under ``folder``: workload, scheduler, policy, seed, the metrics, the jobs
-    that finished, and utilisation by device kind (``util_<kind>``)."""
+    that finished, the mean and max rho (NaN when the run did not report them), and utilisation by device kind
+    (``util_<kind>``)."""
     rows = []
     skipped: list[str] = []
     for d in sorted(Path(folder).iterdir()):
@@ -41,6 +44,7 @@ def load(folder: str | Path) -> pd.DataFrame:
         row = {"run": d.name, "workload": m["workload"], "scheduler": m["scheduler"], "policy": m["policy"],
                "seed": int(m["seed"]), "jobs": s["jobs"], "finished": s["finished"]}
         row.update({k: float(s[k]) for k in METRICS})
+        row.update({k: float(s.get(k, math.nan)) for k in RHO})
         row.update({f"util_{k}": float(v) for k, v in s.get("utilisation", {}).items()})
         rows.append(row)
     if not rows:
@@ -76,7 +80,7 @@ def summarize(runs: pd.DataFrame) -> pd.DataFrame:
         part = runs[(runs.workload == workload) & (runs.scheduler == scheduler) & (runs.policy == policy)]
         row = {"workload": workload, "scheduler": scheduler, "policy": policy, "seeds": len(part),
                "all_finished": bool((part.finished == part.jobs).all())}
-        for k in METRICS:
+        for k in METRICS + RHO:
             m, lo, hi, _ = mean_ci(part[k])
             row.update({k: m, f"{k}_lo": lo, f"{k}_hi": hi})
         rows.append(row)
@@ -130,13 +134,16 @@ def format_tables(summary: pd.DataFrame, diffs: pd.DataFrame) -> str:
     out = []
     for workload in summary.workload.unique():
         out.append(f"{workload}: mean over seeds, hours [95% interval]")
-        out.append(f"{'scheduler':<13} {'policy':<10} {'seeds':>5}  {'average JCT':<22} {'p99 JCT':<24} makespan")
+        out.append(f"{'scheduler':<13} {'policy':<10} {'seeds':>5}  {'average JCT':<22} {'p99 JCT':<24} "
+                   f"{'makespan':<24} {'mean rho':<22} max rho")
         for r in summary[summary.workload == workload].itertuples():
             h = 1 / 3600
             out.append(f"{r.scheduler:<13} {r.policy:<10} {r.seeds:>5}  "
                        f"{_interval(r.mean_jct_s * h, r.mean_jct_s_lo * h, r.mean_jct_s_hi * h, 2):<22} "
                        f"{_interval(r.p99_jct_s * h, r.p99_jct_s_lo * h, r.p99_jct_s_hi * h, 1):<24} "
-                       f"{_interval(r.makespan_s * h, r.makespan_s_lo * h, r.makespan_s_hi * h, 1)}"
+                       f"{_interval(r.makespan_s * h, r.makespan_s_lo * h, r.makespan_s_hi * h, 1):<24} "
+                       f"{_interval(r.mean_rho, r.mean_rho_lo, r.mean_rho_hi, 2):<22} "
+                       f"{_interval(r.max_rho, r.max_rho_lo, r.max_rho_hi, 2)}"
                        + ("" if r.all_finished else "  (some jobs did not finish)"))
         out.append(f"{workload}: ratios paired by seed (geometric mean [95% interval]; < 1 is better)")
         for r in diffs[diffs.workload == workload].itertuples():
@@ -149,28 +156,57 @@ def format_tables(summary: pd.DataFrame, diffs: pd.DataFrame) -> str:
     return "\n".join(out)
 
 
-def jct_cdf(folder: str | Path, runs: pd.DataFrame, workload: str, seed: int):
-    """The JCT distribution of every scheduler x policy of one workload and seed, as CDFs."""
+def _rho_axis(ax, values) -> None:
+    """A log axis where rho spans a decade or more; linear below that, where log ticks crowd."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    log = len(v) > 0 and v.max() / v.min() >= 10
+    ax.set_xscale("log" if log else "linear")
+    ax.set_xlabel("finish-time fairness rho" + (" (log scale)" if log else "") + "; dotted: 1, as on a fair share")
+    ax.axvline(1.0, color="grey", linestyle=":", linewidth=1)
+
+
+def _study_cdf(folder: str | Path, runs: pd.DataFrame, workload: str, seed: int, column: str, scale: float,
+               xlabel: str | None):
+    """CDFs of one jobs.csv column for every scheduler x policy of one workload and seed (runs without it left out);
+    xlabel None: a rho axis."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
     colours = {}  # one colour per scheduler; the batch policy is the line style
+    drawn = []
     for r in runs[(runs.workload == workload) & (runs.seed == seed)].sort_values(["scheduler", "policy"]).itertuples():
         jobs = pd.read_csv(Path(folder) / r.run / "jobs.csv")
-        jct = np.sort(jobs.jct_s.dropna().to_numpy() / 3600)
+        if column not in jobs:
+            continue
+        v = np.sort(jobs[column].dropna().to_numpy() * scale)
+        drawn.extend(v)
         colour = colours.setdefault(r.scheduler, f"C{len(colours)}")
-        ax.step(jct, np.arange(1, len(jct) + 1) / len(jct), where="post", color=colour,
+        ax.step(v, np.arange(1, len(v) + 1) / len(v), where="post", color=colour,
                 linestyle="-" if r.policy == "uniform" else "--", label=f"{r.scheduler} {r.policy}")
-    ax.set_xscale("log")
-    ax.set_xlabel("job completion time (h, log scale)")
+    if xlabel is None:
+        _rho_axis(ax, drawn)
+    else:
+        ax.set_xscale("log")
+        ax.set_xlabel(xlabel)
     ax.set_ylabel("fraction of jobs")
     ax.set_title(f"{workload}, seed {seed}")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def jct_cdf(folder: str | Path, runs: pd.DataFrame, workload: str, seed: int):
+    """The JCT distribution of every scheduler x policy of one workload and seed, as CDFs."""
+    return _study_cdf(folder, runs, workload, seed, "jct_s", 1 / 3600, "job completion time (h, log scale)")
+
+
+def rho_cdf(folder: str | Path, runs: pd.DataFrame, workload: str, seed: int):
+    """The finish-time fairness (rho) of every scheduler x policy of one workload and seed, as CDFs."""
+    return _study_cdf(folder, runs, workload, seed, "rho", 1.0, None)
 
 
 def is_jobs_run(path: str | Path) -> bool:
@@ -202,6 +238,26 @@ def run_jct_cdf(path: str | Path):
     ax.set_ylabel("fraction of jobs")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def run_rho_cdf(path: str | Path):
+    """One run's finish-time fairness (rho) of its finished jobs as a CDF; None when jobs.csv has no rho."""
+    jobs = pd.read_csv(Path(path) / "jobs.csv")
+    if "rho" not in jobs:
+        return None
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    v = np.sort(jobs.rho.dropna().to_numpy())
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    if len(v):
+        ax.step(v, np.arange(1, len(v) + 1) / len(jobs), where="post", label="rho")
+    _rho_axis(ax, v)
+    ax.set_ylabel("fraction of jobs")
+    ax.grid(alpha=0.3)
     fig.tight_layout()
     return fig
 
@@ -247,6 +303,11 @@ def write_study(folder: str | Path, out: str | Path | None = None) -> tuple[str,
         path = out / f"study-jct-cdf-{workload}.png"
         fig.savefig(path, dpi=110)
         paths.append(path)
+        if runs[runs.workload == workload][list(RHO)].notna().to_numpy().any():
+            fig = rho_cdf(folder, runs, workload, seed)
+            path = out / f"study-rho-cdf-{workload}.png"
+            fig.savefig(path, dpi=110)
+            paths.append(path)
     text = format_tables(summary, diffs)
     skipped = runs.attrs.get("skipped", [])
     if skipped:

@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from . import figures, tables
-from .jobs_study import is_jobs_run, occupancy, run_jct_cdf
+from .jobs_study import is_jobs_run, occupancy, run_jct_cdf, run_rho_cdf
 from .labels import axis_label, coordinate_label, coordinate_value, policy_label
 from .runs import RunFormatError, is_run_dir, is_sweep_dir, load_run, load_sweep
 from .timeline import validate_timeline
@@ -24,6 +24,9 @@ from .timeline import validate_timeline
 CAPTIONS = {
     "jct-cdf": "Fraction of the jobs that completed within a time (job completion time: arrival to end) and whose "
                "queueing delay (arrival to first start) was within it, on a log scale.",
+    "rho-cdf": "Fraction of the finished jobs whose finish-time fairness rho (completion time over the time on a 1/N "
+               "share of the cluster, N the jobs it met on average) was within a value; above 1: slower than on "
+               "a fair share.",
     "occupancy": "Devices of each kind that jobs held at each scheduling round; dotted lines: all devices of the "
                  "kind.",
     "batch": "Mini-batch size of each worker over time (samples); grey lines mark the decisions that changed the "
@@ -70,14 +73,17 @@ def _table(df, **kw) -> str:
 
 
 def _jobs_section(path: Path, out: Path, prefix: str) -> str:
-    """A run of omnilearn jobs run: its summary, the JCT CDF and the devices held by kind over time."""
+    """A run of omnilearn jobs run: its summary, the JCT and rho CDFs and the devices held by kind over time."""
     summary = json.loads((path / "summary.json").read_text())
     rows = {k: summary.get(k) for k in ("scheduler", "round_s", "jobs", "finished", "mean_jct_s", "median_jct_s",
                                         "p99_jct_s", "makespan_s")}
+    rows.update({k: summary[k] for k in ("mean_rho", "max_rho") if k in summary})  # runs made before rho lack them
     rows.update({f"utilisation {k}": v for k, v in summary.get("utilisation", {}).items()})
     table = pd.DataFrame({"value": rows})
+    rho = run_rho_cdf(path)
     return (f"<h2>Jobs {html.escape(path.name)} ({html.escape(str(summary.get('scheduler')))})</h2>" + _table(table)
             + _embed(run_jct_cdf(path), out / f"{prefix}jct-cdf.png", CAPTIONS["jct-cdf"])
+            + (_embed(rho, out / f"{prefix}rho-cdf.png", CAPTIONS["rho-cdf"]) if rho is not None else "")
             + _embed(occupancy(path), out / f"{prefix}occupancy.png", CAPTIONS["occupancy"]))
 
 

@@ -13,13 +13,18 @@ from omnilearn_analysis import jobs_study
 from omnilearn_analysis.__main__ import main
 
 
-def _run(folder: Path, name: str, mean_jct: float, finished: int = 2):
+def _run(folder: Path, name: str, mean_jct: float, finished: int = 2, rho: float | None = None):
+    """A run folder; with `rho`, jobs.csv and summary.json carry finish-time fairness (mean rho, max 2 x rho)."""
     d = folder / name
     d.mkdir(parents=True)
-    (d / "summary.json").write_text(json.dumps({
-        "jobs": 2, "finished": finished, "mean_jct_s": mean_jct, "median_jct_s": mean_jct, "p99_jct_s": 2 * mean_jct,
-        "makespan_s": 10 * mean_jct, "utilisation": {"v100": 0.5}}))
-    (d / "jobs.csv").write_text(f"job,jct_s\na,{mean_jct / 2}\nb,{1.5 * mean_jct}\n")
+    summary = {"jobs": 2, "finished": finished, "mean_jct_s": mean_jct, "median_jct_s": mean_jct,
+               "p99_jct_s": 2 * mean_jct, "makespan_s": 10 * mean_jct, "utilisation": {"v100": 0.5}}
+    jobs = f"job,jct_s\na,{mean_jct / 2}\nb,{1.5 * mean_jct}\n"
+    if rho is not None:
+        summary.update({"mean_rho": rho, "max_rho": 2 * rho})
+        jobs = f"job,jct_s,rho\na,{mean_jct / 2},{0.5 * rho}\nb,{1.5 * mean_jct},{1.5 * rho}\n"
+    (d / "summary.json").write_text(json.dumps(summary))
+    (d / "jobs.csv").write_text(jobs)
 
 
 @pytest.fixture
@@ -78,6 +83,31 @@ def test_command_writes_tables_and_a_figure(study: Path, tmp_path: Path, capsys)
         assert (out / name).is_file(), name
 
 
+def test_rho_means_intervals_and_figure(study: Path, tmp_path: Path, capsys):
+    # las reports rho on three seeds (1, 2 and 4: mean 7/3); fifo's runs predate rho.
+    for seed, rho in [(1, 1.0), (2, 2.0), (3, 4.0)]:
+        _run(study, f"philly-las-uniform-s{seed}", 100.0, rho=rho)
+    summary = jobs_study.summarize(jobs_study.load(study)).set_index(["scheduler", "policy"])
+    las = summary.loc[("las", "uniform")]
+    assert las.mean_rho == pytest.approx(7 / 3)
+    half = 4.302653 * math.sqrt(((1 - 7 / 3) ** 2 + (2 - 7 / 3) ** 2 + (4 - 7 / 3) ** 2) / 2) / math.sqrt(3)
+    assert las.mean_rho_hi - las.mean_rho == pytest.approx(half, rel=1e-5)
+    assert las.max_rho == pytest.approx(14 / 3)
+    assert math.isnan(summary.loc[("fifo", "uniform")].mean_rho)
+    out = tmp_path / "out"
+    assert main(["jobs-study", str(study), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert f"{7 / 3:.2f} [{7 / 3 - half:.2f}, {7 / 3 + half:.2f}]" in text
+    fifo_line = next(line for line in text.splitlines() if line.startswith("fifo "))
+    assert fifo_line.split()[-2:] == ["-", "-"], fifo_line  # mean and max rho: not reported by those runs
+    assert (out / "study-rho-cdf-philly.png").is_file()
+
+
+def test_no_rho_figure_for_runs_made_before_rho(study: Path, tmp_path: Path):
+    _, paths = jobs_study.write_study(study, tmp_path / "out")
+    assert not any("rho" in p.name for p in paths)
+
+
 def test_an_empty_folder_is_a_clear_error(tmp_path: Path, capsys):
     assert main(["jobs-study", str(tmp_path)]) == 1
     assert "no run folders" in capsys.readouterr().err
@@ -89,8 +119,9 @@ def test_report_draws_a_jobs_run(tmp_path: Path):
     (run / "summary.json").write_text(json.dumps({
         "kind": "jobs", "scheduler": "fifo", "round_s": 60, "jobs": 2, "finished": 2, "mean_jct_s": 100.0,
         "median_jct_s": 100.0, "p99_jct_s": 150.0, "makespan_s": 200.0, "utilisation": {"v100": 0.5},
-        "devices": {"v100": 4}}))
-    (run / "jobs.csv").write_text("job,arrival_s,start_s,end_s,jct_s,queueing_s\na,0,0,50,50,0\nb,10,60,160,150,50\n")
+        "devices": {"v100": 4}, "mean_rho": 1.5, "max_rho": 2.0}))
+    (run / "jobs.csv").write_text("job,arrival_s,start_s,end_s,jct_s,queueing_s,contention,fair_s,rho\n"
+                                  "a,0,0,50,50,0,1,50,1\nb,10,60,160,150,50,1.2,75,2\n")
     (run / "allocations.csv").write_text("time_s,job,kind,devices\n0,a,v100,2\n60,b,v100,4\n")
     assert jobs_study.is_jobs_run(run)
     assert not jobs_study.is_jobs_run(tmp_path)
@@ -99,6 +130,7 @@ def test_report_draws_a_jobs_run(tmp_path: Path):
     page = (out / "report.html").read_text()
     assert "Jobs jobs-run (fifo)" in page
     assert (out / "00-jobs-run-jct-cdf.png").is_file() and (out / "00-jobs-run-occupancy.png").is_file()
+    assert (out / "00-jobs-run-rho-cdf.png").is_file()
 
 
 def test_a_run_that_stopped_early_is_left_out_and_named(study: Path, capsys):

@@ -22,6 +22,7 @@
 #include <simgrid/s4u/Mutex.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
+#include "finish_time_fairness.h"
 #include "omnilearn/controller/controller.h"
 #include "omnilearn/run/controller_factory.h"
 #include "omnilearn/run/run_folder.h"
@@ -603,6 +604,18 @@ ClusterSummary ClusterSim::summarise(Seconds end_s) const {
     s.utilisation[kinds[i]] = s.makespan_s > 0.0 ? held / (capacity[i] * s.makespan_s) : 0.0;
   }
   s.rounds = rounds_;
+  std::vector<FairShareJob> fair(jobs_.size());
+  for (std::size_t j = 0; j < jobs_.size(); ++j) {
+    const Job& job = jobs_[j];
+    fair[j].workers = job.spec->workers;
+    fair[j].global_batch = job.spec->global_batch;
+    fair[j].total_samples = job.total_samples;
+    fair[j].gradient_bytes = job.gradient_bytes;
+    fair[j].balances_batches = job.spec->batch_policy != "uniform";
+    fair[j].throughput = job.throughput;
+  }
+  add_finish_time_fairness(s, fair, fair_share_kinds(cluster_, options_.node_bandwidth_Bps, options_.node_latency_s),
+                           end_s);
   return s;
 }
 
@@ -611,7 +624,7 @@ Status ClusterSim::write(const ClusterSummary& summary) const {
   const std::vector<std::string> kinds = facts_.kinds();
   std::string jobs = "job,arrival_s,start_s,end_s,jct_s,queueing_s,steps,samples,restarts,batch_policy,workers";
   for (const std::string& k : kinds) jobs += ",device_s_" + k;
-  jobs += "\n";
+  jobs += ",contention,fair_s,rho\n";
   const auto cell = [](bool known, double v) { return known ? shortest_number(v) : std::string(); };
   for (std::size_t j = 0; j < summary.jobs.size(); ++j) {
     const JobOutcome& o = summary.jobs[j];
@@ -621,7 +634,8 @@ Status ClusterSim::write(const ClusterSummary& summary) const {
             std::to_string(o.steps) + "," + shortest_number(o.samples) + "," + std::to_string(o.restarts) + "," +
             jobs_[j].spec->batch_policy + "," + std::to_string(jobs_[j].spec->workers);
     for (const std::string& k : kinds) jobs += "," + shortest_number(o.device_s.at(k));
-    jobs += "\n";
+    jobs += "," + cell(o.finished(), o.contention) + "," + cell(o.finished(), o.fair_s) + "," +
+            cell(o.finished(), o.finished() ? o.rho() : 0.0) + "\n";
   }
   nlohmann::ordered_json js;
   js["kind"] = "jobs";
@@ -634,6 +648,8 @@ Status ClusterSim::write(const ClusterSummary& summary) const {
   js["p99_jct_s"] = summary.p99_jct_s;
   js["makespan_s"] = summary.makespan_s;
   js["utilisation"] = summary.utilisation;
+  js["mean_rho"] = summary.mean_rho;
+  js["max_rho"] = summary.max_rho;
   const std::vector<int> capacity = facts_.capacity_by_kind();
   for (std::size_t i = 0; i < kinds.size(); ++i) js["devices"][kinds[i]] = capacity[i];
   js["rounds"] = summary.rounds;

@@ -257,7 +257,13 @@ TEST(CliJobs, GenerateCheckAndRunAWorkload) {
   EXPECT_NE(r.out.find("12/12 jobs done"), std::string::npos) << r.out;
   const std::string jobs = read_file(dir.path() / "run" / "jobs.csv");
   EXPECT_EQ(std::count(jobs.begin(), jobs.end(), '\n'), 13) << jobs;  // the header and one row per job
-  EXPECT_NE(read_file(dir.path() / "run" / "summary.json").find("\"finished\": 12"), std::string::npos);
+  // Finish-time fairness: the last columns of every job, the mean and max in the summary and on the console.
+  EXPECT_NE(jobs.find(",contention,fair_s,rho\n"), std::string::npos) << jobs;
+  const std::string summary_json = read_file(dir.path() / "run" / "summary.json");
+  EXPECT_NE(summary_json.find("\"finished\": 12"), std::string::npos);
+  EXPECT_NE(summary_json.find("\"mean_rho\": "), std::string::npos) << summary_json;
+  EXPECT_NE(summary_json.find("\"max_rho\": "), std::string::npos) << summary_json;
+  EXPECT_NE(r.out.find("finish-time fairness: mean rho "), std::string::npos) << r.out;
   EXPECT_NE(read_file(dir.path() / "run" / "allocations.csv").find("time_s,job,kind,devices"), std::string::npos);
   // The folder holds a run: refused without --force, replaced with it, and the same bytes again.
   r = run_omnilearn(run, dir.path());

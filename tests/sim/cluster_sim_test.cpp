@@ -202,6 +202,63 @@ TEST(ClusterSim, MaxTimeStopsTheRunAndKeepsWhatWasSimulated) {
   EXPECT_EQ(summary_number(dir, "finished"), 0);
   EXPECT_NEAR(summary_number(dir, "makespan_s"), 30.0, 1e-9);
   EXPECT_NE(read_text(dir + "/summary.json").find(R"("stopped": "max-time 30 s")"), std::string::npos);
+  // Finish-time fairness is of finished jobs only.
+  EXPECT_EQ(rows[0].at("contention"), "");
+  EXPECT_EQ(rows[0].at("fair_s"), "");
+  EXPECT_EQ(rows[0].at("rho"), "");
+  EXPECT_EQ(summary_number(dir, "mean_rho"), 0.0);
+  EXPECT_EQ(summary_number(dir, "max_rho"), 0.0);
+}
+
+TEST(ClusterSim, FinishTimeFairnessOfAJobAloneIsOne) {
+  // Two nodes of one device: the job's 2 workers all-reduce across the links every step. Alone all its life: N = 1,
+  // and T_id is its own time: 100 steps of 32 samples at 2 x 320 samples/s (0.05 s) plus the all-reduce of 11.7 M
+  // float32 parameters (2(n-1)/n = 1 gradient) over 1 GB/s without latency (0.0468 s).
+  const std::string dir = test_dir("rho-alone");
+  ASSERT_EQ(run_jobs({job("a", 0, 2, 3200, 32)}, cluster(2, 1), {}, dir), "");
+  const auto rows = read_csv(dir + "/jobs.csv");
+  const double t_id = 100.0 * (32.0 / 640.0 + 4.0 * 11.7e6 / 1e9);
+  EXPECT_NEAR(cell(rows, "a", "contention"), 1.0, 1e-12);
+  EXPECT_NEAR(cell(rows, "a", "fair_s"), t_id, 1e-9);
+  EXPECT_NEAR(cell(rows, "a", "jct_s"), t_id, 1e-6);
+  EXPECT_NEAR(cell(rows, "a", "rho"), 1.0, 1e-6);
+  EXPECT_NEAR(summary_number(dir, "mean_rho"), 1.0, 1e-6);
+  EXPECT_NEAR(summary_number(dir, "max_rho"), 1.0, 1e-6);
+}
+
+TEST(ClusterSim, FinishTimeFairnessCountsTheWaitForARound) {
+  // b arrives at 15 s, after a ended (9.68 s): alone too (N = 1), but it waits for the round of 60 s.
+  const std::string dir = test_dir("rho-wait");
+  ASSERT_EQ(run_jobs({job("a", 0, 2, 3200, 32), job("b", 15, 2, 3200, 32)}, cluster(2, 1), {}, dir), "");
+  const auto rows = read_csv(dir + "/jobs.csv");
+  const double t = 100.0 * (32.0 / 640.0 + 4.0 * 11.7e6 / 1e9);
+  EXPECT_NEAR(cell(rows, "b", "contention"), 1.0, 1e-12);
+  EXPECT_NEAR(cell(rows, "b", "fair_s"), t, 1e-9);
+  EXPECT_NEAR(cell(rows, "b", "rho"), (60.0 - 15.0 + t) / t, 1e-6);
+  EXPECT_NEAR(summary_number(dir, "max_rho"), (60.0 - 15.0 + t) / t, 1e-6);
+  EXPECT_NEAR(summary_number(dir, "mean_rho"), (1.0 + (60.0 - 15.0 + t) / t) / 2.0, 1e-6);
+}
+
+TEST(ClusterSim, FinishTimeFairnessOfTwoJobsUnderFifo) {
+  // One node of two devices; two jobs of 2 workers (100 steps of 32 samples, no all-reduce within the node) arrive
+  // at 0. FIFO: a runs [0, 5], b waits for the round of 60 s and runs [60, 65].
+  const std::string dir = test_dir("rho-fifo");
+  ASSERT_EQ(run_jobs({job("a", 0, 2, 3200, 32), job("b", 0, 2, 3200, 32)}, cluster(1, 2), {}, dir), "");
+  const auto rows = read_csv(dir + "/jobs.csv");
+  ASSERT_NEAR(cell(rows, "a", "jct_s"), 5.0, 1e-9);
+  ASSERT_NEAR(cell(rows, "b", "jct_s"), 65.0, 1e-9);
+  // a met b all its life: N = 2, a share of 1 device for 2 workers: 3200 samples at 320/s = 10 s.
+  EXPECT_NEAR(cell(rows, "a", "contention"), 2.0, 1e-12);
+  EXPECT_NEAR(cell(rows, "a", "fair_s"), 10.0, 1e-9);
+  EXPECT_NEAR(cell(rows, "a", "rho"), 0.5, 1e-9);
+  // b met a for 5 of its 65 s: N = 70/65, a share of 2 x 65/70 devices: 3200 / (320 x 130/70) s.
+  const double n_b = 70.0 / 65.0;
+  const double t_b = 3200.0 / (320.0 * 2.0 / n_b);
+  EXPECT_NEAR(cell(rows, "b", "contention"), n_b, 1e-12);
+  EXPECT_NEAR(cell(rows, "b", "fair_s"), t_b, 1e-9);
+  EXPECT_NEAR(cell(rows, "b", "rho"), 65.0 / t_b, 1e-9);
+  EXPECT_NEAR(summary_number(dir, "mean_rho"), (0.5 + 65.0 / t_b) / 2.0, 1e-9);
+  EXPECT_NEAR(summary_number(dir, "max_rho"), 65.0 / t_b, 1e-9);
 }
 
 TEST(ClusterSim, NothingRunsPastMaxTimeEvenInARestore) {

@@ -45,8 +45,13 @@ struct JobOutcome {
   double samples = 0.0;    // trained (steps lost to a preemption not counted)
   std::int64_t restarts = 0;                    // preemptions, moves and resizes it went through
   std::map<std::string, double> device_s;       // device-seconds held, by kind
+  // Finish-time fairness (docs/jobs.md), finished jobs only: the jobs it met on average (N, itself included) and
+  // T_id, its time alone on 1/N of the cluster.
+  double contention = 0.0;
+  Seconds fair_s = 0.0;
   bool finished() const { return end_s >= 0.0; }
   Seconds jct_s() const { return end_s - arrival_s; }              // finished jobs only
+  double rho() const { return jct_s() / fair_s; }                  // finished jobs only: JCT / T_id
   Seconds queueing_s() const { return start_s - arrival_s; }       // jobs that ran
 };
 
@@ -58,6 +63,8 @@ struct ClusterSummary {
   double p99_jct_s = 0.0;
   std::size_t finished = 0;
   std::map<std::string, double> utilisation;  // by kind: device-seconds held / (devices x makespan)
+  double mean_rho = 0.0;                      // over the finished jobs; 0 when none
+  double max_rho = 0.0;
   std::int64_t rounds = 0;
 };
 
