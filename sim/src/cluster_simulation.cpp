@@ -69,6 +69,12 @@ struct Job {
   Seconds resume_at_s = 0.0;                 // restart cost: no step before this
   Seconds held_since_s = 0.0;                // when it got `slots`, for its device time
   bool running_actor = false;
+  std::int64_t per_worker_batch = 1;
+  std::string packing_key;  // model/batch of one worker alone; empty: never packed  // the batch of one worker with the job's workers (the packed table's key)
+  // Packing: the job sharing this job's device and the fraction of its speed alone it keeps, from the round that
+  // packs them until the round after the partner leaves; "" and 1 otherwise.
+  std::string packed_with;
+  double packed_fraction = 1.0;
   // Steady stepping (several workers): the last two steps took the same time with the same plan. Reset when the
   // job's devices change.
   Seconds last_step_s = 0.0;
@@ -145,8 +151,9 @@ class ClusterSim {
   std::size_t done_ = 0;
   bool over_ = false;
   Status status_;
-  std::string allocations_csv_ = "time_s,job,kind,devices\n";
+  std::string allocations_csv_;
   std::int64_t rounds_ = 0;
+  std::vector<scheduler::PackedPairFacts> packed_pairs_;
   Seconds end_s_ = 0.0;
   Seconds next_round_s_ = 0.0;  // when the scheduler decides next
 };
@@ -155,6 +162,11 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
   auto policy = scheduler::make_default_scheduler_registry().make(options_.scheduler, options_.scheduling);
   if (!policy.is_ok()) return policy.status();
   policy_ = std::move(policy).value();
+  const bool packing = options_.scheduling.packing;
+  if (packing && options_.packed_speeds == nullptr) {
+    return Status::invalid_argument("packing needs the packed-pair table (--packed-speeds)");
+  }
+  allocations_csv_ = packing ? "time_s,job,kind,devices,packed_with\n" : "time_s,job,kind,devices\n";
   for (const scenarios::DeviceGroup& g : cluster_.groups) {
     for (std::int64_t n = 0; n < g.nodes; ++n) {
       // Named by the node's index in the cluster: two groups may hold the same kind.
@@ -200,12 +212,32 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
     if (!params.is_ok()) return Status::invalid_argument(where + ": " + params.status().message());
     job.gradient_bytes = 4.0 * *params;
     const std::int64_t per_worker = std::max<std::int64_t>(1, s.global_batch / s.workers);
+    job.per_worker_batch = per_worker;
     for (const std::string& kind : kinds) {
       auto est = speeds_.speed(s.model, kind, per_worker);
       if (!est.is_ok()) return Status::invalid_argument(where + ": " + est.status().message());
       job.throughput[kind] = est->samples_per_s;
     }
     for (const std::string& kind : kinds) job.outcome.device_s[kind] = 0.0;
+  }
+  if (packing) {
+    // The pairs the table lets gain, for each two (model, batch) keys present and each kind.
+    std::set<std::pair<std::string, std::int64_t>> keys;
+    for (const Job& job : jobs_) {
+      if (job.spec->min_workers == 1) keys.insert({job.spec->model, job.spec->global_batch});
+    }
+    const auto key = [](const std::pair<std::string, std::int64_t>& k) { return k.first + "/" + std::to_string(k.second); };
+    for (auto a = keys.begin(); a != keys.end(); ++a) {
+      for (auto b = a; b != keys.end(); ++b) {
+        for (const std::string& kind : kinds) {
+          const auto f = options_.packed_speeds->fractions(kind, a->first, a->second, b->first, b->second);
+          if (f) packed_pairs_.push_back({kind, key(*a), key(*b), f->first, f->second});
+        }
+      }
+    }
+    for (Job& job : jobs_) {
+      if (job.spec->min_workers == 1) job.packing_key = key({job.spec->model, job.spec->global_batch});
+    }
   }
   return Status::ok();
 }
@@ -224,7 +256,8 @@ void ClusterSim::build_platform() {
     for (std::int64_t n = 0; n < g.nodes; ++n, ++h) {
       // One core per device at 1 flop/s: a worker's step is an execution of its compute seconds.
       sg4::Host* host = zone->create_host(facts_.hosts[h].name, std::vector<double>{1.0});
-      host->set_core_count(static_cast<int>(g.gpus_per_node));
+      // With packing, two cores per device: two packed workers compute side by side.
+      host->set_core_count(static_cast<int>(g.gpus_per_node) * (options_.scheduling.packing ? 2 : 1));
       host->seal();
       const sg4::Link* link = zone->create_split_duplex_link(facts_.hosts[h].name + "-link",
                                                              g.bandwidth_Bps.value_or(options_.node_bandwidth_Bps))
@@ -256,6 +289,7 @@ Status ClusterSim::decide(Seconds now_s) {
   scheduler::RoundFacts facts;
   facts.now_s = now_s;
   facts.cluster = facts_;
+  facts.packed_pairs = packed_pairs_;
   std::vector<std::size_t> present;
   for (Job& job : jobs_) {
     if (!job.arrived && job.spec->arrival_s <= now_s) {
@@ -276,12 +310,33 @@ Status ClusterSim::decide(Seconds now_s) {
     f.current = job.slots;
     f.service_by_kind = job.outcome.device_s;
     f.waiting_s = job.slots.empty() ? now_s - job.waiting_since_s : 0.0;
+    f.packing_key = job.packing_key;
     facts.jobs.push_back(std::move(f));
     present.push_back(job.index);
   }
   if (facts.jobs.empty()) return Status::ok();
   auto allocation = policy_->decide(facts);
   if (!allocation.is_ok()) return allocation.status();
+  // Packed pairs: the two jobs given one device, and the fraction each keeps (the scheduler packed only measured
+  // pairs, so the lookup answers).
+  std::map<scheduler::DeviceSlot, std::vector<std::size_t>> sharing;
+  for (std::size_t i = 0; i < present.size(); ++i) {
+    for (const scheduler::DeviceSlot& s : allocation->jobs[i].slots) sharing[s].push_back(i);
+  }
+  std::vector<std::string> partner(present.size());
+  std::vector<double> fraction(present.size(), 1.0);
+  for (const auto& [slot, is] : sharing) {
+    if (is.size() != 2) continue;
+    for (std::size_t side = 0; side < 2; ++side) {
+      const Job& me = jobs_[present[is[side]]];
+      const Job& other = jobs_[present[is[1 - side]]];
+      const auto f = options_.packed_speeds->fractions(hosts_[slot.host].kind, me.spec->model, me.spec->global_batch,
+                                                       other.spec->model, other.spec->global_batch);
+      if (!f) return Status::internal("jobs '" + me.spec->name + "' and '" + other.spec->name + "' packed unmeasured");
+      partner[is[side]] = other.spec->name;
+      fraction[is[side]] = f->first;
+    }
+  }
   for (std::size_t i = 0; i < present.size(); ++i) {
     Job& job = jobs_[present[i]];
     if (job.outcome.finished()) continue;  // ended while decide() waited in a simcall
@@ -289,8 +344,16 @@ Status ClusterSim::decide(Seconds now_s) {
     std::map<std::string, int> by_kind;
     for (const scheduler::DeviceSlot& s : a.slots) ++by_kind[hosts_[s.host].kind];
     for (const auto& [kind, n] : by_kind) {
-      allocations_csv_ += shortest_number(now_s) + "," + job.spec->name + "," + kind + "," + std::to_string(n) + "\n";
+      allocations_csv_ += shortest_number(now_s) + "," + job.spec->name + "," + kind + "," + std::to_string(n) +
+                          (options_.scheduling.packing ? "," + partner[i] : std::string()) + "\n";
     }
+    std::string held;
+    for (const auto& [kind, n] : by_kind) held += (held.empty() ? "" : " + ") + std::to_string(n) + " " + kind;
+    if (!partner[i].empty()) held += " packed with " + partner[i];
+    const bool repacked = partner[i] != job.packed_with;
+    job.packed_with = partner[i];
+    job.packed_fraction = fraction[i];
+    if (a.change == scheduler::JobChange::kKept && repacked) job.enter(now_s, "running on " + held);
     if (a.change == scheduler::JobChange::kKept || a.change == scheduler::JobChange::kWaiting) continue;
     if (!job.slots.empty()) ++job.outcome.restarts;
     if (a.slots.empty()) job.waiting_since_s = now_s;
@@ -304,8 +367,6 @@ Status ClusterSim::decide(Seconds now_s) {
       job.enter(now_s, a.restart_s > 0.0 ? "checkpointing" : "waiting");
       if (a.restart_s > 0.0) job.enter(now_s + a.restart_s, "waiting");
     } else {
-      std::string held;
-      for (const auto& [kind, n] : by_kind) held += (held.empty() ? "" : " + ") + std::to_string(n) + " " + kind;
       if (a.restart_s > 0.0) job.enter(now_s, "restarting");
       job.enter(now_s + a.restart_s, "running on " + held);
     }
@@ -496,7 +557,9 @@ Status ClusterSim::solo_steps(Job& job, BatchSize batch, sg4::Host* host, const 
   // device's speed before the round.
   auto est = speeds_.speed(job.spec->model, kind, batch);
   if (!est.is_ok()) return est.status();
-  run_steps(job, static_cast<double>(batch) / est->samples_per_s, batch, host, 1, step_index, interrupted);
+  // Packed: the fraction of its speed alone it keeps with its partner, fixed for the steps started now.
+  run_steps(job, static_cast<double>(batch) / (est->samples_per_s * job.packed_fraction), batch, host, 1, step_index,
+            interrupted);
   return Status::ok();
 }
 
