@@ -126,6 +126,10 @@ class ClusterSim {
   void job_actor(std::size_t j);
   Status step(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
               const std::vector<std::string>& kinds, std::int64_t& step_index, bool& interrupted);
+  // ASP: each worker computes, pushes its gradient to the parameter server (on the node of the job's first device)
+  // and pulls the parameters back with its next batch, until the job's samples are done or its devices are taken.
+  Status asp_steps(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
+                   const std::vector<std::string>& kinds, std::int64_t& step_index, bool& interrupted);
   Status solo_steps(Job& job, BatchSize batch, sg4::Host* host, const std::string& kind, std::int64_t& step_index,
                     bool& interrupted);
   // Runs `step_s`-long steps of `batch` samples up to the next round (or the job's end; at least one) as one
@@ -184,9 +188,6 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
     job.outcome.name = s.name;
     job.outcome.arrival_s = s.arrival_s;
     const std::string where = "job '" + s.name + "'";
-    if (s.mode != traces::JobMode::kBsp) {
-      return Status::invalid_argument(where + ": mode asp; the multi-job simulator runs BSP jobs only");
-    }
     if (s.epochs <= 0.0) {
       return Status::invalid_argument(where + ": no epochs (a target accuracy alone needs the model's accuracy, "
                                               "which a multi-job run does not train); give epochs");
@@ -432,6 +433,7 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   const std::size_t n = hosts.size();
   const controller::Plan& plan = ctl.current_plan();
   const Seconds t0 = sg4::Engine::get_clock();
+  if (job.spec->mode == traces::JobMode::kAsp) return asp_steps(job, ctl, hosts, kinds, step_index, interrupted);
   if (n == 1) return solo_steps(job, plan.batch[0], hosts[0], kinds[0], step_index, interrupted);
   // Steady and alone on its nodes: nothing can change a step before the next round (allocations change only at
   // rounds; the switch does not saturate), so its steps there take what the last one took, in one execution.
@@ -504,6 +506,117 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   job.steady_steps = same ? job.steady_steps + 1 : 0;
   job.last_step_s = took_s;
   return Status::ok();
+}
+
+Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
+                             const std::vector<std::string>& kinds, std::int64_t& step_index, bool& interrupted) {
+  const std::size_t n = hosts.size();
+  sg4::Host* const server = hosts.front();  // the job's first device's node (slots are sorted)
+  const auto bytes = static_cast<std::uint64_t>(job.gradient_bytes);
+  const std::uint64_t generation = job.generation;
+  enum class Phase { kCompute, kPush, kPull };
+  struct Worker {
+    Phase phase = Phase::kCompute;
+    sg4::ActivityPtr activity;  // what it waits for now
+    Seconds started_s = 0.0;
+    Seconds compute_s = 0.0;
+    BatchSize batch = 0;
+  };
+  std::vector<Worker> w(n);
+  job.in_flight.clear();
+  const auto start = [&](std::size_t k, sg4::ActivityPtr activity) {
+    w[k].activity = std::move(activity);
+    job.in_flight.push_back(w[k].activity);
+  };
+  const auto compute = [&](std::size_t k) -> Status {
+    const BatchSize b = ctl.current_plan().batch[k];
+    auto est = speeds_.speed(job.spec->model, kinds[k], b);
+    if (!est.is_ok()) return est.status();
+    w[k].phase = Phase::kCompute;
+    w[k].batch = b;
+    w[k].started_s = sg4::Engine::get_clock();
+    const sg4::ExecPtr exec = sg4::Exec::init()
+                                  ->set_flops_amount(static_cast<double>(b) / (est->samples_per_s * job.packed_fraction))
+                                  ->set_host(hosts[k]);
+    start(k, exec);
+    exec->start();
+    return Status::ok();
+  };
+  bool finished = false;
+  // The server applies k's push now: an update; the job's controller sees k's compute time and plans; k pulls the
+  // parameters with its next batch (free on the server's node: it computes again at once).
+  const auto apply = [&](std::size_t k) -> Status {
+    const Seconds t = sg4::Engine::get_clock();
+    ++step_index;
+    ++job.outcome.steps;
+    job.outcome.samples += static_cast<double>(w[k].batch);
+    OMNI_RETURN_IF_ERROR(ctl.report(controller::IterationDone{static_cast<WorkerId>(k), step_index, t, w[k].compute_s,
+                                                              w[k].batch}));
+    if (job.outcome.samples >= job.total_samples) {
+      finished = true;
+      return Status::ok();
+    }
+    auto next = ctl.plan_next(controller::DecisionPoint{step_index, 0, t});
+    if (!next.is_ok()) return next.status();
+    if (hosts[k] == server) return compute(k);
+    w[k].phase = Phase::kPull;
+    start(k, sg4::Comm::sendto_async(server, hosts[k], bytes));
+    return Status::ok();
+  };
+  const auto advance = [&](std::size_t k) -> Status {
+    switch (w[k].phase) {
+      case Phase::kCompute:
+        w[k].compute_s = sg4::Engine::get_clock() - w[k].started_s;
+        if (hosts[k] == server) return apply(k);
+        w[k].phase = Phase::kPush;
+        start(k, sg4::Comm::sendto_async(hosts[k], server, bytes));
+        return Status::ok();
+      case Phase::kPush:
+        return apply(k);
+      case Phase::kPull:
+        return compute(k);
+    }
+    return Status::ok();
+  };
+  const auto taken = [&] {
+    if (!over_ && job.generation == generation) return false;
+    interrupted = true;
+    cancel_step(job);
+    job.in_flight.clear();
+    return true;
+  };
+  for (std::size_t k = 0; k < n; ++k) {
+    OMNI_RETURN_IF_ERROR(compute(k));
+    if (taken()) return Status::ok();
+  }
+  while (true) {
+    std::vector<sg4::ActivityPtr> waiting;
+    for (const Worker& x : w) waiting.push_back(x.activity);
+    job.in_flight = waiting;
+    try {
+      sg4::Activity::wait_any(waiting);
+    } catch (const simgrid::Exception&) {
+      // Cancelled by the scheduler: computations and pushes not yet applied are lost.
+      interrupted = true;
+      cancel_step(job);
+      job.in_flight.clear();
+      return Status::ok();
+    }
+    // What ended at this instant, in worker order (determinism).
+    std::vector<std::size_t> ended;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (w[k].activity->get_state() == sg4::Activity::State::FINISHED) ended.push_back(k);
+    }
+    for (const std::size_t k : ended) {
+      OMNI_RETURN_IF_ERROR(advance(k));
+      if (finished) {
+        cancel_step(job);  // the other workers' computations and flows end with the job
+        job.in_flight.clear();
+        return Status::ok();
+      }
+      if (taken()) return Status::ok();
+    }
+  }
 }
 
 bool ClusterSim::alone_on_its_nodes(const Job& job) const {
@@ -597,7 +710,8 @@ void ClusterSim::job_actor(std::size_t j) {
       const BatchSize B = job.spec->global_batch;
       run::ControllerSpec spec;
       spec.policy = job.spec->batch_policy;
-      spec.options.mode = controller::TrainingMode::kBsp;
+      spec.options.mode = job.spec->mode == traces::JobMode::kAsp ? controller::TrainingMode::kAsp
+                                                                  : controller::TrainingMode::kBsp;
       spec.options.global_batch = B;
       const BatchSize lo = std::max<BatchSize>(1, B / n / 4);
       const BatchSize hi = std::max<BatchSize>(lo, std::min<BatchSize>(B, (4 * B + n - 1) / n));
