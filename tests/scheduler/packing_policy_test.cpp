@@ -126,6 +126,7 @@ TEST(PackingPolicyTest, RandomRoundsKeepTheInvariantsAndAreDeterministic) {
       f.packed_pairs.push_back({kind, "k1", "k1", 0.55, 0.55});
       f.packed_pairs.push_back({kind, "k2", "k2", 0.4, 0.4});
     }
+    int shared = 0;
     for (int round = 0; round < 30; ++round) {
       for (JobFacts& j : f.jobs) j.remaining_samples = 1e6 * static_cast<double>(rng() % 10 + 1);
       const Allocation a = decide_ok(*p, f);
@@ -143,11 +144,13 @@ TEST(PackingPolicyTest, RandomRoundsKeepTheInvariantsAndAreDeterministic) {
           EXPECT_LE(use[s], 2) << name;
           if (use[s] == 2) {
             EXPECT_EQ(a.jobs[j].slots.size(), 1u) << name;
+            ++shared;
           }
         }
       }
       testing::advance(f, a, 60.0);
     }
+    EXPECT_GT(shared, 0) << name << ": the rounds should pack some pairs";
   }
 }
 
