@@ -19,10 +19,10 @@
 #include "omnilearn/scenarios/device_cluster.h"
 #include "omnilearn/sim/cluster_simulation.h"
 #include "omnilearn/traces/device_speeds.h"
-#include "omnilearn/traces/packed_speeds.h"
 #include "omnilearn/traces/job_file.h"
 #include "omnilearn/traces/job_generators.h"
 #include "omnilearn/traces/job_importer.h"
+#include "omnilearn/traces/packed_speeds.h"
 #include "omnilearn/traces/text_file.h"
 
 namespace po = boost::program_options;

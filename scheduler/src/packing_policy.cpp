@@ -113,7 +113,8 @@ class PackingPolicy final : public SchedulingPolicy {
     }
     // A guest the base policy saw as holding nothing and that is not packed again lost its device: preempted.
     for (std::size_t j = 0; j < n; ++j) {
-      if (base_facts.jobs[j].current.size() != facts.jobs[j].current.size()) set_change(facts.jobs[j], options_, out.jobs[j]);
+      if (base_facts.jobs[j].current.size() != facts.jobs[j].current.size())
+        set_change(facts.jobs[j], options_, out.jobs[j]);
     }
     return out;
   }

@@ -69,8 +69,7 @@ struct Job {
   Seconds resume_at_s = 0.0;                 // restart cost: no step before this
   Seconds held_since_s = 0.0;                // when it got `slots`, for its device time
   bool running_actor = false;
-  std::int64_t per_worker_batch = 1;
-  std::string packing_key;  // model/batch of one worker alone; empty: never packed  // the batch of one worker with the job's workers (the packed table's key)
+  std::string packing_key;  // with packing: model/batch of a one-worker job (the packed table's key); else empty
   // Packing: the job sharing this job's device and the fraction of its speed alone it keeps, from the round that
   // packs them until the round after the partner leaves; "" and 1 otherwise.
   std::string packed_with;
@@ -213,7 +212,6 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
     if (!params.is_ok()) return Status::invalid_argument(where + ": " + params.status().message());
     job.gradient_bytes = 4.0 * *params;
     const std::int64_t per_worker = std::max<std::int64_t>(1, s.global_batch / s.workers);
-    job.per_worker_batch = per_worker;
     for (const std::string& kind : kinds) {
       auto est = speeds_.speed(s.model, kind, per_worker);
       if (!est.is_ok()) return Status::invalid_argument(where + ": " + est.status().message());
@@ -227,7 +225,9 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
     for (const Job& job : jobs_) {
       if (job.spec->min_workers == 1) keys.insert({job.spec->model, job.spec->global_batch});
     }
-    const auto key = [](const std::pair<std::string, std::int64_t>& k) { return k.first + "/" + std::to_string(k.second); };
+    const auto key = [](const std::pair<std::string, std::int64_t>& k) {
+      return k.first + "/" + std::to_string(k.second);
+    };
     for (auto a = keys.begin(); a != keys.end(); ++a) {
       for (auto b = a; b != keys.end(); ++b) {
         for (const std::string& kind : kinds) {
@@ -535,9 +535,10 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
     w[k].phase = Phase::kCompute;
     w[k].batch = b;
     w[k].started_s = sg4::Engine::get_clock();
-    const sg4::ExecPtr exec = sg4::Exec::init()
-                                  ->set_flops_amount(static_cast<double>(b) / (est->samples_per_s * job.packed_fraction))
-                                  ->set_host(hosts[k]);
+    const sg4::ExecPtr exec =
+        sg4::Exec::init()
+            ->set_flops_amount(static_cast<double>(b) / (est->samples_per_s * job.packed_fraction))
+            ->set_host(hosts[k]);
     start(k, exec);
     exec->start();
     return Status::ok();
@@ -550,8 +551,8 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
     ++step_index;
     ++job.outcome.steps;
     job.outcome.samples += static_cast<double>(w[k].batch);
-    OMNI_RETURN_IF_ERROR(ctl.report(controller::IterationDone{static_cast<WorkerId>(k), step_index, t, w[k].compute_s,
-                                                              w[k].batch}));
+    OMNI_RETURN_IF_ERROR(
+        ctl.report(controller::IterationDone{static_cast<WorkerId>(k), step_index, t, w[k].compute_s, w[k].batch}));
     if (job.outcome.samples >= job.total_samples) {
       finished = true;
       return Status::ok();
@@ -710,8 +711,8 @@ void ClusterSim::job_actor(std::size_t j) {
       const BatchSize B = job.spec->global_batch;
       run::ControllerSpec spec;
       spec.policy = job.spec->batch_policy;
-      spec.options.mode = job.spec->mode == traces::JobMode::kAsp ? controller::TrainingMode::kAsp
-                                                                  : controller::TrainingMode::kBsp;
+      spec.options.mode =
+          job.spec->mode == traces::JobMode::kAsp ? controller::TrainingMode::kAsp : controller::TrainingMode::kBsp;
       spec.options.global_batch = B;
       const BatchSize lo = std::max<BatchSize>(1, B / n / 4);
       const BatchSize hi = std::max<BatchSize>(lo, std::min<BatchSize>(B, (4 * B + n - 1) / n));

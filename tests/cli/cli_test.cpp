@@ -289,12 +289,13 @@ TEST(CliJobs, PackingRunsPairsAndKeepsTheBytes) {
       "name,arrival_s,model,dataset,dataset_samples,epochs,target,workers,min_workers,max_workers,global_batch,"
       "mode,batch_policy\n";
   for (int i = 0; i < 6; ++i) {
-    file += "j" + std::to_string(i) + ",0,lm,wikitext-2," + std::to_string(20000 * (i + 1)) +
-            ",1,,1,,,20,bsp,uniform\n";
+    file +=
+        "j" + std::to_string(i) + ",0,lm,wikitext-2," + std::to_string(20000 * (i + 1)) + ",1,,1,,,20,bsp,uniform\n";
   }
   dir.write("jobs.csv", file);
-  const std::vector<std::string> run = {"jobs", "run", dir.at("jobs.csv"), "--cluster", dir.at("two.yaml"),
-                                        "--packing", "--parameters", "lm=3e7", "--quiet", "--out", dir.at("run")};
+  const std::vector<std::string> run = {
+      "jobs",         "run",    dir.at("jobs.csv"), "--cluster", dir.at("two.yaml"), "--packing",
+      "--parameters", "lm=3e7", "--quiet",          "--out",     dir.at("run")};
   RunResult r = run_omnilearn(run, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string allocations = read_file(dir.path() / "run" / "allocations.csv");

@@ -65,10 +65,10 @@ TEST(PackedSpeedsTest, BadTablesAreRefusedWithFileAndLine) {
   ASSERT_FALSE(bad_batch.is_ok());
   EXPECT_FALSE(parse_packed_pairs(std::string(kPackedSpeedsHeader) + "\n", "p.csv").is_ok());
   // The same pair twice, in either order.
-  EXPECT_FALSE(PackedSpeedTable::create({{"v100", "m", 1, "n", 2, 0.5, 0.5}, {"v100", "n", 2, "m", 1, 0.5, 0.5}})
-                   .is_ok());
-  EXPECT_TRUE(PackedSpeedTable::create({{"v100", "m", 1, "n", 2, 0.5, 0.5}, {"k80", "n", 2, "m", 1, 0.5, 0.5}})
-                  .is_ok());
+  EXPECT_FALSE(
+      PackedSpeedTable::create({{"v100", "m", 1, "n", 2, 0.5, 0.5}, {"v100", "n", 2, "m", 1, 0.5, 0.5}}).is_ok());
+  EXPECT_TRUE(
+      PackedSpeedTable::create({{"v100", "m", 1, "n", 2, 0.5, 0.5}, {"k80", "n", 2, "m", 1, 0.5, 0.5}}).is_ok());
 }
 
 TEST(PackedSpeedsTest, ShippedTableLoads) {

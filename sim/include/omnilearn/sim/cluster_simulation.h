@@ -4,7 +4,8 @@
 // an actor that steps BSP: its workers compute on their devices at the measured speed of the job's model there
 // (traces::DeviceSpeedTable), then all-reduce their gradients as SimGrid flows over the nodes' links, which jobs on
 // the same node share, and the job's own batch controller (uniform, omnilearn, ...) resizes its workers' batches
-// from the compute times it sees. An ASP job's workers push to and pull from a parameter server on its first node. Not thread-safe: one call at a time per process (SimGrid's engine is global).
+// from the compute times it sees; an ASP job's workers push to and pull from a parameter server on its first node.
+// Not thread-safe: one call at a time per process (SimGrid's engine is global).
 #pragma once
 
 #include <cstdint>
