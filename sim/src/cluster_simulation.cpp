@@ -520,7 +520,7 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
     sg4::ActivityPtr activity;  // what it waits for now
     Seconds started_s = 0.0;
     Seconds compute_s = 0.0;
-    BatchSize batch = 0;
+    BatchSize batch = 0;  // of the computation under way, or the one the pull under way carries
   };
   std::vector<Worker> w(n);
   job.in_flight.clear();
@@ -529,11 +529,10 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
     job.in_flight.push_back(w[k].activity);
   };
   const auto compute = [&](std::size_t k) -> Status {
-    const BatchSize b = ctl.current_plan().batch[k];
+    const BatchSize b = w[k].batch;
     auto est = speeds_.speed(job.spec->model, kinds[k], b);
     if (!est.is_ok()) return est.status();
     w[k].phase = Phase::kCompute;
-    w[k].batch = b;
     w[k].started_s = sg4::Engine::get_clock();
     const sg4::ExecPtr exec =
         sg4::Exec::init()
@@ -559,6 +558,7 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
     }
     auto next = ctl.plan_next(controller::DecisionPoint{step_index, 0, t});
     if (!next.is_ok()) return next.status();
+    w[k].batch = next->batch[k];  // the pull carries k's next batch
     if (hosts[k] == server) return compute(k);
     w[k].phase = Phase::kPull;
     start(k, sg4::Comm::sendto_async(server, hosts[k], bytes));
@@ -587,6 +587,7 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
     return true;
   };
   for (std::size_t k = 0; k < n; ++k) {
+    w[k].batch = ctl.current_plan().batch[k];
     OMNI_RETURN_IF_ERROR(compute(k));
     if (taken()) return Status::ok();
   }
