@@ -22,6 +22,7 @@
 #include "omnilearn/traces/job_file.h"
 #include "omnilearn/traces/job_generators.h"
 #include "omnilearn/traces/job_importer.h"
+#include "omnilearn/traces/packed_speeds.h"
 #include "omnilearn/traces/text_file.h"
 
 namespace po = boost::program_options;
@@ -233,6 +234,7 @@ int run_run(const std::vector<std::string>& args) {
   std::string placement = "pack";
   std::string kinds = shipped("device-kinds.csv");
   std::string speeds_file = shipped("device-speeds.csv");
+  std::string packed_file = shipped("packed-speeds.csv");
   bool force = false;
   bool quiet = false;
   std::vector<std::string> parameters;
@@ -250,6 +252,8 @@ int run_run(const std::vector<std::string>& args) {
       "restore", po::value(&o.scheduling.restore_s)->default_value(0.0),
       "seconds a job spends loading its state when it resumes or changes its devices")(
       "placement", po::value(&placement)->default_value(placement), "pack | spread")(
+      "packing", po::bool_switch(&o.scheduling.packing),
+      "pack a waiting one-worker job onto a device a one-worker job holds where both gain (Gavel's measured pairs)")(
       "job-policy", po::value(&job_policy), "every job's batch policy, instead of the file's (uniform, omnilearn, ...)")(
       "las-thresholds", po::value(&o.scheduling.las_thresholds)->multitoken(),
       "las, balanced-mix: attained service (worker-seconds) between the queues, increasing (default 3600 36000)")(
@@ -262,7 +266,8 @@ int run_run(const std::vector<std::string>& args) {
       "parameters", po::value(&parameters)->composing(),
       "MODEL=N: the parameter count of a model the simulator does not know (repeatable)")(
       "kinds", po::value(&kinds)->default_value(kinds), "device kinds table")(
-      "speeds", po::value(&speeds_file)->default_value(speeds_file), "device speeds table");
+      "speeds", po::value(&speeds_file)->default_value(speeds_file), "device speeds table")(
+      "packed-speeds", po::value(&packed_file)->default_value(packed_file), "packed-pair table (with --packing)");
   po::positional_options_description pos;
   pos.add("jobs", 1);
   const char* examples =
@@ -298,6 +303,13 @@ int run_run(const std::vector<std::string>& args) {
   }
   const auto speeds = ot::read_device_speed_table(kinds, speeds_file);
   if (!speeds.is_ok()) return fail(speeds.status());
+  std::optional<ot::PackedSpeedTable> packed;
+  if (o.scheduling.packing) {
+    auto t = ot::read_packed_speed_table(packed_file);
+    if (!t.is_ok()) return fail(t.status());
+    packed = std::move(t).value();
+    o.packed_speeds = &*packed;
+  }
   const auto cluster = load_cluster(cluster_name);
   if (!cluster.is_ok()) return fail(cluster.status());
   // Checked before the folder is claimed: with --force a typo would otherwise replace the earlier run's files.

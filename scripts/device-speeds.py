@@ -2,7 +2,10 @@
 """Derives traces/devices/device-speeds.csv (per-model, per-device-kind training speed, samples/s of one worker) from
 the measured tables in ../shared/traces-raw: Gavel's throughputs on K80, P100 and V100 (one GPU, the job alone) and
 the Pollux applications' step times on one T4 (placement 1). Standard library only.
-Usage: scripts/device-speeds.py [--raw ../shared/traces-raw] [--output traces/devices/device-speeds.csv]"""
+With --packed-output it also writes the packed-pair table (traces/devices/packed-speeds.csv): for two one-GPU jobs of
+Gavel's models sharing one K80, P100 or V100, the fraction of its speed alone each job keeps (0 where Gavel measured 0).
+Usage: scripts/device-speeds.py [--raw ../shared/traces-raw] [--output traces/devices/device-speeds.csv]
+                                [--packed-output traces/devices/packed-speeds.csv]"""
 import argparse
 import ast
 import csv
@@ -38,20 +41,59 @@ def num(v: float) -> str:
     return f"{v:.6g}"
 
 
-def gavel_rows(path: str):
-    with open(path, encoding="utf-8") as f:
-        table = json.load(f)
+def gavel_job(key: str):
+    """(model, batch) of a one-GPU job key of one of the six models, else None."""
+    label, scale = ast.literal_eval(key)
+    if scale != 1:
+        return None  # one worker's speed: multi-GPU entries are whole jobs
+    name, _, rest = label.partition(" (batch size ")
+    if name not in GAVEL_MODELS:
+        return None
+    batch = int(rest.rstrip(")")) if rest else GAVEL_BATCH_WITHOUT_SIZE[name]
+    return GAVEL_MODELS[name][0], batch
+
+
+def gavel_rows(table):
     for device in ("k80", "p100", "v100"):
         for key, entry in table[device].items():
-            label, scale = ast.literal_eval(key)
-            if scale != 1:
-                continue  # one worker's speed: multi-GPU entries are whole jobs
-            name, _, rest = label.partition(" (batch size ")
-            if name not in GAVEL_MODELS:
+            job = gavel_job(key)
+            if job is None:
                 continue
-            batch = int(rest.rstrip(")")) if rest else GAVEL_BATCH_WITHOUT_SIZE[name]
-            model, dataset = GAVEL_MODELS[name]
+            model, batch = job
+            dataset = next(d for m, d in GAVEL_MODELS.values() if m == model)
             yield model, dataset, device, batch, entry["null"] * batch, "gavel"
+
+
+def packed_rows(table):
+    """Each unordered pair of one-GPU jobs once per kind: (device, model_a, batch_a, model_b, batch_b, frac_a, frac_b),
+    a fraction being the job's steps/s packed over its steps/s alone."""
+    rows = {}
+    for device in ("k80", "p100", "v100"):
+        for key, entry in table[device].items():
+            a = gavel_job(key)
+            if a is None:
+                continue
+            for other, pair in entry.items():
+                if other == "null":
+                    continue
+                b = gavel_job(other)
+                if b is None or other not in table[device]:
+                    continue
+                frac_a = pair[0] / entry["null"]
+                frac_b = pair[1] / table[device][other]["null"]
+                if (a[0], a[1]) <= (b[0], b[1]):
+                    rows.setdefault((device, a, b), (frac_a, frac_b))
+                else:
+                    rows.setdefault((device, b, a), (frac_b, frac_a))
+    for (device, a, b), (frac_a, frac_b) in sorted(rows.items()):
+        yield device, a[0], a[1], b[0], b[1], frac_a, frac_b
+
+
+def write_text(path: str, text: str) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+    os.replace(tmp, path)
 
 
 def pollux_rows(folder: str):
@@ -69,8 +111,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--raw", default="../shared/traces-raw")
     parser.add_argument("--output", default="traces/devices/device-speeds.csv")
+    parser.add_argument("--packed-output", default=None)
     args = parser.parse_args()
-    rows = list(gavel_rows(os.path.join(args.raw, "gavel-throughputs", "simulation_throughputs.json")))
+    with open(os.path.join(args.raw, "gavel-throughputs", "simulation_throughputs.json"), encoding="utf-8") as f:
+        table = json.load(f)
+    rows = list(gavel_rows(table))
     rows += list(pollux_rows(os.path.join(args.raw, "pollux-osdi21", "traces")))
     rows.sort(key=lambda r: (r[0], r[2], r[3]))
     out = io.StringIO()
@@ -82,11 +127,21 @@ def main() -> int:
     out.write("model,dataset,device,batch,samples_per_s,source\n")
     for model, dataset, device, batch, speed, source in rows:
         out.write(f"{model},{dataset},{device},{batch},{num(speed)},{source}\n")
-    tmp = args.output + ".tmp"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write(out.getvalue())
-    os.replace(tmp, args.output)
+    write_text(args.output, out.getvalue())
     print(f"wrote {args.output}: {len(rows)} rows", file=sys.stderr)
+    if args.packed_output:
+        packed = list(packed_rows(table))
+        out = io.StringIO()
+        out.write("# generated by: scripts/device-speeds.py --raw ../shared/traces-raw --packed-output "
+                  + args.packed_output + "\n")
+        out.write("# Gavel (MIT, Copyright (c) 2020 Stanford Future Data Systems): simulation_throughputs.json @ c4fa400,"
+                  " two one-GPU jobs packed on one GPU;\n# fraction = the job's steps/s packed / its steps/s alone"
+                  " (0 where Gavel measured 0: the pair does not fit)\n")
+        out.write("device,model_a,batch_a,model_b,batch_b,fraction_a,fraction_b\n")
+        for device, ma, ba, mb, bb, fa, fb in packed:
+            out.write(f"{device},{ma},{ba},{mb},{bb},{num(fa)},{num(fb)}\n")
+        write_text(args.packed_output, out.getvalue())
+        print(f"wrote {args.packed_output}: {len(packed)} rows", file=sys.stderr)
     return 0
 
 

@@ -1,5 +1,6 @@
 #include "omnilearn/scheduler/scheduler_registry.h"
 
+#include "omnilearn/scheduler/packing_policy.h"
 #include "omnilearn/scheduler/scheduling_policies.h"
 
 namespace omnilearn::scheduler {
@@ -18,7 +19,9 @@ Result<std::unique_ptr<SchedulingPolicy>> SchedulerRegistry::make(std::string_vi
     for (const auto& [n, f] : factories_) known += (known.empty() ? "" : ", ") + n;
     return Status::not_found("unknown scheduler '" + std::string(name) + "' (expected one of: " + known + ")");
   }
-  return it->second(options);
+  auto policy = it->second(options);
+  if (!policy.is_ok() || !options.packing) return policy;
+  return make_packing_policy(std::move(policy).value(), options);
 }
 
 bool SchedulerRegistry::contains(std::string_view name) const { return factories_.find(name) != factories_.end(); }

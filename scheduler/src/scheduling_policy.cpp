@@ -53,6 +53,25 @@ std::string_view job_change_name(JobChange change) {
   return "?";
 }
 
+void set_change(const JobFacts& job, const SchedulerOptions& options, JobAllocation& a) {
+  const int n = static_cast<int>(a.slots.size());
+  std::vector<DeviceSlot> held = job.current;
+  std::sort(held.begin(), held.end());
+  a.restart_s = 0.0;
+  if (held.empty()) {
+    a.change = n == 0 ? JobChange::kWaiting : JobChange::kStarted;
+    a.restart_s = n > 0 && job.attained_service() > 0.0 ? options.restore_s : 0.0;
+  } else if (n == 0) {
+    a.change = JobChange::kPreempted;
+    a.restart_s = options.checkpoint_s;
+  } else if (a.slots == held) {
+    a.change = JobChange::kKept;
+  } else {
+    a.change = n == static_cast<int>(held.size()) ? JobChange::kMoved : JobChange::kResized;
+    a.restart_s = options.checkpoint_s + options.restore_s;
+  }
+}
+
 Allocation make_allocation(const RoundFacts& facts, const SchedulerOptions& options,
                            std::vector<std::vector<DeviceSlot>> slots_by_job) {
   OMNI_CHECK(slots_by_job.size() == facts.jobs.size(), "an allocation needs one slot list per job");
@@ -76,20 +95,7 @@ Allocation make_allocation(const RoundFacts& facts, const SchedulerOptions& opti
                  "job '" + job.id + "' got a device of a kind it cannot run on");
       OMNI_CHECK(used.insert(s).second, "job '" + job.id + "' got a slot another job got");
     }
-    std::vector<DeviceSlot> held = job.current;
-    std::sort(held.begin(), held.end());
-    if (held.empty()) {
-      a.change = n == 0 ? JobChange::kWaiting : JobChange::kStarted;
-      a.restart_s = n > 0 && job.attained_service() > 0.0 ? options.restore_s : 0.0;
-    } else if (n == 0) {
-      a.change = JobChange::kPreempted;
-      a.restart_s = options.checkpoint_s;
-    } else if (a.slots == held) {
-      a.change = JobChange::kKept;
-    } else {
-      a.change = n == static_cast<int>(held.size()) ? JobChange::kMoved : JobChange::kResized;
-      a.restart_s = options.checkpoint_s + options.restore_s;
-    }
+    set_change(job, options, a);
     out.jobs.push_back(std::move(a));
   }
   return out;

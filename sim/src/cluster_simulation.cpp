@@ -70,6 +70,11 @@ struct Job {
   Seconds resume_at_s = 0.0;                 // restart cost: no step before this
   Seconds held_since_s = 0.0;                // when it got `slots`, for its device time
   bool running_actor = false;
+  std::string packing_key;  // with packing: model/batch of a one-worker job (the packed table's key); else empty
+  // Packing: the job sharing this job's device and the fraction of its speed alone it keeps, from the round that
+  // packs them until the round after the partner leaves; "" and 1 otherwise.
+  std::string packed_with;
+  double packed_fraction = 1.0;
   // Steady stepping (several workers): the last two steps took the same time with the same plan. Reset when the
   // job's devices change.
   Seconds last_step_s = 0.0;
@@ -121,6 +126,10 @@ class ClusterSim {
   void job_actor(std::size_t j);
   Status step(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
               const std::vector<std::string>& kinds, std::int64_t& step_index, bool& interrupted);
+  // ASP: each worker computes, pushes its gradient to the parameter server (on the node of the job's first device)
+  // and pulls the parameters back with its next batch, until the job's samples are done or its devices are taken.
+  Status asp_steps(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
+                   const std::vector<std::string>& kinds, std::int64_t& step_index, bool& interrupted);
   Status solo_steps(Job& job, BatchSize batch, sg4::Host* host, const std::string& kind, std::int64_t& step_index,
                     bool& interrupted);
   // Runs `step_s`-long steps of `batch` samples up to the next round (or the job's end; at least one) as one
@@ -146,8 +155,9 @@ class ClusterSim {
   std::size_t done_ = 0;
   bool over_ = false;
   Status status_;
-  std::string allocations_csv_ = "time_s,job,kind,devices\n";
+  std::string allocations_csv_;
   std::int64_t rounds_ = 0;
+  std::vector<scheduler::PackedPairFacts> packed_pairs_;
   Seconds end_s_ = 0.0;
   Seconds next_round_s_ = 0.0;  // when the scheduler decides next
 };
@@ -156,6 +166,11 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
   auto policy = scheduler::make_default_scheduler_registry().make(options_.scheduler, options_.scheduling);
   if (!policy.is_ok()) return policy.status();
   policy_ = std::move(policy).value();
+  const bool packing = options_.scheduling.packing;
+  if (packing && options_.packed_speeds == nullptr) {
+    return Status::invalid_argument("packing needs the packed-pair table (--packed-speeds)");
+  }
+  allocations_csv_ = packing ? "time_s,job,kind,devices,packed_with\n" : "time_s,job,kind,devices\n";
   for (const scenarios::DeviceGroup& g : cluster_.groups) {
     for (std::int64_t n = 0; n < g.nodes; ++n) {
       // Named by the node's index in the cluster: two groups may hold the same kind.
@@ -173,9 +188,6 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
     job.outcome.name = s.name;
     job.outcome.arrival_s = s.arrival_s;
     const std::string where = "job '" + s.name + "'";
-    if (s.mode != traces::JobMode::kBsp) {
-      return Status::invalid_argument(where + ": mode asp; the multi-job simulator runs BSP jobs only");
-    }
     if (s.epochs <= 0.0) {
       return Status::invalid_argument(where + ": no epochs (a target accuracy alone needs the model's accuracy, "
                                               "which a multi-job run does not train); give epochs");
@@ -208,6 +220,27 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
     }
     for (const std::string& kind : kinds) job.outcome.device_s[kind] = 0.0;
   }
+  if (packing) {
+    // The pairs the table lets gain, for each two (model, batch) keys present and each kind.
+    std::set<std::pair<std::string, std::int64_t>> keys;
+    for (const Job& job : jobs_) {
+      if (job.spec->min_workers == 1) keys.insert({job.spec->model, job.spec->global_batch});
+    }
+    const auto key = [](const std::pair<std::string, std::int64_t>& k) {
+      return k.first + "/" + std::to_string(k.second);
+    };
+    for (auto a = keys.begin(); a != keys.end(); ++a) {
+      for (auto b = a; b != keys.end(); ++b) {
+        for (const std::string& kind : kinds) {
+          const auto f = options_.packed_speeds->fractions(kind, a->first, a->second, b->first, b->second);
+          if (f) packed_pairs_.push_back({kind, key(*a), key(*b), f->first, f->second});
+        }
+      }
+    }
+    for (Job& job : jobs_) {
+      if (job.spec->min_workers == 1) job.packing_key = key({job.spec->model, job.spec->global_batch});
+    }
+  }
   return Status::ok();
 }
 
@@ -225,7 +258,8 @@ void ClusterSim::build_platform() {
     for (std::int64_t n = 0; n < g.nodes; ++n, ++h) {
       // One core per device at 1 flop/s: a worker's step is an execution of its compute seconds.
       sg4::Host* host = zone->create_host(facts_.hosts[h].name, std::vector<double>{1.0});
-      host->set_core_count(static_cast<int>(g.gpus_per_node));
+      // With packing, two cores per device: two packed workers compute side by side.
+      host->set_core_count(static_cast<int>(g.gpus_per_node) * (options_.scheduling.packing ? 2 : 1));
       host->seal();
       const sg4::Link* link = zone->create_split_duplex_link(facts_.hosts[h].name + "-link",
                                                              g.bandwidth_Bps.value_or(options_.node_bandwidth_Bps))
@@ -257,6 +291,7 @@ Status ClusterSim::decide(Seconds now_s) {
   scheduler::RoundFacts facts;
   facts.now_s = now_s;
   facts.cluster = facts_;
+  facts.packed_pairs = packed_pairs_;
   std::vector<std::size_t> present;
   for (Job& job : jobs_) {
     if (!job.arrived && job.spec->arrival_s <= now_s) {
@@ -277,12 +312,33 @@ Status ClusterSim::decide(Seconds now_s) {
     f.current = job.slots;
     f.service_by_kind = job.outcome.device_s;
     f.waiting_s = job.slots.empty() ? now_s - job.waiting_since_s : 0.0;
+    f.packing_key = job.packing_key;
     facts.jobs.push_back(std::move(f));
     present.push_back(job.index);
   }
   if (facts.jobs.empty()) return Status::ok();
   auto allocation = policy_->decide(facts);
   if (!allocation.is_ok()) return allocation.status();
+  // Packed pairs: the two jobs given one device, and the fraction each keeps (the scheduler packed only measured
+  // pairs, so the lookup answers).
+  std::map<scheduler::DeviceSlot, std::vector<std::size_t>> sharing;
+  for (std::size_t i = 0; i < present.size(); ++i) {
+    for (const scheduler::DeviceSlot& s : allocation->jobs[i].slots) sharing[s].push_back(i);
+  }
+  std::vector<std::string> partner(present.size());
+  std::vector<double> fraction(present.size(), 1.0);
+  for (const auto& [slot, is] : sharing) {
+    if (is.size() != 2) continue;
+    for (std::size_t side = 0; side < 2; ++side) {
+      const Job& me = jobs_[present[is[side]]];
+      const Job& other = jobs_[present[is[1 - side]]];
+      const auto f = options_.packed_speeds->fractions(hosts_[slot.host].kind, me.spec->model, me.spec->global_batch,
+                                                       other.spec->model, other.spec->global_batch);
+      if (!f) return Status::internal("jobs '" + me.spec->name + "' and '" + other.spec->name + "' packed unmeasured");
+      partner[is[side]] = other.spec->name;
+      fraction[is[side]] = f->first;
+    }
+  }
   for (std::size_t i = 0; i < present.size(); ++i) {
     Job& job = jobs_[present[i]];
     if (job.outcome.finished()) continue;  // ended while decide() waited in a simcall
@@ -290,8 +346,16 @@ Status ClusterSim::decide(Seconds now_s) {
     std::map<std::string, int> by_kind;
     for (const scheduler::DeviceSlot& s : a.slots) ++by_kind[hosts_[s.host].kind];
     for (const auto& [kind, n] : by_kind) {
-      allocations_csv_ += shortest_number(now_s) + "," + job.spec->name + "," + kind + "," + std::to_string(n) + "\n";
+      allocations_csv_ += shortest_number(now_s) + "," + job.spec->name + "," + kind + "," + std::to_string(n) +
+                          (options_.scheduling.packing ? "," + partner[i] : std::string()) + "\n";
     }
+    std::string held;
+    for (const auto& [kind, n] : by_kind) held += (held.empty() ? "" : " + ") + std::to_string(n) + " " + kind;
+    if (!partner[i].empty()) held += " packed with " + partner[i];
+    const bool repacked = partner[i] != job.packed_with;
+    job.packed_with = partner[i];
+    job.packed_fraction = fraction[i];
+    if (a.change == scheduler::JobChange::kKept && repacked) job.enter(now_s, "running on " + held);
     if (a.change == scheduler::JobChange::kKept || a.change == scheduler::JobChange::kWaiting) continue;
     if (!job.slots.empty()) ++job.outcome.restarts;
     if (a.slots.empty()) job.waiting_since_s = now_s;
@@ -305,8 +369,6 @@ Status ClusterSim::decide(Seconds now_s) {
       job.enter(now_s, a.restart_s > 0.0 ? "checkpointing" : "waiting");
       if (a.restart_s > 0.0) job.enter(now_s + a.restart_s, "waiting");
     } else {
-      std::string held;
-      for (const auto& [kind, n] : by_kind) held += (held.empty() ? "" : " + ") + std::to_string(n) + " " + kind;
       if (a.restart_s > 0.0) job.enter(now_s, "restarting");
       job.enter(now_s + a.restart_s, "running on " + held);
     }
@@ -372,6 +434,7 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   const std::size_t n = hosts.size();
   const controller::Plan& plan = ctl.current_plan();
   const Seconds t0 = sg4::Engine::get_clock();
+  if (job.spec->mode == traces::JobMode::kAsp) return asp_steps(job, ctl, hosts, kinds, step_index, interrupted);
   if (n == 1) return solo_steps(job, plan.batch[0], hosts[0], kinds[0], step_index, interrupted);
   // Steady and alone on its nodes: nothing can change a step before the next round (allocations change only at
   // rounds; the switch does not saturate), so its steps there take what the last one took, in one execution.
@@ -446,6 +509,119 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   return Status::ok();
 }
 
+Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
+                             const std::vector<std::string>& kinds, std::int64_t& step_index, bool& interrupted) {
+  const std::size_t n = hosts.size();
+  sg4::Host* const server = hosts.front();  // the job's first device's node (slots are sorted)
+  const auto bytes = static_cast<std::uint64_t>(job.gradient_bytes);
+  const std::uint64_t generation = job.generation;
+  enum class Phase { kCompute, kPush, kPull };
+  struct Worker {
+    Phase phase = Phase::kCompute;
+    sg4::ActivityPtr activity;  // what it waits for now
+    Seconds started_s = 0.0;
+    Seconds compute_s = 0.0;
+    BatchSize batch = 0;  // of the computation under way, or the one the pull under way carries
+  };
+  std::vector<Worker> w(n);
+  job.in_flight.clear();
+  const auto start = [&](std::size_t k, sg4::ActivityPtr activity) {
+    w[k].activity = std::move(activity);
+    job.in_flight.push_back(w[k].activity);
+  };
+  const auto compute = [&](std::size_t k) -> Status {
+    const BatchSize b = w[k].batch;
+    auto est = speeds_.speed(job.spec->model, kinds[k], b);
+    if (!est.is_ok()) return est.status();
+    w[k].phase = Phase::kCompute;
+    w[k].started_s = sg4::Engine::get_clock();
+    const sg4::ExecPtr exec =
+        sg4::Exec::init()
+            ->set_flops_amount(static_cast<double>(b) / (est->samples_per_s * job.packed_fraction))
+            ->set_host(hosts[k]);
+    start(k, exec);
+    exec->start();
+    return Status::ok();
+  };
+  bool finished = false;
+  // The server applies k's push now: an update; the job's controller sees k's compute time and plans; k pulls the
+  // parameters with its next batch (free on the server's node: it computes again at once).
+  const auto apply = [&](std::size_t k) -> Status {
+    const Seconds t = sg4::Engine::get_clock();
+    ++step_index;
+    ++job.outcome.steps;
+    job.outcome.samples += static_cast<double>(w[k].batch);
+    OMNI_RETURN_IF_ERROR(
+        ctl.report(controller::IterationDone{static_cast<WorkerId>(k), step_index, t, w[k].compute_s, w[k].batch}));
+    if (job.outcome.samples >= job.total_samples) {
+      finished = true;
+      return Status::ok();
+    }
+    auto next = ctl.plan_next(controller::DecisionPoint{step_index, 0, t});
+    if (!next.is_ok()) return next.status();
+    w[k].batch = next->batch[k];  // the pull carries k's next batch
+    if (hosts[k] == server) return compute(k);
+    w[k].phase = Phase::kPull;
+    start(k, sg4::Comm::sendto_async(server, hosts[k], bytes));
+    return Status::ok();
+  };
+  const auto advance = [&](std::size_t k) -> Status {
+    switch (w[k].phase) {
+      case Phase::kCompute:
+        w[k].compute_s = sg4::Engine::get_clock() - w[k].started_s;
+        if (hosts[k] == server) return apply(k);
+        w[k].phase = Phase::kPush;
+        start(k, sg4::Comm::sendto_async(hosts[k], server, bytes));
+        return Status::ok();
+      case Phase::kPush:
+        return apply(k);
+      case Phase::kPull:
+        return compute(k);
+    }
+    return Status::ok();
+  };
+  const auto taken = [&] {
+    if (!over_ && job.generation == generation) return false;
+    interrupted = true;
+    cancel_step(job);
+    job.in_flight.clear();
+    return true;
+  };
+  for (std::size_t k = 0; k < n; ++k) {
+    w[k].batch = ctl.current_plan().batch[k];
+    OMNI_RETURN_IF_ERROR(compute(k));
+    if (taken()) return Status::ok();
+  }
+  while (true) {
+    std::vector<sg4::ActivityPtr> waiting;
+    for (const Worker& x : w) waiting.push_back(x.activity);
+    job.in_flight = waiting;
+    try {
+      sg4::Activity::wait_any(waiting);
+    } catch (const simgrid::Exception&) {
+      // Cancelled by the scheduler: computations and pushes not yet applied are lost.
+      interrupted = true;
+      cancel_step(job);
+      job.in_flight.clear();
+      return Status::ok();
+    }
+    // What ended at this instant, in worker order (determinism).
+    std::vector<std::size_t> ended;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (w[k].activity->get_state() == sg4::Activity::State::FINISHED) ended.push_back(k);
+    }
+    for (const std::size_t k : ended) {
+      OMNI_RETURN_IF_ERROR(advance(k));
+      if (finished) {
+        cancel_step(job);  // the other workers' computations and flows end with the job
+        job.in_flight.clear();
+        return Status::ok();
+      }
+      if (taken()) return Status::ok();
+    }
+  }
+}
+
 bool ClusterSim::alone_on_its_nodes(const Job& job) const {
   for (const Job& other : jobs_) {
     if (&other == &job || other.slots.empty()) continue;
@@ -497,7 +673,9 @@ Status ClusterSim::solo_steps(Job& job, BatchSize batch, sg4::Host* host, const 
   // device's speed before the round.
   auto est = speeds_.speed(job.spec->model, kind, batch);
   if (!est.is_ok()) return est.status();
-  run_steps(job, static_cast<double>(batch) / est->samples_per_s, batch, host, 1, step_index, interrupted);
+  // Packed: the fraction of its speed alone it keeps with its partner, fixed for the steps started now.
+  run_steps(job, static_cast<double>(batch) / (est->samples_per_s * job.packed_fraction), batch, host, 1, step_index,
+            interrupted);
   return Status::ok();
 }
 
@@ -535,7 +713,8 @@ void ClusterSim::job_actor(std::size_t j) {
       const BatchSize B = job.spec->global_batch;
       run::ControllerSpec spec;
       spec.policy = job.spec->batch_policy;
-      spec.options.mode = controller::TrainingMode::kBsp;
+      spec.options.mode =
+          job.spec->mode == traces::JobMode::kAsp ? controller::TrainingMode::kAsp : controller::TrainingMode::kBsp;
       spec.options.global_batch = B;
       const BatchSize lo = std::max<BatchSize>(1, B / n / 4);
       const BatchSize hi = std::max<BatchSize>(lo, std::min<BatchSize>(B, (4 * B + n - 1) / n));

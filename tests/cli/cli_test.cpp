@@ -287,6 +287,36 @@ TEST(CliJobs, GenerateCheckAndRunAWorkload) {
   }
 }
 
+// --packing: one-worker jobs share the two V100s where Gavel measured a gain; the same bytes under other heap layouts.
+TEST(CliJobs, PackingRunsPairsAndKeepsTheBytes) {
+  TempDir dir;
+  dir.write("two.yaml", "name: two\ngroups:\n  - {device: v100, nodes: 1, gpus_per_node: 2}\n");
+  std::string file =
+      "name,arrival_s,model,dataset,dataset_samples,epochs,target,workers,min_workers,max_workers,global_batch,"
+      "mode,batch_policy\n";
+  for (int i = 0; i < 6; ++i) {
+    file +=
+        "j" + std::to_string(i) + ",0,lm,wikitext-2," + std::to_string(20000 * (i + 1)) + ",1,,1,,,20,bsp,uniform\n";
+  }
+  dir.write("jobs.csv", file);
+  const std::vector<std::string> run = {
+      "jobs",         "run",    dir.at("jobs.csv"), "--cluster", dir.at("two.yaml"), "--packing",
+      "--parameters", "lm=3e7", "--quiet",          "--out",     dir.at("run")};
+  RunResult r = run_omnilearn(run, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string allocations = read_file(dir.path() / "run" / "allocations.csv");
+  EXPECT_EQ(allocations.substr(0, allocations.find('\n')), "time_s,job,kind,devices,packed_with");
+  EXPECT_NE(allocations.find("0,j2,v100,1,j0\n"), std::string::npos) << allocations;
+  EXPECT_NE(read_file(dir.path() / "run" / "timeline.json").find("packed with"), std::string::npos);
+  std::vector<std::string> other = run;
+  other.back() = dir.at("run-tcache");
+  r = run_omnilearn(other, dir.path(), {"GLIBC_TUNABLES=glibc.malloc.tcache_count=0"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* f : {"jobs.csv", "allocations.csv", "timeline.json"}) {
+    EXPECT_TRUE(read_file(dir.path() / "run-tcache" / f) == read_file(dir.path() / "run" / f)) << f;
+  }
+}
+
 TEST(CliJobs, RunErrorsNameWhatIsWrong) {
   TempDir dir;
   dir.write("jobs.csv",

@@ -309,9 +309,6 @@ TEST(ClusterSim, TheSameInputsGiveTheSameBytes) {
 }
 
 TEST(ClusterSim, JobsItCannotRunAreClearErrors) {
-  auto asp = job("async", 0, 1, 3200, 32);
-  asp.mode = traces::JobMode::kAsp;
-  EXPECT_NE(run_jobs({asp}, cluster(1, 1), {}, test_dir("asp")).find("job 'async': mode asp"), std::string::npos);
   auto policy = job("odd", 0, 1, 3200, 32);
   policy.batch_policy = "nosuchpolicy";
   const std::string ep = run_jobs({policy}, cluster(1, 1), {}, test_dir("policy"));

@@ -57,14 +57,28 @@ struct JobFacts {
   // Their sum is the job's attained service (Tiresias's workers x time).
   std::map<std::string, double> service_by_kind;
   Seconds waiting_s = 0.0;  // seconds since the job last held devices (since arrival if it never ran)
+  // With packing (SchedulerOptions::packing): what RoundFacts::packed_pairs names this job by (its model and
+  // batch, say); empty: never packed. Two jobs may then share one device (each holding that one slot).
+  std::string packing_key;
 
   double attained_service() const;
+};
+
+// Two jobs packed on one device of `kind`: the job keyed `key_a` keeps `fraction_a` of its speed alone, `key_b`
+// keeps `fraction_b` (scheduler/packing_policy.h).
+struct PackedPairFacts {
+  std::string kind;
+  std::string key_a;
+  std::string key_b;
+  double fraction_a = 0.0;
+  double fraction_b = 0.0;
 };
 
 struct RoundFacts {
   Seconds now_s = 0.0;  // the round's start, in the caller's time; only differences with arrival_s are used
   ClusterFacts cluster;
   std::vector<JobFacts> jobs;  // the jobs present: arrived, not finished. Allocation::jobs follows this order
+  std::vector<PackedPairFacts> packed_pairs;  // the pairs that may be packed (read only with packing)
 };
 
 // Checks everything a policy relies on; the message names the host or job and the field at fault. Required before

@@ -28,6 +28,9 @@ struct SchedulerOptions {
   std::vector<double> las_thresholds = {3600.0, 36000.0};
   // las, balanced-mix: a job that has waited at least this long goes to the first queue (starvation relief).
   Seconds las_starvation_s = 3600.0;
+  // Every policy: after it decides, pack waiting one-worker jobs onto devices held by one-worker jobs where both
+  // gain (scheduler/packing_policy.h).
+  bool packing = false;
 };
 
 // Returns an error naming the field when an option is out of range.
@@ -66,6 +69,9 @@ class SchedulingPolicy {
   // slots, gives each job 0 or [min_workers, max_workers] devices and only of kinds it can run on.
   virtual Result<Allocation> decide(const RoundFacts& facts) = 0;
 };
+
+// Sets `a.change` and `a.restart_s` from what `job` held (job.current) and what it gets (a.slots, sorted).
+void set_change(const JobFacts& job, const SchedulerOptions& options, JobAllocation& a);
 
 // What each job's change from `facts` to `slots_by_job` (one sorted slot list per job) is and costs. Checks the
 // invariants above (a violation is a bug in the policy: OMNI_CHECK). For policies' use.

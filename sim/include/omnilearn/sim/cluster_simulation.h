@@ -4,7 +4,8 @@
 // an actor that steps BSP: its workers compute on their devices at the measured speed of the job's model there
 // (traces::DeviceSpeedTable), then all-reduce their gradients as SimGrid flows over the nodes' links, which jobs on
 // the same node share, and the job's own batch controller (uniform, omnilearn, ...) resizes its workers' batches
-// from the compute times it sees. Not thread-safe: one call at a time per process (SimGrid's engine is global).
+// from the compute times it sees; an ASP job's workers push to and pull from a parameter server on its first node.
+// Not thread-safe: one call at a time per process (SimGrid's engine is global).
 #pragma once
 
 #include <cstdint>
@@ -19,11 +20,15 @@
 #include "omnilearn/scheduler/scheduling_policy.h"
 #include "omnilearn/traces/device_speeds.h"
 #include "omnilearn/traces/job_file.h"
+#include "omnilearn/traces/packed_speeds.h"
 
 namespace omnilearn::sim {
 
 struct ClusterSimOptions {
   std::string scheduler = "fifo";              // a name of scheduler::make_default_scheduler_registry()
+  // With scheduling.packing: the measured pairs (not owned; required then). A packed worker computes at its speed
+  // alone times the fraction the table gives it with its partner.
+  const traces::PackedSpeedTable* packed_speeds = nullptr;
   scheduler::SchedulerOptions scheduling;      // round length, checkpoint/restore seconds, placement
   double node_bandwidth_Bps = 1.25e9;          // a node's link when its group states none (10 Gb/s)
   Seconds node_latency_s = 5e-6;               // likewise
@@ -78,7 +83,8 @@ Status check_cluster_simulation(const std::vector<traces::JobSpec>& jobs, const 
                                 const traces::DeviceSpeedTable& speeds, const ClusterSimOptions& options);
 
 // Simulates `jobs` on `cluster` with per-model speeds from `speeds`. Writes into options.output_dir (when set):
-// jobs.csv (one row per job), allocations.csv (per round, job and kind: the devices held), summary.json. Errors:
+// jobs.csv (one row per job), allocations.csv (per round, job and kind: the devices held; with packing a last
+// column packed_with names the job sharing the device), summary.json. Errors:
 // a job or option the simulator cannot run (naming the job and field), the scheduler's errors, I/O errors.
 Result<ClusterSummary> run_cluster_simulation(const std::vector<traces::JobSpec>& jobs,
                                               const scenarios::DeviceCluster& cluster,

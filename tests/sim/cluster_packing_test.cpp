@@ -1,0 +1,153 @@
+// Packing in the multi-job simulator: two jobs sharing a device each compute at their measured fraction of their
+// speed alone, hand-computed end to end; the job left alone speeds up at the round after its partner leaves; pairs
+// that do not gain are not packed; the same inputs give the same bytes. Each run forks (one SimGrid engine each).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "omnilearn/sim/cluster_simulation.h"
+#include "sim_test_support.h"
+
+namespace omnilearn::sim {
+namespace {
+
+using testing::CsvRow;
+using testing::read_csv;
+using testing::read_text;
+using testing::test_dir;
+
+// One kind, "fast": resnet18 trains at 320 samples/s per device at any batch.
+traces::DeviceSpeedTable table() {
+  std::vector<traces::DeviceKind> kinds = {{"fast", 10.0, 16.0, ""}};
+  std::vector<traces::SpeedPoint> points = {{"resnet18", "cifar10", "fast", 8, 320.0, "test"},
+                                            {"resnet18", "cifar10", "fast", 64, 320.0, "test"}};
+  return std::move(traces::DeviceSpeedTable::create(kinds, points)).value();
+}
+
+// resnet18 at 32 with itself at 32 keeps 0.75 / 0.5 (gains); at 32 with 50 keeps 0.75 / 0.6 (gains); at 50 with
+// itself keeps 0.5 / 0.5 (a sum of 1: no gain).
+traces::PackedSpeedTable packed() {
+  return std::move(traces::PackedSpeedTable::create({{"fast", "resnet18", 32, "resnet18", 40, 0.75, 0.5},
+                                                     {"fast", "resnet18", 32, "resnet18", 50, 0.75, 0.6},
+                                                     {"fast", "resnet18", 50, "resnet18", 50, 0.5, 0.5}}))
+      .value();
+}
+
+scenarios::DeviceCluster one_device() {
+  scenarios::DeviceCluster c;
+  c.name = "test";
+  scenarios::DeviceGroup g;
+  g.device = "fast";
+  g.nodes = 1;
+  g.gpus_per_node = 1;
+  g.bandwidth_Bps = 1e9;
+  g.latency_s = 0.0;
+  c.groups.push_back(g);
+  return c;
+}
+
+traces::JobSpec job(const std::string& name, std::int64_t samples, std::int64_t batch) {
+  traces::JobSpec j;
+  j.name = name;
+  j.model = "resnet18";
+  j.dataset = "cifar10";
+  j.dataset_samples = samples;
+  j.epochs = 1;
+  j.workers = j.min_workers = j.max_workers = 1;
+  j.global_batch = batch;
+  return j;
+}
+
+std::string run_jobs(const std::vector<traces::JobSpec>& jobs, bool packing, const std::string& dir) {
+  ClusterSimOptions options;
+  options.scheduling.packing = packing;
+  options.output_dir = dir;
+  std::filesystem::create_directories(dir);
+  return testing::run_forked([&] {
+    const auto speeds = table();
+    const auto pairs = packed();
+    ClusterSimOptions o = options;
+    o.packed_speeds = &pairs;
+    auto result = run_cluster_simulation(jobs, one_device(), speeds, o);
+    return result.is_ok() ? std::string() : result.status().message();
+  });
+}
+
+double cell(const std::vector<CsvRow>& rows, const std::string& job_name, const std::string& column) {
+  for (const CsvRow& r : rows) {
+    if (r.at("job") == job_name) return std::stod(r.at(column));
+  }
+  ADD_FAILURE() << "no job " << job_name;
+  return -1.0;
+}
+
+TEST(ClusterPacking, TwoPackedJobsEndAtTheHandComputedTimes) {
+  // Both arrive at 0 on one device: fifo gives it to a; b (batch 40) waits, no device is free, and the pair gains
+  // (0.75 + 0.5): packed. a trains at 240 samples/s, b at 160: 3200 samples each end at 3200/240 and 3200/160 s.
+  const std::vector<traces::JobSpec> jobs = {job("a", 3200, 32), job("b", 3200, 40)};
+  const std::string dir = test_dir("packed");
+  ASSERT_EQ(run_jobs(jobs, true, dir), "");
+  const auto rows = read_csv(dir + "/jobs.csv");
+  EXPECT_NEAR(cell(rows, "a", "end_s"), 3200.0 / 240.0, 1e-9);
+  EXPECT_NEAR(cell(rows, "b", "end_s"), 3200.0 / 160.0, 1e-9);
+  EXPECT_NEAR(cell(rows, "b", "start_s"), 0.0, 1e-12);
+  // A packed device's time counts for both jobs.
+  EXPECT_NEAR(cell(rows, "b", "device_s_fast"), 20.0, 1e-9);
+  const std::string allocations = read_text(dir + "/allocations.csv");
+  EXPECT_EQ(allocations.substr(0, allocations.find('\n')), "time_s,job,kind,devices,packed_with");
+  EXPECT_NE(allocations.find("0,a,fast,1,b\n0,b,fast,1,a\n"), std::string::npos) << allocations;
+  const std::string timeline = read_text(dir + "/timeline.json");
+  EXPECT_NE(timeline.find("\"running on 1 fast packed with a\""), std::string::npos) << timeline;
+  // Without packing b waits for the round after a ends: a at 10 s, b from 60 s to 70 s.
+  const std::string plain = test_dir("unpacked");
+  ASSERT_EQ(run_jobs(jobs, false, plain), "");
+  const auto alone = read_csv(plain + "/jobs.csv");
+  EXPECT_NEAR(cell(alone, "a", "end_s"), 10.0, 1e-9);
+  EXPECT_NEAR(cell(alone, "b", "end_s"), 70.0, 1e-9);
+  EXPECT_EQ(read_text(plain + "/allocations.csv").substr(0, 27), "time_s,job,kind,devices\n0,a");
+}
+
+TEST(ClusterPacking, TheJobLeftAloneSpeedsUpAtTheRoundAfterItsPartnerLeaves) {
+  // b (batch 50) keeps 0.6: 192 samples/s, 50/192 s a step. a ends at 3200/240 s; b stays at 192 until the round
+  // at 60 s: 230 steps end at 59.896 s, and the step under way at the round (the 231st) keeps its speed, ending at
+  // 231 x 50/192 = 60.15625 s. Then alone at 320: the 409 steps left take 409 x 50/320 s.
+  const std::vector<traces::JobSpec> jobs = {job("a", 3200, 32), job("b", 32000, 50)};
+  const std::string dir = test_dir("speedup");
+  ASSERT_EQ(run_jobs(jobs, true, dir), "");
+  const auto rows = read_csv(dir + "/jobs.csv");
+  EXPECT_NEAR(cell(rows, "a", "end_s"), 3200.0 / 240.0, 1e-9);
+  EXPECT_NEAR(cell(rows, "b", "end_s"), 231.0 * 50.0 / 192.0 + 409.0 * 50.0 / 320.0, 1e-6);
+  EXPECT_EQ(cell(rows, "b", "steps"), 640);
+  const std::string timeline = read_text(dir + "/timeline.json");
+  EXPECT_NE(timeline.find(R"("name":"running on 1 fast","ph":"X","pid":1,"tid":1,"ts":60000000.0)"), std::string::npos)
+      << timeline;
+}
+
+TEST(ClusterPacking, PairsThatDoNotGainAreNotPacked) {
+  // Two jobs at batch 50: 0.5 + 0.5 is no gain; b runs alone after a, from the round at 60 s.
+  const std::vector<traces::JobSpec> jobs = {job("a", 3200, 50), job("b", 3200, 50)};
+  const std::string dir = test_dir("nogain");
+  ASSERT_EQ(run_jobs(jobs, true, dir), "");
+  const auto rows = read_csv(dir + "/jobs.csv");
+  EXPECT_NEAR(cell(rows, "a", "end_s"), 10.0, 1e-9);
+  EXPECT_NEAR(cell(rows, "b", "end_s"), 70.0, 1e-9);
+  EXPECT_EQ(read_text(dir + "/allocations.csv").find(",a\n"), std::string::npos);
+}
+
+TEST(ClusterPacking, TheSameInputsGiveTheSameBytes) {
+  const std::vector<traces::JobSpec> jobs = {job("a", 3200, 32), job("b", 32000, 50), job("c", 6400, 40),
+                                             job("d", 3200, 32)};
+  const std::string x = test_dir("x");
+  const std::string y = test_dir("y");
+  ASSERT_EQ(run_jobs(jobs, true, x), "");
+  ASSERT_EQ(run_jobs(jobs, true, y), "");
+  for (const char* f : {"jobs.csv", "allocations.csv", "timeline.json"}) {
+    EXPECT_FALSE(read_text(x + "/" + f).empty()) << f;
+    EXPECT_EQ(read_text(x + "/" + f), read_text(y + "/" + f)) << f;
+  }
+}
+
+}  // namespace
+}  // namespace omnilearn::sim
