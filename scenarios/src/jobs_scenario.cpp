@@ -89,7 +89,7 @@ Result<JobsScenario> parse_tree(std::string_view yaml_text, const std::string& s
   std::string kind;
   OMNI_RETURN_IF_ERROR(r.read("kind", kind));
   if (kind != "jobs") {
-    return r.error(kind.empty() ? "" : "kind",
+    return r.error("kind",
                    "expected `kind: jobs` (a training scenario is run by `omnilearn sim`), got " +
                        (kind.empty() ? std::string("no kind") : "'" + kind + "'"));
   }
