@@ -37,9 +37,15 @@ int fail(const Status& status) {
 // A string as a YAML scalar an override takes whatever it holds (a JSON string is a YAML double-quoted scalar).
 std::string yaml_string(const std::string& s) { return nlohmann::json(s).dump(); }
 
+// An override and the option it came from ("--placement spread"; empty for --set), so that errors name the option.
+struct Override {
+  std::string text;
+  std::string option;
+};
+
 // The overrides the options given on the command line stand for, in option order.
-std::vector<std::string> option_overrides(const po::variables_map& vm) {
-  std::vector<std::string> out;
+std::vector<Override> option_overrides(const po::variables_map& vm) {
+  std::vector<Override> out;
   auto given = [&](const char* key) { return vm.count(key) && !vm[key].defaulted(); };
   // (option, scenario key, is a string)
   const std::vector<std::tuple<const char*, const char*, bool>> plain = {
@@ -50,30 +56,31 @@ std::vector<std::string> option_overrides(const po::variables_map& vm) {
   for (const auto& [option, key, text] : plain) {
     if (!given(option)) continue;
     const std::string v = vm[option].as<std::string>();
-    out.push_back(std::string(key) + "=" + (text ? yaml_string(v) : v));
+    out.push_back({std::string(key) + "=" + (text ? yaml_string(v) : v), std::string("--") + option + " " + v});
   }
   if (given("las-thresholds")) {
     std::string list;
     for (const std::string& t : vm["las-thresholds"].as<std::vector<std::string>>()) list += (list.empty() ? "" : ", ") + t;
-    out.push_back("las_thresholds=[" + list + "]");
+    out.push_back({"las_thresholds=[" + list + "]", "--las-thresholds " + list});
   }
   if (given("parameters")) {
     for (const std::string& p : vm["parameters"].as<std::vector<std::string>>()) {
       const std::size_t eq = p.find('=');
       // A malformed value becomes a key the parser refuses, naming it.
-      out.push_back(eq == std::string::npos || eq == 0 ? "parameters." + yaml_string(p) + "=0"
-                                                       : "parameters." + p.substr(0, eq) + "=" + p.substr(eq + 1));
+      out.push_back({eq == std::string::npos || eq == 0 ? "parameters." + yaml_string(p) + "=0"
+                                                        : "parameters." + p.substr(0, eq) + "=" + p.substr(eq + 1),
+                     "--parameters " + p});
     }
   }
   if (given("set")) {
-    for (const std::string& s : vm["set"].as<std::vector<std::string>>()) out.push_back(s);
+    for (const std::string& s : vm["set"].as<std::vector<std::string>>()) out.push_back({s, ""});
   }
-  if (given("seed")) out.push_back("seed=" + vm["seed"].as<std::string>());
+  if (given("seed")) out.push_back({"seed=" + vm["seed"].as<std::string>(), "--seed " + vm["seed"].as<std::string>()});
   return out;
 }
 
 // The scenario JOBS names: a `kind: jobs` YAML, or a job file read as {kind: jobs, workload: {file: JOBS}}.
-Result<os::JobsScenario> load_run_scenario(const std::string& jobs, const std::vector<std::string>& overrides) {
+Result<os::JobsScenario> load_scenario_file(const std::string& jobs, const std::vector<std::string>& overrides) {
   const bool yaml = jobs.ends_with(".yaml") || jobs.ends_with(".yml");
   if (!yaml) {
     const std::string text = "kind: jobs\nname: " + yaml_string(std::filesystem::path(jobs).stem().string()) +
@@ -86,6 +93,21 @@ Result<os::JobsScenario> load_run_scenario(const std::string& jobs, const std::v
     return Status::invalid_argument(jobs + ": a training scenario (no `kind: jobs`): run it with omnilearn sim " + jobs);
   }
   return os::load_jobs_scenario(jobs, overrides);
+}
+
+// As load_scenario_file, with `overrides`; an error about an override an option made names the option.
+Result<os::JobsScenario> load_run_scenario(const std::string& jobs, const std::vector<Override>& overrides) {
+  std::vector<std::string> texts;
+  for (const Override& o : overrides) texts.push_back(o.text);
+  auto scenario = load_scenario_file(jobs, texts);
+  if (scenario) return scenario;
+  std::string message = scenario.status().message();
+  for (const Override& o : overrides) {
+    const std::string set = "(--set " + o.text + ")";
+    const std::size_t at = message.find(set);
+    if (!o.option.empty() && at != std::string::npos) message.replace(at, set.size(), "(" + o.option + ")");
+  }
+  return Status::invalid_argument(message);
 }
 
 }  // namespace
