@@ -20,7 +20,7 @@ commands:
   calibrate  measure compute time vs batch and CPU share here; write a model profile for the simulator
   validate   calibrate, run the testbed and the simulator on one scenario, report the simulator's error
   trace      import, synthesise and summarise availability traces
-  jobs       import, generate and check job files (several jobs sharing a cluster)
+  jobs       run jobs scenarios and job files (several jobs sharing a cluster); import, generate, check
   report     figures and an HTML report for run and sweep folders (Python: pandas, matplotlib)
 
 examples:

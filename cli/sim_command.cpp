@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/progress_bar.h"
 #include "cli/stop_signals.h"
+#include "omnilearn/scenarios/scenario_kind.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/sim/simulation.h"
 #ifdef OMNILEARN_HAVE_TORCH_NUMERICS
@@ -165,7 +166,13 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
   if (auto done = parse_command_line("sim", args, opts, "scenario", /*required=*/true, vm)) return *done;
   std::vector<std::string> overrides = vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
   if (vm.count("seed")) overrides.push_back("seed=" + std::to_string(vm["seed"].as<std::uint64_t>()));
-  auto scenario = scenarios::load_scenario(vm["scenario"].as<std::string>(), overrides);
+  const std::string& path = vm["scenario"].as<std::string>();
+  if (auto kind = scenarios::read_scenario_kind(path); kind && *kind == scenarios::ScenarioKind::kJobs) {
+    std::cerr << "omnilearn sim: " << path << ": a jobs scenario (kind: jobs): run it with omnilearn jobs run " << path
+              << "\n";
+    return 1;
+  }
+  auto scenario = scenarios::load_scenario(path, overrides);
   if (!scenario) {
     std::cerr << "omnilearn sim: " << scenario.status().message() << "\n";
     return 1;

@@ -223,6 +223,11 @@ int run_sweep_command(const std::vector<std::string>& args) {
     std::cerr << "omnilearn sweep: " << sweep.status().message() << "\n";
     return 1;
   }
+  if (sweep->kind == scenarios::ScenarioKind::kJobs && (vm.count("cfg") || vm.count("log"))) {
+    std::cerr << "omnilearn sweep: --cfg and --log are SimGrid settings of `omnilearn sim`; the points of "
+              << sweep->name << " are jobs scenarios (omnilearn jobs run), which take none\n";
+    return 2;
+  }
   std::vector<scenarios::SweepPoint> points = scenarios::expand(*sweep);
   // --set applies to every point, after the sweep file's overrides (so it wins where both set a field).
   const auto sets = vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};

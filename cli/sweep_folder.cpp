@@ -47,7 +47,13 @@ bool point_finished(const std::string& out, const std::string& name) {
   if (!in) return false;
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() && !j.empty();
+  if (!j.is_object() || j.empty()) return false;
+  // A jobs run stopped early on request (a signal) or by an error writes its summary too: run it again. One that
+  // reached its max_time is complete.
+  if (j.value("kind", "") == "jobs" && j.contains("stopped") && j["stopped"].is_string()) {
+    return j["stopped"].get<std::string>().rfind("max-time", 0) == 0;
+  }
+  return true;
 }
 
 }  // namespace omnilearn::cli

@@ -27,7 +27,8 @@ Result<std::unique_ptr<run::RunFolder>> claim_sweep_folder(const std::string& ou
                                                                  run::FolderReuse reuse, bool keep_index);
 
 // Whether <out>/<name>/summary.json holds a JSON object: the point ran to its end (summary.json is written last,
-// atomically).
+// atomically). A jobs run's summary that says it was stopped other than by its max_time (a signal, an error) does
+// not count: such a point runs again.
 bool point_finished(const std::string& out, const std::string& name);
 
 }  // namespace omnilearn::cli

@@ -53,6 +53,11 @@ Result<pid_t> spawn_point(const PointRunOptions& o, const scenarios::SweepPoint&
 std::vector<std::string> point_command_words(const std::string& exe, const scenarios::SweepPoint& point,
                                              const std::string& run_dir, bool iteration_rows,
                                              const std::vector<std::string>& sim_args) {
+  if (point.kind == scenarios::ScenarioKind::kJobs) {
+    std::vector<std::string> words{exe, "jobs", "run", point.base_path, "--quiet", "--out", run_dir, "--force"};
+    for (const std::string& o : point.overrides) words.insert(words.end(), {"--set", o});
+    return words;
+  }
   std::vector<std::string> words{exe, "sim", point.base_path, "--quiet", "--out", run_dir, "--force"};
   bool timeline_asked = false;
   for (const std::string& o : point.overrides) {

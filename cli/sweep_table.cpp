@@ -1,5 +1,6 @@
 #include "cli/sweep_table.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -12,15 +13,6 @@
 
 namespace omnilearn::cli {
 namespace {
-
-std::string json_field(const nlohmann::json& j, const std::string& key) {
-  if (!j.contains(key)) return "";
-  const auto& v = j[key];
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_integer()) return std::to_string(v.get<long long>());
-  if (v.is_number()) return format_g(v.get<double>(), 9);
-  return v.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
-}
 
 bool is_policy_axis(const std::string& axis) { return axis == "policy.name" || axis == "policy"; }
 
@@ -42,35 +34,89 @@ std::string csv_cell(const std::string& s) {
 
 }  // namespace
 
+const std::vector<std::string> SweepTable::kJobsSummaryFields{
+    "round_s", "jobs", "finished", "mean_jct_s", "median_jct_s", "p99_jct_s", "makespan_s", "rounds", "stopped"};
+
 const std::vector<std::string> SweepTable::kSummaryFields{
     "policy", "mode", "workers", "iterations", "epochs", "total_time_s", "mean_iteration_s", "idle_fraction",
     "mean_staleness", "max_staleness", "decisions", "batch_changes",
     // Virtual-time training (workload.numerics: real) and the testbed: empty for time-only runs.
     "final_accuracy", "time_to_target_s"};
 
+namespace {
+
+// A jobs summary as flat columns: its fields, `utilisation` spread to utilisation_<kind>; objects and lists left out.
+nlohmann::ordered_json flat_jobs_summary(const nlohmann::ordered_json& j) {
+  nlohmann::ordered_json flat = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : j.items()) {
+    if (key == "utilisation" && value.is_object()) {
+      for (const auto& [kind, u] : value.items()) flat["utilisation_" + kind] = u;
+    } else if (key != "kind" && (value.is_number() || value.is_string())) {
+      flat[key] = value;
+    }
+  }
+  return flat;
+}
+
+std::string json_cell(const nlohmann::ordered_json& j, const std::string& key) {
+  if (!j.contains(key)) return "";
+  const auto& v = j[key];
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return std::to_string(v.get<long long>());
+  if (v.is_number()) return format_g(v.get<double>(), 9);
+  return v.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+}  // namespace
+
 Result<SweepTable> gather_sweep_table(const scenarios::Sweep& sweep, const std::vector<scenarios::SweepPoint>& points,
                                       const std::vector<int>& exit_codes, const std::string& out) {
   SweepTable t;
+  t.jobs = sweep.kind == scenarios::ScenarioKind::kJobs;
   if (sweep.bases.size() > 1) t.axes.push_back("base");
   for (const auto& axis : sweep.axes) t.axes.push_back(axis.name);
+  std::vector<nlohmann::ordered_json> summaries(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (exit_codes[i] != 0) continue;
+    const std::string path = out + "/" + points[i].name + "/summary.json";
+    std::ifstream in(path);
+    summaries[i] = nlohmann::ordered_json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (summaries[i].is_discarded() || !summaries[i].is_object()) return Status::parse_error(path + ": not a JSON object");
+    if (t.jobs) summaries[i] = flat_jobs_summary(summaries[i]);
+  }
+  if (!t.jobs) {
+    t.columns = SweepTable::kSummaryFields;
+  } else {
+    auto add = [&t](const std::string& c) {
+      if (std::find(t.columns.begin(), t.columns.end(), c) != t.columns.end()) return;
+      if (std::find(t.axes.begin(), t.axes.end(), c) != t.axes.end()) return;
+      t.columns.push_back(c);
+    };
+    for (const std::string& c : SweepTable::kJobsSummaryFields) add(c);
+    for (const auto& j : summaries) {
+      for (const auto& [key, value] : j.items()) {
+        if (key.rfind("utilisation_", 0) == 0) add(key);
+      }
+    }
+    for (const auto& j : summaries) {
+      for (const auto& [key, value] : j.items()) add(key);
+    }
+  }
   for (std::size_t i = 0; i < points.size(); ++i) {
     SweepRow r;
     r.point = points[i].name;
     for (const auto& [axis, label] : points[i].coordinates) r.coordinates.push_back(label);
     r.coordinates.resize(t.axes.size());
-    r.fields.resize(SweepTable::kSummaryFields.size());
+    r.fields.resize(t.columns.size());
     r.status = exit_codes[i] == 0  ? "ok"
                : exit_codes[i] < 0 ? "missing"
                                    : "failed (exit " + std::to_string(exit_codes[i]) + ")";
     if (exit_codes[i] == 0) {
-      const std::string path = out + "/" + points[i].name + "/summary.json";
-      std::ifstream in(path);
-      nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-      if (j.is_discarded() || !j.is_object()) return Status::parse_error(path + ": not a JSON object");
-      for (std::size_t f = 0; f < SweepTable::kSummaryFields.size(); ++f) {
-        r.fields[f] = json_field(j, SweepTable::kSummaryFields[f]);
+      const auto& j = summaries[i];
+      for (std::size_t f = 0; f < t.columns.size(); ++f) r.fields[f] = json_cell(j, t.columns[f]);
+      if (!t.jobs && j.contains("total_time_s") && j["total_time_s"].is_number()) {
+        r.total_time_s = j["total_time_s"].get<double>();
       }
-      if (j.contains("total_time_s") && j["total_time_s"].is_number()) r.total_time_s = j["total_time_s"].get<double>();
     }
     t.rows.push_back(std::move(r));
   }
@@ -113,13 +159,17 @@ Status write_sweep_csv(const SweepTable& t, const std::string& path) {
     os << "point";
     for (const auto& a : t.axes) os << "," << csv_cell(a);
     os << ",status";
-    for (const auto& f : SweepTable::kSummaryFields) os << "," << f;
-    os << ",vs_uniform_pct,vs_oracle_pct\n";
+    for (const auto& f : t.columns) os << "," << csv_cell(f);
+    os << (t.jobs ? "\n" : ",vs_uniform_pct,vs_oracle_pct\n");
     for (const SweepRow& r : t.rows) {
       os << csv_cell(r.point);
       for (const auto& c : r.coordinates) os << "," << csv_cell(c);
       os << "," << csv_cell(r.status);
       for (const auto& f : r.fields) os << "," << csv_cell(f);
+      if (t.jobs) {
+        os << "\n";
+        continue;
+      }
       os << "," << (r.vs_uniform_pct ? format_g(*r.vs_uniform_pct, 9) : "");
       os << "," << (r.vs_oracle_pct ? format_g(*r.vs_oracle_pct, 9) : "") << "\n";
     }
@@ -131,7 +181,51 @@ Status write_sweep_csv(const SweepTable& t, const std::string& path) {
   return Status::ok();
 }
 
+namespace {
+
+std::string fixed_cell(const std::string& v, int digits) {
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (v.empty() || end == v.c_str()) return std::string("-");
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, d);
+  return std::string(buf);
+}
+
+std::string axis_cells(const std::vector<std::string>& cells) {
+  std::string out;
+  for (const auto& c : cells) out += c.substr(0, 22) + std::string(c.size() < 22 ? 23 - c.size() : 1, ' ');
+  return out;
+}
+
+// A jobs sweep: mean and p99 JCT, makespan and finished jobs per point.
+void print_jobs_table(const SweepTable& t, std::ostream& os) {
+  auto column = [&t](const std::string& name) {
+    return static_cast<std::size_t>(std::find(t.columns.begin(), t.columns.end(), name) - t.columns.begin());
+  };
+  const std::size_t mean = column("mean_jct_s"), p99 = column("p99_jct_s"), makespan = column("makespan_s"),
+                    finished = column("finished"), jobs = column("jobs");
+  auto cell = [](const SweepRow& r, std::size_t i) { return i < r.fields.size() ? r.fields[i] : std::string(); };
+  char line[256];
+  std::snprintf(line, sizeof line, "%14s %14s %14s %9s  %s", "mean JCT (s)", "p99 JCT (s)", "makespan (s)", "finished",
+                "status");
+  os << axis_cells(t.axes) << line << "\n";
+  for (const SweepRow& r : t.rows) {
+    const std::string done = cell(r, finished).empty() ? "-" : cell(r, finished) + "/" + cell(r, jobs);
+    std::snprintf(line, sizeof line, "%14s %14s %14s %9s  %s", fixed_cell(cell(r, mean), 1).c_str(),
+                  fixed_cell(cell(r, p99), 1).c_str(), fixed_cell(cell(r, makespan), 1).c_str(), done.c_str(),
+                  r.status.c_str());
+    os << axis_cells(r.coordinates) << line << "\n";
+  }
+}
+
+}  // namespace
+
 void print_sweep_table(const SweepTable& t, std::ostream& os) {
+  if (t.jobs) {
+    print_jobs_table(t, os);
+    return;
+  }
   char line[256];
   std::string header;
   for (const auto& a : t.axes) header += a.substr(0, 22) + std::string(a.size() < 22 ? 23 - a.size() : 1, ' ');

@@ -16,14 +16,19 @@ struct SweepRow {
   std::string point;
   std::vector<std::string> coordinates;  // one label per axis column
   std::string status;                    // "ok" or "failed (exit N)"
-  std::vector<std::string> fields;       // summary values, one per SweepTable::kSummaryFields entry ("" if absent)
+  std::vector<std::string> fields;       // summary values, one per SweepTable::columns entry ("" if absent)
   std::optional<double> total_time_s;
   std::optional<double> vs_uniform_pct;  // (total / uniform's total - 1) * 100
   std::optional<double> vs_oracle_pct;   // (total / oracle's total - 1) * 100
 };
 
 struct SweepTable {
-  static const std::vector<std::string> kSummaryFields;
+  static const std::vector<std::string> kSummaryFields;      // a training sweep's columns
+  static const std::vector<std::string> kJobsSummaryFields;  // a jobs sweep's first columns
+  bool jobs = false;  // a sweep of `omnilearn jobs run` points: no comparison with uniform or oracle
+  // The summary fields, in column order: kSummaryFields; for jobs kJobsSummaryFields, then utilisation_<kind>, then
+  // every other number or string the summaries hold (a field named like an axis is left out: the axis says it).
+  std::vector<std::string> columns;
   std::vector<std::string> axes;
   std::vector<SweepRow> rows;
 };

@@ -142,13 +142,14 @@ run_case() {
   shift 3
   local dir=$work/$name
   mkdir -p "$dir/actual"
-  local words=("$command")
+  local words=("$command") options=()
   case "$command" in
     sim-train) words=(sim) ;;
-    sweep) words+=(--jobs 1) ;;
+    sweep) options=(--jobs 1) ;;
+    jobs) words=(jobs run) ;;
   esac
   if ! (cd "$dir" && XDG_CACHE_HOME="$dir/cache" ATEN_CPU_CAPABILITY=default ONEDNN_MAX_CPU_ISA=SSE41 \
-          OMP_NUM_THREADS=1 "$bin" "${words[0]}" "$root/$scenario" --out "$dir/raw" --quiet "${words[@]:1}" "$@" \
+          OMP_NUM_THREADS=1 "$bin" "${words[@]}" "$root/$scenario" --out "$dir/raw" --quiet "${options[@]}" "$@" \
           > "$dir/stdout" 2> "$dir/stderr"); then
     echo "golden: $name: omnilearn $command $scenario $* failed:" >&2
     tail -n 20 "$dir/stderr" >&2

@@ -8,8 +8,9 @@
 # Then python3 -m omnilearn_analysis jobs-study OUT writes the tables and figures.
 #   scripts/jobs-study.sh [--out runs/jobs-study] [--seeds 5] [--jobs 160] [--load 0.8] [--parallel 2]
 #                         [--only philly|pollux] [--bin build/cli/omnilearn]
-# Each run is a folder OUT/<workload>-<scheduler>-<policy>-s<seed>; a folder that already holds a summary.json is
-# kept (rerun the script to finish an interrupted study).
+# Each workload is one `omnilearn sweep` of a jobs scenario (scenarios/jobs/philly-gavel.yaml, pollux-sia.yaml) into
+# OUT/<workload>/, its points named <workload>-<scheduler>-<policy>-s<seed>; the sweep files are written to
+# OUT/sweeps/. Rerun the script to finish an interrupted study (--resume keeps the finished points).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,46 +31,49 @@ while [ $# -gt 0 ]; do
     --parallel) parallel=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --bin) bin=$2; shift 2 ;;
-    -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "jobs-study.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-mkdir -p "$out/workloads"
-schedulers=(fifo las gavel balanced-mix)
-policies=(uniform omnilearn)
-runs=()
-for s in $(seq 1 "$seeds"); do
-  if [ "$only" != pollux ]; then
-    w=$out/workloads/philly-s$s.csv
-    [ -f "$w" ] || "$bin" jobs generate --jobs "$jobs" --load "$load" --cluster-gpus 108 --seed "$s" --output "$w" >/dev/null
-    for sc in "${schedulers[@]}"; do
-      for p in "${policies[@]}"; do runs+=("$w gavel $sc $p $out/philly-$sc-$p-s$s"); done
-    done
-  fi
-  if [ "$only" != philly ]; then
-    src=$raw/pollux-osdi21/workloads/workload-$s.csv
-    if [ ! -f "$src" ]; then
-      echo "jobs-study.sh: $src not found (Pollux's workloads; set OMNILEARN_TRACES_RAW, or --only philly)" >&2
-      exit 1
-    fi
-    w=$out/workloads/pollux-s$s.csv
-    [ -f "$w" ] || "$bin" jobs import --format pollux --input "$src" --output "$w" >/dev/null
-    for sc in "${schedulers[@]}"; do
-      for p in "${policies[@]}"; do runs+=("$w sia $sc $p $out/pollux-$sc-$p-s$s"); done
-    done
-  fi
-done
-
-run_one() {
-  read -r workload cluster scheduler policy dir <<<"$1"
-  [ -f "$dir/summary.json" ] && return 0
-  "$bin" jobs run "$workload" --cluster "$cluster" --scheduler "$scheduler" --job-policy "$policy" --quiet --force \
-    --out "$dir" >"$dir.log" 2>&1 || { echo "failed: $dir (see $dir.log)" >&2; return 1; }
-  rm -f "$dir.log"
-  echo "done: $dir"
-}
-export -f run_one
-export bin
+mkdir -p "$out/sweeps"
+seed_list=$(seq -s ', ' 1 "$seeds")
+seed_labels=$(seq -s ', ' -f 's%g' 1 "$seeds")
 started=$(date +%s)
-printf '%s\n' "${runs[@]}" | xargs -P "$parallel" -I{} bash -c 'run_one "$@"' _ {}
-echo "jobs-study.sh: ${#runs[@]} runs in $(( $(date +%s) - started )) s; next: python3 -m omnilearn_analysis jobs-study $out"
+status=0
+if [ "$only" != pollux ]; then
+  cat >"$out/sweeps/philly.yaml" <<EOF
+# written by scripts/jobs-study.sh: a Philly-like workload per seed on Gavel's cluster
+name: philly
+base: $root/scenarios/jobs/philly-gavel.yaml
+set: {workload.generate.jobs: $jobs, workload.generate.load: $load}
+axes:
+  scheduler: [fifo, las, gavel, balanced-mix]
+  job_policy: [uniform, omnilearn]
+  seed: [$seed_list]
+labels:
+  seed: [$seed_labels]
+EOF
+  "$bin" sweep "$out/sweeps/philly.yaml" --out "$out/philly" --jobs "$parallel" --resume || status=1
+fi
+if [ "$only" != philly ]; then
+  {
+    echo "# written by scripts/jobs-study.sh: Pollux's workloads 1..$seeds on Sia's cluster"
+    echo "name: pollux"
+    echo "base: $root/scenarios/jobs/pollux-sia.yaml"
+    echo "axes:"
+    echo "  scheduler: [fifo, las, gavel, balanced-mix]"
+    echo "  job_policy: [uniform, omnilearn]"
+    echo "  workload:"
+    for s in $(seq 1 "$seeds"); do
+      src=$raw/pollux-osdi21/workloads/workload-$s.csv
+      if [ ! -f "$src" ]; then
+        echo "jobs-study.sh: $src not found (Pollux's workloads; set OMNILEARN_TRACES_RAW, or --only philly)" >&2
+        exit 1
+      fi
+      echo "    s$s: {seed: $s, workload.import.input: \"$src\"}"
+    done
+  } >"$out/sweeps/pollux.yaml"
+  "$bin" sweep "$out/sweeps/pollux.yaml" --out "$out/pollux" --jobs "$parallel" --resume || status=1
+fi
+echo "jobs-study.sh: done in $(( $(date +%s) - started )) s; next: python3 -m omnilearn_analysis jobs-study $out"
+exit $status

@@ -1,5 +1,6 @@
 """The multi-job study (``scripts/jobs-study.sh``, ``docs/results-jobs.md``): runs of ``omnilearn jobs run`` in
-folders named ``<workload>-<scheduler>-<policy>-s<seed>``, each with ``summary.json`` and ``jobs.csv``.
+folders named ``<workload>-<scheduler>-<policy>-s<seed>``, each with ``summary.json`` and ``jobs.csv``: directly in the
+study's folder, or inside sweep folders there (``omnilearn sweep`` of a jobs scenario: one holding sweep-index.txt).
 
 Per workload, scheduler and job batch policy: the mean over seeds of the average, median and p99 job completion
 time (JCT), of the makespan and of the mean and max finish-time fairness rho (JCT over the time on a 1/N share of the
@@ -28,12 +29,19 @@ SCHEDULERS = ("fifo", "las", "gavel", "balanced-mix")
 
 
 def load(folder: str | Path) -> pd.DataFrame:
-    """One row per finished run folder under ``folder``: workload, scheduler, policy, seed, the metrics, the jobs
-    that finished, the mean and max rho (NaN when the run did not report them), and utilisation by device kind
-    (``util_<kind>``)."""
+    """One row per finished run folder under ``folder`` (or in a sweep folder there): workload, scheduler, policy,
+    seed, the metrics, the jobs that finished, the mean and max rho (NaN when the run did not report them), and
+    utilisation by device kind (``util_<kind>``). ``run`` is the run folder's path relative to ``folder``."""
     rows = []
     skipped: list[str] = []
-    for d in sorted(Path(folder).iterdir()):
+    root = Path(folder)
+    candidates = []
+    for d in sorted(root.iterdir()):
+        if d.is_dir() and (d / "sweep-index.txt").is_file():
+            candidates += sorted(p for p in d.iterdir() if p.is_dir())
+        else:
+            candidates.append(d)
+    for d in candidates:
         m = NAME.match(d.name)
         if not m or not (d / "summary.json").is_file():
             continue
@@ -41,8 +49,8 @@ def load(folder: str | Path) -> pd.DataFrame:
         if "stopped" in s:  # ended early (an error, a stop): its JCTs cover only the jobs done by then
             skipped.append(f"{d.name}: {s['stopped']}")
             continue
-        row = {"run": d.name, "workload": m["workload"], "scheduler": m["scheduler"], "policy": m["policy"],
-               "seed": int(m["seed"]), "jobs": s["jobs"], "finished": s["finished"]}
+        row = {"run": d.relative_to(root).as_posix(), "workload": m["workload"], "scheduler": m["scheduler"],
+               "policy": m["policy"], "seed": int(m["seed"]), "jobs": s["jobs"], "finished": s["finished"]}
         row.update({k: float(s[k]) for k in METRICS})
         row.update({k: float(s.get(k, math.nan)) for k in RHO})
         row.update({f"util_{k}": float(v) for k, v in s.get("utilisation", {}).items()})

@@ -46,6 +46,19 @@ def test_load_reads_names_and_summaries(study: Path):
     assert row.util_v100 == 0.5
 
 
+def test_runs_inside_sweep_folders_are_read(tmp_path: Path):
+    sweep = tmp_path / "philly"
+    _run(sweep, "philly-fifo-uniform-s1", 100.0)
+    _run(sweep, "philly-gavel-omnilearn-s1", 40.0)
+    (sweep / "sweep-index.txt").write_text("philly-fifo-uniform-s1\nphilly-gavel-omnilearn-s1\n")
+    _run(tmp_path, "pollux-fifo-uniform-s1", 10.0)  # the flat layout beside it
+    runs = jobs_study.load(tmp_path).set_index("run")
+    assert sorted(runs.index) == ["philly/philly-fifo-uniform-s1", "philly/philly-gavel-omnilearn-s1",
+                                  "pollux-fifo-uniform-s1"]
+    assert runs.loc["philly/philly-gavel-omnilearn-s1", "mean_jct_s"] == 40.0
+    assert (tmp_path / runs.index[0] / "jobs.csv").is_file()
+
+
 def test_a_scheduler_name_with_a_dash_is_read_whole(tmp_path: Path):
     _run(tmp_path, "pollux-balanced-mix-omnilearn-s2", 10.0)
     row = jobs_study.load(tmp_path).iloc[0]

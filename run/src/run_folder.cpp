@@ -64,7 +64,10 @@ const std::vector<std::string>& run_folder_files() {
                                                   "availability.csv", "evaluations.csv",    "summary.json",
                                                   "timeline.json",    ".manifest.json.tmp", ".summary.json.tmp",
                                                   // the testbed's one-host FileStore, and its workers' settings
-                                                  ".rendezvous",      "config.json",        ".config.json.tmp"};
+                                                  ".rendezvous",      "config.json",        ".config.json.tmp",
+                                                  // `omnilearn jobs run`
+                                                  "jobs.csv", "allocations.csv", "workload.csv", ".jobs.csv.tmp",
+                                                  ".allocations.csv.tmp", ".workload.csv.tmp", ".timeline.json.tmp"};
   return kFiles;
 }
 

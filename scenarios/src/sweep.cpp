@@ -7,6 +7,7 @@
 #include "map_reader.h"
 #include "omnilearn/base/format.h"
 #include "omnilearn/base/input_limits.h"
+#include "omnilearn/scenarios/jobs_scenario.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "yaml_source.h"
 
@@ -199,6 +200,16 @@ Result<Sweep> load_sweep_file(const std::string& path) {
                                (ec ? " (" + ec.message() + ")" : std::string()));
     }
   }
+  for (std::size_t i = 0; i < sweep.bases.size(); ++i) {
+    auto kind = read_scenario_kind(sweep.bases[i].path);
+    if (!kind) return kind.status();
+    if (i == 0) sweep.kind = *kind;
+    if (*kind != sweep.kind) {
+      return r.error("bases", "expected bases of one kind, got a " + std::string(scenario_kind_name(sweep.kind)) +
+                                  " scenario (" + sweep.bases[0].path + ") and a " + scenario_kind_name(*kind) +
+                                  " one (" + sweep.bases[i].path + ")");
+    }
+  }
   return sweep;
 }
 
@@ -213,9 +224,10 @@ Result<Sweep> load_sweep(const std::string& path) {
 }
 
 Status check_point(const Sweep& sweep, const SweepPoint& point) {
-  auto scenario = load_scenario(point.base_path, point.overrides);
-  if (scenario) return Status::ok();
-  return Status::invalid_argument(sweep.source_path + ": point '" + point.name + "': " + scenario.status().message());
+  const Status st = point.kind == ScenarioKind::kJobs ? load_jobs_scenario(point.base_path, point.overrides).status()
+                                                      : load_scenario(point.base_path, point.overrides).status();
+  if (st.is_ok()) return st;
+  return Status::invalid_argument(sweep.source_path + ": point '" + point.name + "': " + st.message());
 }
 
 std::vector<SweepPoint> expand(const Sweep& sweep) {
@@ -230,6 +242,7 @@ std::vector<SweepPoint> expand(const Sweep& sweep) {
   for (std::size_t index = 0;; ++index) {
     SweepPoint p;
     p.index = index;
+    p.kind = sweep.kind;
     const SweepBase& base = sweep.bases[digit[0]];
     p.base_path = base.path;
     p.name = sweep.name;

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "omnilearn/scenarios/device_cluster.h"
+#include "omnilearn/scenarios/jobs_scenario.h"
 #include "omnilearn/scenarios/model_profile_file.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/scenarios/sweep.h"
@@ -24,6 +25,7 @@ Scenario load(const std::string& relative) {
 TEST(ShippedFiles, EveryYamlFileParses) {
   int scenarios = 0;
   int sweeps = 0;
+  int jobs_scenarios = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(kDir)) {
     const auto& p = entry.path();
     if (!entry.is_regular_file() || (p.extension() != ".yaml" && p.extension() != ".yml")) continue;
@@ -34,6 +36,10 @@ TEST(ShippedFiles, EveryYamlFileParses) {
     } else if (p.parent_path().filename() == "profiles") {  // model profiles (omnilearn calibrate / validate wrote them)
       auto profile = load_model_profile(p.string());
       EXPECT_TRUE(profile.is_ok()) << profile.status().message();
+    } else if (auto kind = read_scenario_kind(p.string()); kind && *kind == ScenarioKind::kJobs) {
+      auto s = load_jobs_scenario(p.string());
+      EXPECT_TRUE(s.is_ok()) << s.status().message();
+      ++jobs_scenarios;
     } else if (p.filename().string().starts_with("sweep")) {
       auto s = load_sweep(p.string());
       ASSERT_TRUE(s.is_ok()) << s.status().message();
@@ -50,6 +56,7 @@ TEST(ShippedFiles, EveryYamlFileParses) {
   }
   EXPECT_GE(scenarios, 11);
   EXPECT_GE(sweeps, 2);
+  EXPECT_GE(jobs_scenarios, 2);
 }
 
 TEST(ShippedFiles, BspLevelsSplitTheHost) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "omnilearn/base/status.h"
+#include "omnilearn/scenarios/scenario_kind.h"
 
 namespace omnilearn::scenarios {
 
@@ -32,6 +33,7 @@ struct SweepBase {
 struct Sweep {
   std::string name;                    // from `name:` or the file's stem
   std::string source_path;
+  ScenarioKind kind = ScenarioKind::kTraining;  // every base's: a sweep does not mix kinds
   std::vector<SweepBase> bases;        // the slowest axis when there are several
   std::vector<SweepAxis> axes;         // in file order
   std::vector<std::string> overrides;  // `set:`: applied to every point before the axes' overrides
@@ -39,9 +41,10 @@ struct Sweep {
 
 struct SweepPoint {
   std::size_t index = 0;               // position in expansion order
+  ScenarioKind kind = ScenarioKind::kTraining;  // run by `omnilearn sim` (training) or `omnilearn jobs run`
   std::string name;                    // "<sweep>-<label>-<label>...": unique within the sweep, filesystem-safe
   std::string base_path;               // the scenario file to load
-  std::vector<std::string> overrides;  // pass to load_scenario(base_path, overrides)
+  std::vector<std::string> overrides;  // pass to load_scenario (load_jobs_scenario) with base_path
   // (axis name, value label) per axis; ("base", label) first when the sweep has several bases.
   std::vector<std::pair<std::string, std::string>> coordinates;
 };

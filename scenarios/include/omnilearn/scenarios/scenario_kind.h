@@ -1,0 +1,21 @@
+// ScenarioKind: which command a scenario file is for, read from its top-level `kind:` (absent: training, the
+// files `omnilearn sim` runs; `kind: jobs`: a job file on a device cluster, `omnilearn jobs run`).
+// Stateless functions: thread-safe.
+#pragma once
+
+#include <string>
+
+#include "omnilearn/base/status.h"
+
+namespace omnilearn::scenarios {
+
+enum class ScenarioKind { kTraining, kJobs };
+
+// "training" or "jobs".
+const char* scenario_kind_name(ScenarioKind kind);
+
+// Reads the file's top-level `kind:`; an error names the file (and line) when it cannot be read or parsed, or
+// when `kind` is neither `training` nor `jobs`.
+Result<ScenarioKind> read_scenario_kind(const std::string& path);
+
+}  // namespace omnilearn::scenarios

@@ -1,0 +1,243 @@
+#include "omnilearn/scenarios/jobs_scenario.h"
+
+#include <filesystem>
+
+#include "map_reader.h"
+#include "omnilearn/base/input_limits.h"
+#include "omnilearn/scenarios/scenario_kind.h"
+#include "yaml_source.h"
+
+namespace omnilearn::scenarios {
+namespace {
+
+using detail::MapReader;
+using detail::Range;
+using detail::YamlSource;
+
+// A cluster names a preset unless it looks like a file.
+bool is_cluster_file(const std::string& name) {
+  return name.find('/') != std::string::npos || name.ends_with(".yaml") || name.ends_with(".yml");
+}
+
+Status parse_workload(const MapReader& top, const std::filesystem::path& folder, JobsWorkload& w) {
+  auto reader = MapReader::open(top.source(), top.get("workload"), "workload",
+                                {"file", "generate", "import", "batch_policy", "mode", "reference_device"});
+  if (!reader) return reader.status();
+  const MapReader& r = *reader;
+  auto resolve = [&](const std::string& p) {
+    return std::filesystem::path(p).is_absolute() ? p : (folder / p).lexically_normal().string();
+  };
+  OMNI_RETURN_IF_ERROR(r.require_one_of({"file", "generate", "import"}));
+  OMNI_RETURN_IF_ERROR(r.read("batch_policy", w.batch_policy));
+  OMNI_RETURN_IF_ERROR(r.read_choice("mode", w.mode, {{"bsp", std::string("bsp")}, {"asp", std::string("asp")}}));
+  OMNI_RETURN_IF_ERROR(r.read("reference_device", w.reference_device));
+  if (r.has("file")) {
+    w.source = JobsWorkloadSource::kFile;
+    OMNI_RETURN_IF_ERROR(r.read("file", w.file));
+    w.file = resolve(w.file);
+    for (const char* key : {"batch_policy", "mode", "reference_device"}) {
+      if (r.has(key)) return r.error(key, "only for a generated or imported workload (a job file states its own)");
+    }
+    return Status::ok();
+  }
+  if (r.has("generate")) {
+    w.source = JobsWorkloadSource::kGenerate;
+    auto g = MapReader::open(r.source(), r.get("generate"), "workload.generate", {"jobs", "load", "from"});
+    if (!g) return g.status();
+    OMNI_RETURN_IF_ERROR(g->read("jobs", w.jobs, Range::kPositive));
+    OMNI_RETURN_IF_ERROR(g->read("load", w.load, Range::kPositive));
+    OMNI_RETURN_IF_ERROR(g->read("from", w.from));
+    if (!w.from.empty()) w.from = resolve(w.from);
+    return Status::ok();
+  }
+  w.source = JobsWorkloadSource::kImport;
+  auto im = MapReader::open(r.source(), r.get("import"), "workload.import",
+                            {"format", "input", "cluster", "min_duration", "clip", "max_jobs"});
+  if (!im) return im.status();
+  for (const char* key : {"format", "input"}) {
+    if (!im->has(key)) return im->error(key, "missing (an import needs a format and an input)");
+  }
+  OMNI_RETURN_IF_ERROR(
+      im->read_choice("format", w.format, {{"pollux", std::string("pollux")}, {"philly", std::string("philly")}}));
+  OMNI_RETURN_IF_ERROR(im->read("input", w.input));
+  w.input = resolve(w.input);
+  OMNI_RETURN_IF_ERROR(im->read("cluster", w.import_cluster));
+  OMNI_RETURN_IF_ERROR(im->read_duration("min_duration", w.min_duration_s));
+  if (im->has("clip")) {
+    std::vector<double> clip;
+    OMNI_RETURN_IF_ERROR(im->read_numbers("clip", clip, Range::kNonNegative));
+    if (clip.size() != 2 || !(clip[0] < clip[1])) return im->error_got("clip", "[T0, T1] seconds with T0 < T1");
+    w.clip = std::make_pair(clip[0], clip[1]);
+  }
+  OMNI_RETURN_IF_ERROR(im->read("max_jobs", w.max_jobs, Range::kNonNegative));
+  return Status::ok();
+}
+
+Result<JobsScenario> parse_tree(std::string_view yaml_text, const std::string& source_name,
+                                const std::vector<std::string>& overrides) {
+  YamlSource source(source_name);
+  auto loaded = source.load(yaml_text);
+  if (!loaded) return loaded.status();
+  YAML::Node root = std::move(loaded).value();
+  for (const std::string& o : overrides) OMNI_RETURN_IF_ERROR(source.apply_override(root, o));
+  auto reader = MapReader::open(source, root, "",
+                                {"kind", "name", "seed", "workload", "job_policy", "cluster", "scheduler", "round",
+                                 "checkpoint", "restore", "placement", "las_thresholds", "node_bandwidth",
+                                 "max_time", "packing", "parameters", "devices", "outputs"});
+  if (!reader) return reader.status();
+  const MapReader& r = *reader;
+  std::string kind;
+  OMNI_RETURN_IF_ERROR(r.read("kind", kind));
+  if (kind != "jobs") {
+    return r.error("kind",
+                   "expected `kind: jobs` (a training scenario is run by `omnilearn sim`), got " +
+                       (kind.empty() ? std::string("no kind") : "'" + kind + "'"));
+  }
+  const std::filesystem::path path(source_name);
+  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  JobsScenario s;
+  s.source_path = source_name;
+  s.name = path.stem().string();
+  OMNI_RETURN_IF_ERROR(r.read("name", s.name));
+  if (s.name.empty() || s.name == "." || s.name == ".." || s.name.find('/') != std::string::npos ||
+      s.name.size() > limits::kMaxNameBytes) {
+    return r.error_got("name", "a folder name of at most " + std::to_string(limits::kMaxNameBytes) + " bytes");
+  }
+  OMNI_RETURN_IF_ERROR(r.read("seed", s.seed));
+  if (!r.has("workload")) return r.error("workload", "missing (a jobs scenario needs a workload)");
+  OMNI_RETURN_IF_ERROR(parse_workload(r, folder, s.workload));
+  OMNI_RETURN_IF_ERROR(r.read("job_policy", s.job_policy));
+  OMNI_RETURN_IF_ERROR(r.read("cluster", s.cluster));
+  if (is_cluster_file(s.cluster) && !std::filesystem::path(s.cluster).is_absolute()) {
+    s.cluster = (folder / s.cluster).lexically_normal().string();
+  }
+  OMNI_RETURN_IF_ERROR(r.read("scheduler", s.scheduler));
+  OMNI_RETURN_IF_ERROR(r.read_duration("round", s.round_s));
+  if (!(s.round_s > 0.0)) return r.error_got("round", "a positive duration");
+  OMNI_RETURN_IF_ERROR(r.read_duration("checkpoint", s.checkpoint_s));
+  OMNI_RETURN_IF_ERROR(r.read_duration("restore", s.restore_s));
+  if (s.checkpoint_s < 0.0) return r.error_got("checkpoint", "a non-negative duration");
+  if (s.restore_s < 0.0) return r.error_got("restore", "a non-negative duration");
+  OMNI_RETURN_IF_ERROR(
+      r.read_choice("placement", s.placement, {{"pack", std::string("pack")}, {"spread", std::string("spread")}}));
+  OMNI_RETURN_IF_ERROR(r.read_numbers("las_thresholds", s.las_thresholds, Range::kPositive));
+  OMNI_RETURN_IF_ERROR(r.read_bandwidth("node_bandwidth", s.node_bandwidth_Bps));
+  OMNI_RETURN_IF_ERROR(r.read_duration("max_time", s.max_time_s));
+  if (s.max_time_s < 0.0) return r.error_got("max_time", "a non-negative duration (0: until every job ends)");
+  OMNI_RETURN_IF_ERROR(r.read("packing", s.packing));
+  if (r.has("parameters")) {
+    const YAML::Node p = r.get("parameters");
+    if (!p.IsMap()) return r.error_got("parameters", "a mapping of model: parameter count");
+    for (auto it = p.begin(); it != p.end(); ++it) {
+      double n = 0.0;
+      OMNI_RETURN_IF_ERROR(detail::read_number_node(source, it->second, "parameters." + it->first.Scalar(), n,
+                                                    Range::kPositive));
+      s.parameters[it->first.Scalar()] = n;
+    }
+  }
+  auto resolve = [&](std::string& p) {
+    if (!p.empty() && !std::filesystem::path(p).is_absolute()) p = (folder / p).lexically_normal().string();
+  };
+  if (r.has("devices")) {
+    auto d = MapReader::open(source, r.get("devices"), "devices", {"kinds", "speeds", "packed_speeds"});
+    if (!d) return d.status();
+    OMNI_RETURN_IF_ERROR(d->read("kinds", s.device_kinds));
+    OMNI_RETURN_IF_ERROR(d->read("speeds", s.device_speeds));
+    OMNI_RETURN_IF_ERROR(d->read("packed_speeds", s.packed_speeds));
+    resolve(s.device_kinds);
+    resolve(s.device_speeds);
+    resolve(s.packed_speeds);
+  }
+  if (r.has("outputs")) {
+    auto o = MapReader::open(source, r.get("outputs"), "outputs", {"dir"});
+    if (!o) return o.status();
+    OMNI_RETURN_IF_ERROR(o->read("dir", s.outputs_dir));
+  }
+  return s;
+}
+
+}  // namespace
+
+Result<JobsScenario> parse_jobs_scenario(std::string_view yaml_text, const std::string& source_name,
+                                         const std::vector<std::string>& overrides) {
+  try {  // the adapter boundary: yaml-cpp's node access can throw
+    return parse_tree(yaml_text, source_name, overrides);
+  } catch (const YAML::Exception& e) {
+    return Status::parse_error(source_name + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+}
+
+Result<JobsScenario> load_jobs_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  auto text = detail::read_text_file(path);
+  if (!text) return text.status();
+  return parse_jobs_scenario(*text, path, overrides);
+}
+
+nlohmann::ordered_json jobs_scenario_json(const JobsScenario& s) {
+  nlohmann::ordered_json j;
+  j["kind"] = "jobs";
+  j["name"] = s.name;
+  j["seed"] = s.seed;
+  const JobsWorkload& w = s.workload;
+  nlohmann::ordered_json wj;
+  switch (w.source) {
+    case JobsWorkloadSource::kFile:
+      wj["file"] = w.file;
+      break;
+    case JobsWorkloadSource::kGenerate:
+      wj["generate"] = {{"jobs", w.jobs}, {"load", w.load}, {"from", w.from}};
+      break;
+    case JobsWorkloadSource::kImport: {
+      nlohmann::ordered_json im = {{"format", w.format},
+                                   {"input", w.input},
+                                   {"cluster", w.import_cluster},
+                                   {"min_duration", w.min_duration_s},
+                                   {"max_jobs", w.max_jobs}};
+      if (w.clip) im["clip"] = {w.clip->first, w.clip->second};
+      wj["import"] = im;
+      break;
+    }
+  }
+  if (w.source != JobsWorkloadSource::kFile) {
+    wj["batch_policy"] = w.batch_policy;
+    wj["mode"] = w.mode;
+    wj["reference_device"] = w.reference_device;
+  }
+  j["workload"] = wj;
+  j["job_policy"] = s.job_policy;
+  j["cluster"] = s.cluster;
+  j["scheduler"] = s.scheduler;
+  j["round"] = s.round_s;
+  j["checkpoint"] = s.checkpoint_s;
+  j["restore"] = s.restore_s;
+  j["placement"] = s.placement;
+  j["las_thresholds"] = s.las_thresholds;
+  j["node_bandwidth"] = s.node_bandwidth_Bps;
+  j["max_time"] = s.max_time_s;
+  j["packing"] = s.packing;
+  j["parameters"] = s.parameters;
+  j["devices"] = {{"kinds", s.device_kinds}, {"speeds", s.device_speeds}, {"packed_speeds", s.packed_speeds}};
+  j["outputs"] = {{"dir", s.outputs_dir}};
+  return j;
+}
+
+const char* scenario_kind_name(ScenarioKind kind) { return kind == ScenarioKind::kJobs ? "jobs" : "training"; }
+
+Result<ScenarioKind> read_scenario_kind(const std::string& path) {
+  auto text = detail::read_text_file(path);
+  if (!text) return text.status();
+  try {
+    YamlSource source(path);
+    auto root = source.load(*text);
+    if (!root) return root.status();
+    if (!root->IsMap() || !(*root)["kind"].IsDefined()) return ScenarioKind::kTraining;
+    const YAML::Node kind = (*root)["kind"];
+    if (kind.IsScalar() && kind.Scalar() == "jobs") return ScenarioKind::kJobs;
+    if (kind.IsScalar() && kind.Scalar() == "training") return ScenarioKind::kTraining;
+    return source.error(kind, "kind", "expected training or jobs, got " + detail::describe(kind));
+  } catch (const YAML::Exception& e) {
+    return Status::parse_error(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+}
+
+}  // namespace omnilearn::scenarios

@@ -1,0 +1,163 @@
+// `omnilearn jobs run` with a jobs scenario (kind: jobs): the file and the equivalent options give the same run
+// folder, --set/--seed overrides, errors naming file and line, the generator as `jobs generate`, and sweeps of
+// jobs scenarios with --resume.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_test_support.h"
+
+namespace omnilearn::cli::testing {
+namespace {
+
+nlohmann::json read_json(const fs::path& p) { return nlohmann::json::parse(read_file(p)); }
+
+// A job file without its comment lines (they name the command that wrote it).
+std::string job_lines(const fs::path& p) {
+  std::istringstream in(read_file(p));
+  std::string line, out;
+  while (std::getline(in, line)) {
+    if (!line.starts_with("#")) out += line + "\n";
+  }
+  return out;
+}
+
+TEST(CliJobsScenario, FileAndEquivalentOptionsGiveTheSameRunFolder) {
+  TempDir tmp;
+  const std::string jobs = tmp.at("w.csv");
+  ASSERT_EQ(run_omnilearn({"jobs", "generate", "--jobs", "8", "--load", "0.8", "--cluster-gpus", "64", "--seed", "4",
+                           "--output", jobs}, tmp.path()).exit_code, 0);
+  const std::string scenario = tmp.write("w.yaml",
+                                         "kind: jobs\nname: w\nworkload: {file: w.csv}\ncluster: sia\n"
+                                         "scheduler: las\nround: 120\nrestore: 30\nplacement: spread\n");
+  const RunResult a = run_omnilearn({"jobs", "run", scenario, "--quiet", "--out", tmp.at("a")}, tmp.path());
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const RunResult b = run_omnilearn({"jobs", "run", jobs, "--cluster", "sia", "--scheduler", "las", "--round", "120",
+                                     "--restore", "30", "--placement", "spread", "--quiet", "--out", tmp.at("b")},
+                                    tmp.path());
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(tmp.at("a"))) {
+    const std::string name = entry.path().filename().string();
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(fs::exists(tmp.path() / "b" / name));
+    if (name == "summary.json") {
+      nlohmann::json x = read_json(entry.path()), y = read_json(tmp.path() / "b" / name);
+      x.erase("argv");
+      y.erase("argv");
+      EXPECT_EQ(x, y);
+    } else {
+      EXPECT_EQ(read_file(entry.path()), read_file(tmp.path() / "b" / name));
+    }
+    ++files;
+  }
+  EXPECT_GE(files, 5);  // jobs.csv, allocations.csv, summary.json, timeline.json, manifest.json
+  const nlohmann::json m = read_json(tmp.path() / "a" / "manifest.json");
+  EXPECT_EQ(m["scenario"]["scheduler"], "las");
+  EXPECT_EQ(m["scenario"]["placement"], "spread");
+  EXPECT_FALSE(m.contains("argv"));
+}
+
+TEST(CliJobsScenario, SetAndSeedAreRecordedAndAnotherSeedDrawsAnotherWorkload) {
+  TempDir tmp;
+  const std::string scenario = source_path("scenarios/jobs/philly-gavel.yaml");
+  const RunResult a = run_omnilearn({"jobs", "run", scenario, "--set", "workload.generate.jobs=6", "--set",
+                                     "scheduler=las", "--seed", "2", "--quiet", "--out", tmp.at("a")},
+                                    tmp.path());
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const nlohmann::json m = read_json(tmp.path() / "a" / "manifest.json");
+  EXPECT_EQ(m["scenario"]["scheduler"], "las");
+  EXPECT_EQ(m["scenario"]["seed"], 2);
+  EXPECT_EQ(m["scenario"]["workload"]["generate"]["jobs"], 6);
+  EXPECT_EQ(read_json(tmp.path() / "a" / "summary.json")["scheduler"], "las");
+  const RunResult b = run_omnilearn({"jobs", "run", scenario, "--set", "workload.generate.jobs=6", "--quiet", "--out",
+                                     tmp.at("b")}, tmp.path());
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_NE(job_lines(tmp.path() / "a" / "workload.csv"), job_lines(tmp.path() / "b" / "workload.csv"));
+  // The default run folder: <outputs.dir>/<name>, against the working folder.
+  const RunResult c = run_omnilearn({"jobs", "run", scenario, "--set", "workload.generate.jobs=3", "--quiet"},
+                                    tmp.path());
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_TRUE(fs::exists(tmp.path() / "runs" / "philly-gavel" / "summary.json"));
+}
+
+TEST(CliJobsScenario, ErrorsNameFileLineAndField) {
+  TempDir tmp;
+  const std::string bad = tmp.write("bad.yaml", "kind: jobs\nworkload: {file: x.csv}\nschedular: las\n");
+  RunResult r = run_omnilearn({"jobs", "run", bad, "--out", tmp.at("o")}, tmp.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("bad.yaml:3: schedular: unknown key"), std::string::npos) << r.err;
+  const std::string scenario = source_path("scenarios/jobs/philly-gavel.yaml");
+  r = run_omnilearn({"jobs", "run", scenario, "--set", "round=-5", "--out", tmp.at("o")}, tmp.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("(--set round=-5): round:"), std::string::npos) << r.err;
+  r = run_omnilearn({"jobs", "run", source_path("scenarios/examples/quick.yaml"), "--out", tmp.at("o")}, tmp.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("run it with omnilearn sim"), std::string::npos) << r.err;
+  r = run_omnilearn({"sim", scenario, "--out", tmp.at("o")}, tmp.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("omnilearn jobs run"), std::string::npos) << r.err;
+  const std::string two = tmp.write("two.yaml", "kind: jobs\nworkload:\n  file: x.csv\n  generate: {jobs: 3}\n");
+  r = run_omnilearn({"jobs", "run", two, "--out", tmp.at("o")}, tmp.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("two.yaml:4: workload.generate: give only one of file, generate, import"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(tmp.path() / "o" / "summary.json"));
+}
+
+TEST(CliJobsScenario, TheGeneratorIsJobsGenerate) {
+  TempDir tmp;
+  const std::string scenario = tmp.write(
+      "g.yaml", "kind: jobs\nseed: 3\nworkload:\n  generate: {jobs: 10, load: 0.8}\n  batch_policy: omnilearn\n"
+                "cluster: gavel\n");
+  const RunResult a = run_omnilearn({"jobs", "run", scenario, "--quiet", "--out", tmp.at("a")}, tmp.path());
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  // Gavel's cluster: 108 GPUs.
+  const RunResult g = run_omnilearn({"jobs", "generate", "--jobs", "10", "--load", "0.8", "--cluster-gpus", "108",
+                                     "--seed", "3", "--batch-policy", "omnilearn", "--output", tmp.at("g.csv")},
+                                    tmp.path());
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  const std::string lines = job_lines(tmp.path() / "g.csv");
+  EXPECT_EQ(job_lines(tmp.path() / "a" / "workload.csv"), lines);
+  EXPECT_NE(lines.find(",omnilearn"), std::string::npos);
+}
+
+TEST(CliJobsScenario, ShippedSweepResumesOnlyUnfinishedPoints) {
+  TempDir tmp;
+  const std::string sweep = source_path("scenarios/jobs/sweep-philly.yaml");
+  const std::vector<std::string> base{"sweep", sweep, "--jobs", "2", "--quiet", "--out", tmp.at("s"),
+                                      "--set", "workload.generate.jobs=4"};
+  RunResult r = run_omnilearn(base, tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string csv = read_file(tmp.path() / "s" / "sweep.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 17);  // header + 4 schedulers x 2 policies x 2 seeds
+  EXPECT_TRUE(csv.starts_with("point,scheduler,job_policy,seed,status,round_s,jobs,finished,mean_jct_s,"
+                              "median_jct_s,p99_jct_s,makespan_s,rounds,stopped,utilisation_"))
+      << csv.substr(0, 200);
+  EXPECT_NE(r.out.find("mean JCT (s)"), std::string::npos) << r.out;
+  std::vector<std::string> resume = base;
+  resume.push_back("--resume");
+  r = run_omnilearn(resume, tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("16 of 16 points are finished, running 0"), std::string::npos) << r.err;
+  // A point stopped by a signal, and one whose summary is gone, run again; the others do not.
+  const fs::path stopped = tmp.path() / "s" / "sweep-philly-las-omnilearn-2" / "summary.json";
+  nlohmann::json j = read_json(stopped);
+  j["stopped"] = "stopped on request at 60 s (simulated)";
+  std::ofstream(stopped) << j.dump();
+  fs::remove(tmp.path() / "s" / "sweep-philly-fifo-uniform-1" / "summary.json");
+  const fs::path kept = tmp.path() / "s" / "sweep-philly-gavel-uniform-1" / "summary.json";
+  const auto kept_time = fs::last_write_time(kept);
+  r = run_omnilearn(resume, tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("14 of 16 points are finished, running 2"), std::string::npos) << r.err;
+  EXPECT_FALSE(read_json(stopped).contains("stopped"));
+  EXPECT_TRUE(fs::exists(tmp.path() / "s" / "sweep-philly-fifo-uniform-1" / "summary.json"));
+  EXPECT_EQ(fs::last_write_time(kept), kept_time);
+  // SimGrid settings mean nothing to a jobs run.
+  r = run_omnilearn({"sweep", sweep, "--cfg=network/model:CM02", "--out", tmp.at("t")}, tmp.path());
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace omnilearn::cli::testing

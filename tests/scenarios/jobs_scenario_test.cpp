@@ -1,0 +1,134 @@
+#include "omnilearn/scenarios/jobs_scenario.h"
+
+#include <gtest/gtest.h>
+
+#include "omnilearn/scenarios/scenario_kind.h"
+#include "omnilearn/scenarios/sweep.h"
+#include "temp_dir.h"
+
+namespace omnilearn::scenarios {
+namespace {
+
+using testing::TempDir;
+
+TEST(JobsScenario, DefaultsAndTheFileStem) {
+  auto s = parse_jobs_scenario("kind: jobs\nworkload: {file: w.csv}\n", "dir/sub/my-run.yaml");
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  EXPECT_EQ(s->name, "my-run");
+  EXPECT_EQ(s->seed, 1u);
+  EXPECT_EQ(s->workload.source, JobsWorkloadSource::kFile);
+  EXPECT_EQ(s->workload.file, "dir/sub/w.csv");  // against the file's folder
+  EXPECT_EQ(s->cluster, "gavel");
+  EXPECT_EQ(s->scheduler, "fifo");
+  EXPECT_DOUBLE_EQ(s->round_s, 60.0);
+  EXPECT_EQ(s->placement, "pack");
+  EXPECT_TRUE(s->las_thresholds.empty());
+  EXPECT_DOUBLE_EQ(s->node_bandwidth_Bps, 1.25e9);
+  EXPECT_EQ(s->outputs_dir, "runs");
+  EXPECT_EQ(jobs_scenario_json(*s)["scheduler"], "fifo");
+}
+
+TEST(JobsScenario, EveryKey) {
+  auto s = parse_jobs_scenario(
+      "kind: jobs\nname: n\nseed: 7\n"
+      "workload:\n  import: {format: philly, input: raw/p.csv, cluster: vc1, min_duration: 60, clip: [0, 86400],"
+      " max_jobs: 50}\n  batch_policy: omnilearn\n  mode: asp\n  reference_device: v100\n"
+      "job_policy: uniform\ncluster: c/my.yaml\nscheduler: gavel\nround: 6 min\ncheckpoint: 10\nrestore: 20\n"
+      "placement: spread\nlas_thresholds: [100, 1000]\nnode_bandwidth: 10 Gbps\nmax_time: 1 h\n"
+      "parameters: {mymodel: 1e6}\ndevices: {kinds: k.csv, speeds: s.csv}\noutputs: {dir: out}\n",
+      "d/s.yaml");
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  EXPECT_EQ(s->name, "n");
+  EXPECT_EQ(s->seed, 7u);
+  const JobsWorkload& w = s->workload;
+  EXPECT_EQ(w.source, JobsWorkloadSource::kImport);
+  EXPECT_EQ(w.format, "philly");
+  EXPECT_EQ(w.input, "d/raw/p.csv");
+  EXPECT_EQ(w.import_cluster, "vc1");
+  EXPECT_DOUBLE_EQ(w.min_duration_s, 60.0);
+  ASSERT_TRUE(w.clip.has_value());
+  EXPECT_DOUBLE_EQ(w.clip->second, 86400.0);
+  EXPECT_EQ(w.max_jobs, 50);
+  EXPECT_EQ(w.batch_policy, "omnilearn");
+  EXPECT_EQ(w.mode, "asp");
+  EXPECT_EQ(w.reference_device, "v100");
+  EXPECT_EQ(s->job_policy, "uniform");
+  EXPECT_EQ(s->cluster, "d/c/my.yaml");
+  EXPECT_EQ(s->scheduler, "gavel");
+  EXPECT_DOUBLE_EQ(s->round_s, 360.0);
+  EXPECT_DOUBLE_EQ(s->checkpoint_s, 10.0);
+  EXPECT_DOUBLE_EQ(s->restore_s, 20.0);
+  EXPECT_EQ(s->placement, "spread");
+  EXPECT_EQ(s->las_thresholds, (std::vector<double>{100, 1000}));
+  EXPECT_DOUBLE_EQ(s->node_bandwidth_Bps, 1.25e9);
+  EXPECT_DOUBLE_EQ(s->max_time_s, 3600.0);
+  EXPECT_DOUBLE_EQ(s->parameters.at("mymodel"), 1e6);
+  EXPECT_EQ(s->device_kinds, "d/k.csv");
+  EXPECT_EQ(s->device_speeds, "d/s.csv");
+  EXPECT_EQ(s->outputs_dir, "out");
+}
+
+TEST(JobsScenario, GenerateAndOverrides) {
+  auto s = parse_jobs_scenario("kind: jobs\nworkload:\n  generate: {jobs: 160, load: 0.8}\ncluster: gavel\n", "g.yaml",
+                               {"workload.generate.jobs=12", "scheduler=las", "seed=4", "cluster=sia"});
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  EXPECT_EQ(s->workload.source, JobsWorkloadSource::kGenerate);
+  EXPECT_EQ(s->workload.jobs, 12);
+  EXPECT_DOUBLE_EQ(s->workload.load, 0.8);
+  EXPECT_EQ(s->scheduler, "las");
+  EXPECT_EQ(s->seed, 4u);
+  EXPECT_EQ(s->cluster, "sia");  // a preset stays a name
+}
+
+TEST(JobsScenario, Refusals) {
+  struct Case {
+    const char* yaml;
+    std::vector<std::string> overrides;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"workload: {file: w.csv}\n", {}, "s.yaml:1: kind: expected `kind: jobs`"},
+      {"kind: training\nworkload: {file: w.csv}\n", {}, "s.yaml:1: kind: expected `kind: jobs`"},
+      {"kind: jobs\nworkload: {file: w.csv}\nschedular: las\n", {}, "s.yaml:3: schedular: unknown key"},
+      {"kind: jobs\n", {}, "workload: missing"},
+      {"kind: jobs\nworkload: {file: w.csv, generate: {jobs: 3}}\n", {}, "s.yaml:2: workload"},
+      {"kind: jobs\nworkload: {file: w.csv, mode: asp}\n", {}, "workload.mode: only for a generated or imported"},
+      {"kind: jobs\nworkload: {generate: {jobs: 0}}\n", {}, "s.yaml:2: workload.generate.jobs:"},
+      {"kind: jobs\nworkload: {import: {format: csv, input: x}}\n", {}, "workload.import.format:"},
+      {"kind: jobs\nworkload: {import: {format: pollux}}\n", {}, "workload.import.input: missing"},
+      {"kind: jobs\nworkload: {file: w.csv}\nplacement: diagonal\n", {}, "s.yaml:3: placement:"},
+      {"kind: jobs\nworkload: {file: w.csv}\n", {"round=0"}, "s.yaml (--set round=0): round:"},
+      {"kind: jobs\nworkload: {file: w.csv}\n", {"sheduler=las"}, "sheduler: unknown key"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.yaml);
+    auto s = parse_jobs_scenario(c.yaml, "s.yaml", c.overrides);
+    ASSERT_FALSE(s.is_ok());
+    EXPECT_NE(s.status().message().find(c.message), std::string::npos) << s.status().message();
+  }
+}
+
+TEST(JobsScenario, KindOfFilesAndOfSweeps) {
+  TempDir tmp;
+  const std::string jobs = tmp.write("j.yaml", "kind: jobs\nworkload: {file: w.csv}\n");
+  const std::string training = tmp.write("t.yaml", "name: t\n");
+  EXPECT_EQ(*read_scenario_kind(jobs), ScenarioKind::kJobs);
+  EXPECT_EQ(*read_scenario_kind(training), ScenarioKind::kTraining);
+  EXPECT_FALSE(read_scenario_kind(tmp.write("b.yaml", "kind: other\n")).is_ok());
+
+  auto sweep = load_sweep(tmp.write("sweep-j.yaml", "base: j.yaml\naxes:\n  scheduler: [fifo, las]\n"));
+  ASSERT_TRUE(sweep.is_ok()) << sweep.status().message();
+  EXPECT_EQ(sweep->kind, ScenarioKind::kJobs);
+  const auto points = expand(*sweep);
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[1].kind, ScenarioKind::kJobs);
+  EXPECT_TRUE(check_point(*sweep, points[1]).is_ok()) << check_point(*sweep, points[1]).message();
+
+  auto mixed = load_sweep(tmp.write("sweep-m.yaml", "bases: {a: j.yaml, b: t.yaml}\n"));
+  ASSERT_FALSE(mixed.is_ok());
+  EXPECT_NE(mixed.status().message().find("sweep-m.yaml:1: bases: expected bases of one kind"), std::string::npos)
+      << mixed.status().message();
+}
+
+}  // namespace
+}  // namespace omnilearn::scenarios
