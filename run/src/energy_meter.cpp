@@ -128,7 +128,8 @@ EnergySummary EnergyMeter::summary(Seconds total_time_s, std::optional<Seconds> 
     Seconds down = w.down_s;
     if (w.fractions.back().second <= 0.0) down += std::max(0.0, total_time_s - w.down_since_s);
     const Seconds down_idle = std::max(0.0, down - w.down_in_phases_s);
-    e.idle_s = std::max(0.0, total_time_s - e.compute_s - e.wait_s - e.comm_s - down_idle);
+    e.idle_s = total_time_s - e.compute_s - e.wait_s - e.comm_s - down_idle;
+    if (e.idle_s < 1e-9 * total_time_s) e.idle_s = 0.0;  // rounding of the phase sums
     e.idle_j = e.idle_s * power_[k].idle_w() + down_idle * power_[k].off_w();
     s.compute_j += e.compute_j, s.comm_j += e.comm_j, s.wait_j += e.wait_j, s.idle_j += e.idle_j;
     s.workers.push_back(e);
