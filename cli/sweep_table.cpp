@@ -69,6 +69,10 @@ std::string json_cell(const nlohmann::ordered_json& j, const std::string& key) {
 
 }  // namespace
 
+const std::vector<std::string> SweepTable::kEnergyFields{
+    "joules", "average_power_w", "compute_j", "comm_j", "wait_j", "idle_j", "energy_to_target_j",
+    "joules_per_accuracy_point", "reason"};
+
 Result<SweepTable> gather_sweep_table(const scenarios::Sweep& sweep, const std::vector<scenarios::SweepPoint>& points,
                                       const std::vector<int>& exit_codes, const std::string& out) {
   SweepTable t;
@@ -117,18 +121,29 @@ Result<SweepTable> gather_sweep_table(const scenarios::Sweep& sweep, const std::
       if (!t.jobs && j.contains("total_time_s") && j["total_time_s"].is_number()) {
         r.total_time_s = j["total_time_s"].get<double>();
       }
+      if (!t.jobs && j.contains("energy") && j["energy"].is_object()) {  // a jobs run's energy is not a column
+        t.energy = true;
+        const nlohmann::ordered_json& e = j["energy"];
+        for (const std::string& f : SweepTable::kEnergyFields) r.energy.push_back(json_cell(e, f));
+        if (e.contains("joules") && e["joules"].is_number()) r.joules = e["joules"].get<double>();
+      }
     }
     t.rows.push_back(std::move(r));
   }
-  std::map<std::string, double> uniform, oracle;
+  std::map<std::string, double> uniform, oracle, uniform_joules;
+  for (SweepRow& r : t.rows) r.energy.resize(SweepTable::kEnergyFields.size());
   for (const SweepRow& r : t.rows) {
+    if (r.joules && r.fields[0] == "uniform") uniform_joules[key_without_policy(t, r)] = *r.joules;
     if (!r.total_time_s) continue;
     if (r.fields[0] == "uniform") uniform[key_without_policy(t, r)] = *r.total_time_s;
     if (r.fields[0] == "oracle") oracle[key_without_policy(t, r)] = *r.total_time_s;
   }
   for (SweepRow& r : t.rows) {
-    if (!r.total_time_s) continue;
     const std::string key = key_without_policy(t, r);
+    if (r.joules && uniform_joules.contains(key) && uniform_joules[key] > 0.0) {
+      r.energy_vs_uniform_pct = 100.0 * (*r.joules / uniform_joules[key] - 1.0);
+    }
+    if (!r.total_time_s) continue;
     if (uniform.contains(key)) r.vs_uniform_pct = 100.0 * (*r.total_time_s / uniform[key] - 1.0);
     if (oracle.contains(key)) r.vs_oracle_pct = 100.0 * (*r.total_time_s / oracle[key] - 1.0);
   }
@@ -160,7 +175,12 @@ Status write_sweep_csv(const SweepTable& t, const std::string& path) {
     for (const auto& a : t.axes) os << "," << csv_cell(a);
     os << ",status";
     for (const auto& f : t.columns) os << "," << csv_cell(f);
-    os << (t.jobs ? "\n" : ",vs_uniform_pct,vs_oracle_pct\n");
+    if (!t.jobs) os << ",vs_uniform_pct,vs_oracle_pct";
+    if (t.energy) {
+      for (const auto& f : SweepTable::kEnergyFields) os << ",energy_" << f;
+      os << ",energy_vs_uniform_pct";
+    }
+    os << "\n";
     for (const SweepRow& r : t.rows) {
       os << csv_cell(r.point);
       for (const auto& c : r.coordinates) os << "," << csv_cell(c);
@@ -171,7 +191,12 @@ Status write_sweep_csv(const SweepTable& t, const std::string& path) {
         continue;
       }
       os << "," << (r.vs_uniform_pct ? format_g(*r.vs_uniform_pct, 9) : "");
-      os << "," << (r.vs_oracle_pct ? format_g(*r.vs_oracle_pct, 9) : "") << "\n";
+      os << "," << (r.vs_oracle_pct ? format_g(*r.vs_oracle_pct, 9) : "");
+      if (t.energy) {
+        for (const auto& f : r.energy) os << "," << csv_cell(f);
+        os << "," << (r.energy_vs_uniform_pct ? format_g(*r.energy_vs_uniform_pct, 9) : "");
+      }
+      os << "\n";
     }
     if (!os.flush()) return Status::io_error("cannot write " + tmp);
   }
@@ -229,9 +254,13 @@ void print_sweep_table(const SweepTable& t, std::ostream& os) {
   char line[256];
   std::string header;
   for (const auto& a : t.axes) header += a.substr(0, 22) + std::string(a.size() < 22 ? 23 - a.size() : 1, ' ');
-  std::snprintf(line, sizeof line, "%12s %12s %11s %11s  %s", "total (s)", "iter (s)", "vs uniform", "vs oracle",
-                "status");
-  os << header << line << "\n";
+  std::snprintf(line, sizeof line, "%12s %12s %11s %11s", "total (s)", "iter (s)", "vs uniform", "vs oracle");
+  os << header << line;
+  if (t.energy) {
+    std::snprintf(line, sizeof line, " %12s %11s", "energy (J)", "vs uniform");
+    os << line;
+  }
+  os << "  status\n";
   for (const SweepRow& r : t.rows) {
     std::string coords;
     for (const auto& c : r.coordinates) coords += c.substr(0, 22) + std::string(c.size() < 22 ? 23 - c.size() : 1, ' ');
@@ -246,10 +275,14 @@ void print_sweep_table(const SweepTable& t, std::ostream& os) {
       std::snprintf(buf, sizeof buf, "%.*f", digits, d);
       return std::string(buf);
     };
-    std::snprintf(line, sizeof line, "%12s %12s %11s %11s  %s", fixed(r.fields[5], 2).c_str(),
-                  fixed(r.fields[6], 4).c_str(), pct(r.vs_uniform_pct).c_str(), pct(r.vs_oracle_pct).c_str(),
-                  r.status.c_str());
-    os << coords << line << "\n";
+    std::snprintf(line, sizeof line, "%12s %12s %11s %11s", fixed(r.fields[5], 2).c_str(),
+                  fixed(r.fields[6], 4).c_str(), pct(r.vs_uniform_pct).c_str(), pct(r.vs_oracle_pct).c_str());
+    os << coords << line;
+    if (t.energy) {
+      std::snprintf(line, sizeof line, " %12s %11s", fixed(r.energy[0], 1).c_str(), pct(r.energy_vs_uniform_pct).c_str());
+      os << line;
+    }
+    os << "  " << r.status << "\n";
   }
 }
 

@@ -20,6 +20,9 @@ struct SweepRow {
   std::optional<double> total_time_s;
   std::optional<double> vs_uniform_pct;  // (total / uniform's total - 1) * 100
   std::optional<double> vs_oracle_pct;   // (total / oracle's total - 1) * 100
+  std::vector<std::string> energy;       // summary.json's energy block, one per SweepTable::kEnergyFields entry
+  std::optional<double> joules;
+  std::optional<double> energy_vs_uniform_pct;  // (joules / uniform's joules - 1) * 100
 };
 
 struct SweepTable {
@@ -29,6 +32,8 @@ struct SweepTable {
   // The summary fields, in column order: kSummaryFields; for jobs kJobsSummaryFields, then utilisation_<kind>, then
   // every other number or string the summaries hold (a field named like an axis is left out: the axis says it).
   std::vector<std::string> columns;
+  static const std::vector<std::string> kEnergyFields;  // columns energy_<field>, only when `energy` is true
+  bool energy = false;  // some point's summary.json has an energy block
   std::vector<std::string> axes;
   std::vector<SweepRow> rows;
 };

@@ -13,7 +13,7 @@ from urllib.parse import quote
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from . import figures, tables
+from . import energy, figures, tables
 from .jobs_study import is_jobs_run, occupancy, run_jct_cdf, run_rho_cdf
 from .labels import axis_label, coordinate_label, coordinate_value, policy_label
 from .runs import RunFormatError, is_run_dir, is_sweep_dir, load_run, load_sweep
@@ -40,6 +40,9 @@ CAPTIONS = {
              "against uniform there; below, each policy's gap to the oracle (the best batch split).",
     "sweep-accuracy": "Test accuracy over time of every point of the sweep.",
     "accuracy-all": "Test accuracy over time of every run given, labelled with its policy.",
+    "energy": "Each worker's energy (energy.csv): joules computing, communicating, waiting and idle, stacked.",
+    "energy-vs-time": "Each point's energy against its total time, per policy.",
+    "energy-split": "Each policy's energy split (mean over its points): computing, communicating, waiting, idle.",
 }
 RUN_FIGURES = (("batch", figures.batch_sizes), ("breakdown", figures.time_breakdown),
                ("iterations", figures.iteration_times), ("accuracy", figures.accuracy),
@@ -93,6 +96,11 @@ def _run_section(run, out: Path, prefix: str) -> str:
              "<h3>Per worker</h3>", _table(tables.worker_breakdown(run), float_format="%.3f")]
     for name, fn in _figures_for(run):
         parts.append(_embed(fn(run), out / f"{prefix}{name}.png", CAPTIONS[name]))
+    per_worker, reason = energy.run_energy(run.path)
+    if per_worker is not None:
+        parts.append(_embed(energy.worker_bars(per_worker), out / f"{prefix}energy.png", CAPTIONS["energy"]))
+    elif reason is not None:
+        parts.append(f"<p>No energy: {html.escape(reason)}</p>")
     timeline = run.path / "timeline.json"
     if timeline.exists():
         problems = validate_timeline(timeline)
@@ -143,6 +151,13 @@ def _sweep_section(path: Path, out: Path, prefix: str) -> str:
              _embed(figures.sweep_comparison(comparison, metric, group_cols, backend), out / f"{prefix}bars.png",
                     CAPTIONS["sweep"]),
              "<h3>Policies compared</h3>", _table(tables.with_labels(shown, backend), float_format="%.2f")]
+    energy_rows = energy.sweep_energy(table)
+    if not energy_rows.empty:
+        parts += ["<h3>Energy</h3>",
+                  _embed(energy.energy_vs_time(energy_rows), out / f"{prefix}energy-vs-time.png",
+                         CAPTIONS["energy-vs-time"]),
+                  _embed(energy.split_per_policy(energy_rows), out / f"{prefix}energy-split.png",
+                         CAPTIONS["energy-split"])]
     with_accuracy = [r for r in runs.values() if not r.evaluations.empty]
     if with_accuracy:
         parts.append(_embed(figures.accuracy_overlay(with_accuracy, "Test accuracy against time, every point"),

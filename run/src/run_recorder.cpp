@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <utility>
 
@@ -35,6 +36,7 @@ void RunRecorder::iteration(const IterationRecord& r) {
     if (epoch_start_.size() <= e) epoch_start_.resize(e + 1, -1.0);
     if (epoch_start_[e] < 0.0 || r.start_s < epoch_start_[e]) epoch_start_[e] = r.start_s;
   }
+  if (energy_) energy_->iteration(r);
   const Seconds step = r.compute_s + r.comm_s + r.wait_s;
   last_end_s_ = std::max(last_end_s_, r.start_s + step);
   if (r.worker == 0) step_time_sum_ += step, ++steps_of_0_;
@@ -63,6 +65,7 @@ void RunRecorder::plan(const PlanRecord& r) {
 }
 
 void RunRecorder::availability(WorkerId worker, double fraction, Seconds time_s) {
+  if (energy_) energy_->availability(worker, fraction, time_s);
   if (writer_) writer_->add(AvailabilityRecord{time_s, worker, fraction});
   if (options_.timeline) {
     char args[96];
@@ -73,6 +76,7 @@ void RunRecorder::availability(WorkerId worker, double fraction, Seconds time_s)
 
 void RunRecorder::evaluation(const EvaluationRecord& r) {
   final_accuracy_ = r.accuracy;
+  if (energy_) energy_->evaluation(r.time_s);
   if (writer_) writer_->add(r);
   if (options_.timeline) writer_->instant("evaluation", r.time_s, "{\"accuracy\":" + format_g(r.accuracy, 17) + "}");
 }
@@ -87,6 +91,16 @@ void RunRecorder::complete(RunSummary& summary) const {
     summary.max_staleness = staleness_max_;
   }
   if (final_accuracy_) summary.final_accuracy = final_accuracy_;
+  if (energy_) summary.energy = energy_->summary(summary.total_time_s, summary.time_to_target_s, summary.final_accuracy);
+}
+
+Status RunRecorder::finish(const RunSummary& summary) {
+  if (!writer_) return Status::ok();
+  if (summary.energy && summary.energy->reason.empty()) {
+    OMNI_RETURN_IF_ERROR(
+        write_file_atomically((std::filesystem::path(writer_->dir()) / "energy.csv").string(), energy_csv(*summary.energy)));
+  }
+  return writer_->finish(summary);
 }
 
 void RunRecorder::fill_from_records(RunSummary& summary, Seconds origin_s) const {

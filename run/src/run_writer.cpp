@@ -234,6 +234,25 @@ std::string summary_json(const RunSummary& s) {
   j["stop_reason"] = std::string(to_string(s.stop_reason));
   j["extra"] = nlohmann::ordered_json::object();
   for (const auto& [key, value] : s.extra) j["extra"][key] = value;  // std::map: sorted, deterministic
+  if (s.energy) {
+    const EnergySummary& e = *s.energy;
+    nlohmann::ordered_json b;
+    if (!e.reason.empty()) {
+      b["reason"] = e.reason;
+    } else {
+      b["joules"] = e.joules;
+      b["average_power_w"] = e.average_power_w;
+      b["compute_j"] = e.compute_j;
+      b["comm_j"] = e.comm_j;
+      b["wait_j"] = e.wait_j;
+      b["idle_j"] = e.idle_j;
+      b["wait"] = e.wait;
+      b["slow_with_slack"] = e.slow_with_slack;
+      if (e.energy_to_target_j) b["energy_to_target_j"] = *e.energy_to_target_j;
+      if (e.joules_per_accuracy_point) b["joules_per_accuracy_point"] = *e.joules_per_accuracy_point;
+    }
+    j["energy"] = b;
+  }
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 

@@ -124,3 +124,39 @@ std::vector<std::string> cluster_preset_names() {
 }
 
 }  // namespace omnilearn::scenarios
+
+namespace omnilearn::scenarios {
+
+std::optional<DevicePower> preset_power(std::string_view preset, const NodeSpec& node) {
+  DevicePower p;
+  if (preset == "edge" && !node.gpu) {
+    p.idle_w = 2.7 / 4.0;
+    p.busy_w = 6.4 / 4.0;
+    p.source = "Raspberry Pi 4B: 2.7 W idle, 6.4 W with 4 cores stressed, per core";
+    return p;
+  }
+  if (preset == "cloud" && !node.gpu) {
+    p.idle_w = 0.74;
+    p.busy_w = 3.5;
+    p.source = "Cloud Carbon Footprint, AWS per-vCPU min/max";
+    return p;
+  }
+  if ((preset == "hpc" || preset == "hpc-fat-tree") && node.gpu) {
+    // Zeus (NSDI'23), V100: 39 W at batch 8 to 188 W at 1024, linear in log2(batch) between.
+    constexpr double kIdle = 25.0, kAt8 = 39.0, kAt1024 = 188.0;
+    p.idle_w = kIdle;
+    if (node.speed_flops >= 1e14) {
+      p.busy_by_batch = {{8.0, kAt8}, {1024.0, kAt1024}};
+      p.source = "V100: Zeus (NSDI'23) 39 W at batch 8 to 188 W at 1024; idle 25 W assumed";
+    } else {
+      // P100-class: the V100's dynamic power scaled by board power (250 W against 300 W).
+      const auto scaled = [](double w) { return kIdle + (w - kIdle) / (300.0 - kIdle) * (250.0 - kIdle); };
+      p.busy_by_batch = {{8.0, scaled(kAt8)}, {1024.0, scaled(kAt1024)}};
+      p.source = "P100-class: the V100's Zeus curve scaled to a 250 W board; idle 25 W assumed";
+    }
+    return p;
+  }
+  return std::nullopt;
+}
+
+}  // namespace omnilearn::scenarios

@@ -162,6 +162,22 @@ std::string scenario_to_json(const Scenario& s) {
             {"outputs", Json{{"dir", s.outputs.dir}, {"timeline", s.outputs.timeline}}},
             {"emulator", Json::parse(nlohmann::json(s.emulator).dump())},
             {"max_iterations", s.max_iterations}};
+  if (s.energy) {
+    const EnergySpec& e = *s.energy;
+    const auto device = [](const DevicePower& d) {
+      Json j = Json::object();
+      if (d.idle_w) j["idle"] = *d.idle_w;
+      if (d.busy_w) j["busy"] = *d.busy_w;
+      if (!d.busy_by_batch.empty()) j["busy_by_batch"] = d.busy_by_batch;
+      if (d.off_w) j["off"] = *d.off_w;
+      if (!d.source.empty()) j["source"] = d.source;
+      return j;
+    };
+    root["energy"] = Json{{"wait", phase_power_name(e.wait)},   {"comm", phase_power_name(e.comm)},
+                          {"cpu", device(e.cpu)},                {"gpu", device(e.gpu)},
+                          {"slow_with_slack", e.slow_with_slack}, {"min_frequency", e.min_frequency},
+                          {"power_exponent", e.power_exponent}};
+  }
   // Strings are checked as UTF-8 when read; `replace` keeps the dump from throwing on any that were not (a
   // model name from a file name, a scenario built in code).
   return root.dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);

@@ -172,7 +172,7 @@ Result<Scenario> parse_scenario_tree(std::string_view yaml_text, const std::stri
   ParseContext ctx{source, source_path.has_parent_path() ? source_path.parent_path() : std::filesystem::path(".")};
   auto reader = MapReader::open(source, root, "",
                                 {"name", "seed", "mode", "cluster", "workload", "policy", "availability", "outputs",
-                                 "emulator", "max_iterations"});
+                                 "emulator", "max_iterations", "energy"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
 
@@ -206,6 +206,7 @@ Result<Scenario> parse_scenario_tree(std::string_view yaml_text, const std::stri
   }
   if (r.has("outputs")) OMNI_RETURN_IF_ERROR(parse_outputs(source, r.get("outputs"), s.outputs));
   if (r.has("emulator")) OMNI_RETURN_IF_ERROR(parse_emulator(source, r.get("emulator"), s.emulator));
+  if (r.has("energy")) OMNI_RETURN_IF_ERROR(detail::parse_energy(ctx, r.get("energy"), s.energy.emplace()));
   OMNI_RETURN_IF_ERROR(check_bounds(r, s));
   if (Status st = s.controller_options().validate(); !st.is_ok()) {
     return Status::invalid_argument(source_name + ": controller options: " + st.message());

@@ -26,6 +26,7 @@ Status parse_workload(const ParseContext& ctx, const YAML::Node& node, WorkloadS
 // Needs the parsed cluster: `cores` schedules are checked against each worker's nominal cores.
 Status parse_availability(const ParseContext& ctx, const YAML::Node& node, const ClusterSpec& cluster,
                           AvailabilitySpec& out);
+Status parse_energy(const ParseContext& ctx, const YAML::Node& node, EnergySpec& out);
 // Reads a model profile mapping (inline, or the root of a profile file).
 Status parse_model_profile(const YamlSource& source, const YAML::Node& node, const std::string& path,
                            ModelProfile& out);

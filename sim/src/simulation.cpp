@@ -180,6 +180,7 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
     const run::Manifest manifest = make_manifest(scenario, options, *simgrid_args);
     auto recorder = open_recorder(scenario, options, manifest);
     if (!recorder) return recorder.status();
+    if (scenario.energy) (*recorder)->set_energy_meter(run::EnergyMeter::for_scenario(scenario));
     run::StopRule stop(run::stop_limits(scenario));
     RunContext ctx{scenario, options, *platform, *cost, **availability, *controller, **recorder, stop};
     std::optional<VirtualTraining> training;

@@ -56,6 +56,25 @@ struct EvaluationRecord {
   double accuracy = 0.0;
 };
 
+// One worker's energy (energy.csv): joules and seconds per phase. idle: the run's time outside its iterations.
+struct WorkerEnergy {
+  double compute_j = 0.0, comm_j = 0.0, wait_j = 0.0, idle_j = 0.0;
+  Seconds compute_s = 0.0, comm_s = 0.0, wait_s = 0.0, idle_s = 0.0;
+  double joules() const { return compute_j + comm_j + wait_j + idle_j; }
+};
+
+// summary.json's `energy` block (EnergyMeter). Without power figures only `reason` is set.
+struct EnergySummary {
+  std::string reason;  // why there is no energy ("no power figures for worker 0 (...)"); empty when there is
+  double joules = 0.0, average_power_w = 0.0;
+  double compute_j = 0.0, comm_j = 0.0, wait_j = 0.0, idle_j = 0.0;
+  std::string wait;    // the waiting rule ("idle", "busy", "auto" or watts)
+  bool slow_with_slack = false;
+  std::optional<double> energy_to_target_j;        // virtual-time runs that reached the target
+  std::optional<double> joules_per_accuracy_point;  // virtual-time runs: joules / (final accuracy x 100)
+  std::vector<WorkerEnergy> workers;                // energy.csv's rows (not in summary.json)
+};
+
 struct RunSummary {
   std::string policy;
   std::string mode;            // "bsp" or "asp"
@@ -74,6 +93,7 @@ struct RunSummary {
   std::int64_t batch_changes = 0;
   StopReason stop_reason = StopReason::kNone;  // why the run ended (StopRule::reason)
   std::map<std::string, double> extra;  // back-end specific numbers (controller overhead, ...)
+  std::optional<EnergySummary> energy;  // scenarios with an `energy:` section
 };
 
 // The record of a controller result (a plan that consulted the policy) in epoch `epoch`.

@@ -12,6 +12,7 @@
 
 #include "omnilearn/base/status.h"
 #include "omnilearn/controller/controller.h"
+#include "omnilearn/run/energy_meter.h"
 #include "omnilearn/run/records.h"
 #include "omnilearn/run/run_writer.h"
 
@@ -45,8 +46,13 @@ class RunRecorder {
   // worker 0 and each epoch's time (from its first iteration's start to the next epoch's).
   void fill_from_records(RunSummary& summary, Seconds origin_s) const;
 
-  // Closes every file, then writes summary.json (RunWriter::finish). Returns the first I/O error met.
-  Status finish(const RunSummary& summary) { return writer_ ? writer_->finish(summary) : Status::ok(); }
+  // Energy from the records from now on (a scenario with `energy:`): complete() fills summary.energy and finish()
+  // writes energy.csv when the meter has power figures.
+  void set_energy_meter(EnergyMeter meter) { energy_.emplace(std::move(meter)); }
+
+  // Closes every file, writes energy.csv (when measured), then summary.json (RunWriter::finish). Returns the first
+  // I/O error met.
+  Status finish(const RunSummary& summary);
   // Closes every file of a run stopped before its end: rows whole, timeline.json valid, no summary.json.
   Status close() { return writer_ ? writer_->close() : Status::ok(); }
   Status rewrite_manifest(const std::string& manifest_json) {
@@ -61,6 +67,7 @@ class RunRecorder {
  private:
   std::unique_ptr<RunWriter> writer_;
   RecorderOptions options_;
+  std::optional<EnergyMeter> energy_;
   double compute_s_ = 0.0, comm_s_ = 0.0, wait_s_ = 0.0;
   std::int64_t records_ = 0;
   std::int64_t decisions_ = 0, changes_ = 0;

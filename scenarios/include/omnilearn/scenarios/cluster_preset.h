@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,5 +23,13 @@ namespace omnilearn::scenarios {
 // An error for an unknown preset (listing the known ones) or zero workers.
 Result<ClusterSpec> make_cluster_preset(std::string_view preset, std::size_t workers);
 std::vector<std::string> cluster_preset_names();
+
+// The documented power figures of a preset's node (docs/energy.md, with sources): per core for CPU nodes, per device
+// for GPU nodes. None for an unknown preset or a node the preset does not make.
+//   edge : 0.675 W idle, 1.6 W busy per core (Raspberry Pi 4B: 2.7 W idle, 6.4 W with 4 cores stressed)
+//   cloud: 0.74 W idle, 3.5 W busy per vCPU (Cloud Carbon Footprint, AWS per-vCPU min / max)
+//   hpc  : V100 (1e14 nodes) 25 W idle (assumed), busy 39 W at batch 8 to 188 W at 1024 (Zeus, NSDI'23); the
+//          P100-class (3e13) nodes idle 25 W, busy the V100's curve scaled to a 250 W board (V100: 300 W)
+std::optional<DevicePower> preset_power(std::string_view preset, const NodeSpec& node);
 
 }  // namespace omnilearn::scenarios

@@ -12,6 +12,7 @@
 #include "omnilearn/controller/batch_policy.h"
 #include "omnilearn/controller/controller.h"
 #include "omnilearn/controller/policies.h"
+#include "omnilearn/scenarios/energy_spec.h"
 
 namespace omnilearn::scenarios {
 
@@ -321,6 +322,7 @@ struct Scenario {
   OutputSpec outputs;
   EmulatorSpec emulator;
   std::int64_t max_iterations = 0;  // 0: no cap (a safety stop for huge runs)
+  std::optional<EnergySpec> energy;  // `energy:` present: energy is reported (docs/energy.md)
 
   std::size_t worker_count() const { return cluster.workers.size(); }
   // A path from the scenario (a trace, a model or data file): as given when it exists or is absolute, else relative

@@ -1,0 +1,69 @@
+// EnergyMeter: a run's energy, accounted from its own per-worker phase records (compute, wait, comm per iteration,
+// which every path of both back ends produces) and the power figures of the scenario's `energy:` section and cluster
+// preset (docs/energy.md). RunRecorder feeds it; it keeps a few numbers per worker, so huge runs cost nothing more.
+// Share rule: a worker at availability f < 1 draws f x its node's power in the phase (the rest of the node belongs
+// to whoever took it); down (f = 0) it draws its off power; a change inside a phase is charged piecewise. Not
+// thread-safe: one thread per run.
+#pragma once
+
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "omnilearn/base/units.h"
+#include "omnilearn/run/records.h"
+#include "omnilearn/scenarios/scenario.h"
+
+namespace omnilearn::run {
+
+// One worker's node: its figures for the whole node (per-core or per-device figures x count).
+struct WorkerPower {
+  scenarios::DevicePower device;  // per core or device, idle and busy set
+  double count = 1.0;             // cores (CPU) or devices (GPU)
+  bool gpu = false;
+  double idle_w() const { return count * device.idle_w.value_or(0.0); }
+  double off_w() const { return count * device.off_w.value_or(0.0); }
+  double busy_w(double batch) const { return count * device.busy_at(batch); }
+};
+
+class EnergyMeter {
+ public:
+  // The meter of a scenario with an `energy:` section: each worker's figures from the preset, overridden by the
+  // section's cpu / gpu fields. A worker without idle and busy figures leaves the meter with a reason instead.
+  static EnergyMeter for_scenario(const scenarios::Scenario& scenario);
+  EnergyMeter(scenarios::EnergySpec spec, std::vector<WorkerPower> workers);
+  // A meter that reports `reason` and no energy.
+  static EnergyMeter without_figures(scenarios::EnergySpec spec, std::string reason);
+
+  void iteration(const IterationRecord& r);
+  void availability(WorkerId worker, double fraction, Seconds time_s);
+  void evaluation(Seconds time_s);  // remembers the energy spent so far (energy to target)
+
+  // The block for summary.json and energy.csv's rows, for a run of `total_time_s`.
+  EnergySummary summary(Seconds total_time_s, std::optional<Seconds> time_to_target_s,
+                        std::optional<double> final_accuracy) const;
+  bool has_figures() const { return reason_.empty(); }
+
+ private:
+  struct Worker {
+    std::vector<std::pair<Seconds, double>> fractions{{-std::numeric_limits<double>::infinity(), 1.0}};
+    WorkerEnergy e;
+    Seconds down_s = 0.0, down_since_s = 0.0, down_in_phases_s = 0.0;
+  };
+  // Charges [start, start + duration) at `power_w` (the whole node's) under the worker's availability.
+  double charge(Worker& w, std::size_t k, Seconds start, Seconds duration, double power_w);
+
+  scenarios::EnergySpec spec_;
+  std::vector<WorkerPower> power_;
+  std::vector<Worker> workers_;
+  std::string reason_;
+  double joules_ = 0.0;                                  // phases charged so far
+  std::vector<std::pair<Seconds, double>> evaluations_;  // (time, joules so far)
+};
+
+// energy.csv's text: one row per worker.
+std::string energy_csv(const EnergySummary& summary);
+
+}  // namespace omnilearn::run

@@ -1,0 +1,164 @@
+#include "omnilearn/run/energy_meter.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "omnilearn/base/format.h"
+#include "omnilearn/scenarios/cluster_preset.h"
+
+namespace omnilearn::run {
+
+EnergyMeter EnergyMeter::for_scenario(const scenarios::Scenario& scenario) {
+  const scenarios::EnergySpec spec = scenario.energy.value_or(scenarios::EnergySpec{});
+  std::vector<WorkerPower> workers;
+  for (std::size_t k = 0; k < scenario.cluster.workers.size(); ++k) {
+    const scenarios::NodeSpec& node = scenario.cluster.workers[k];
+    scenarios::DevicePower d = scenarios::preset_power(scenario.cluster.preset, node).value_or(scenarios::DevicePower{});
+    d.override_with(node.gpu ? spec.gpu : spec.cpu);
+    if (!d.idle_w || !d.has_busy()) {
+      const char* kind = node.gpu ? "gpu" : "cpu";
+      return without_figures(spec, "no power figures for worker " + std::to_string(k) + " (" + node.name + ": " +
+                                       (scenario.cluster.preset.empty() ? "no preset; " : "") + "give energy." +
+                                       kind + ".idle and energy." + kind + ".busy)");
+    }
+    workers.push_back(WorkerPower{std::move(d), static_cast<double>(std::max(node.cores, 1)), node.gpu});
+  }
+  return EnergyMeter(spec, std::move(workers));
+}
+
+EnergyMeter::EnergyMeter(scenarios::EnergySpec spec, std::vector<WorkerPower> workers)
+    : spec_(std::move(spec)), power_(std::move(workers)), workers_(power_.size()) {}
+
+EnergyMeter EnergyMeter::without_figures(scenarios::EnergySpec spec, std::string reason) {
+  EnergyMeter m(std::move(spec), {});
+  m.reason_ = std::move(reason);
+  return m;
+}
+
+double EnergyMeter::charge(Worker& w, std::size_t k, Seconds start, Seconds duration, double power_w) {
+  if (duration <= 0.0) return 0.0;
+  const Seconds end = start + duration;
+  double joules = 0.0;
+  const auto& f = w.fractions;
+  // The change in force at `start`: the last one at or before it.
+  std::size_t i = static_cast<std::size_t>(
+      std::upper_bound(f.begin(), f.end(), start, [](Seconds t, const auto& c) { return t < c.first; }) - f.begin());
+  i = i > 0 ? i - 1 : 0;
+  for (Seconds t = start; t < end && i < f.size(); ++i) {
+    const Seconds until = i + 1 < f.size() ? std::min(end, f[i + 1].first) : end;
+    if (until <= t) continue;
+    const double fraction = f[i].second;
+    if (fraction > 0.0) {
+      joules += fraction * power_w * (until - t);
+    } else {
+      joules += power_[k].off_w() * (until - t);
+      w.down_in_phases_s += until - t;
+    }
+    t = until;
+  }
+  return joules;
+}
+
+void EnergyMeter::iteration(const IterationRecord& r) {
+  if (!has_figures() || r.worker >= workers_.size()) return;
+  Worker& w = workers_[r.worker];
+  const WorkerPower& p = power_[r.worker];
+  const double batch = static_cast<double>(std::max<BatchSize>(r.batch, 1));
+  const double idle = p.idle_w(), busy = p.busy_w(batch);
+  Seconds compute = r.compute_s, wait = r.wait_s;
+  double compute_power = busy;
+  if (spec_.slow_with_slack && wait > 0.0 && compute > 0.0) {
+    // The worker computes just slowly enough to arrive with the slowest: the step time is unchanged.
+    const double f = std::max(spec_.min_frequency, compute / (compute + wait));
+    const Seconds slowed = std::min(compute / f, compute + wait);
+    wait -= slowed - compute;
+    compute = slowed;
+    compute_power = idle + (busy - idle) * std::pow(f, spec_.power_exponent);
+  }
+  const auto phase_power = [&](const scenarios::PhasePower& rule) {
+    switch (rule.mode) {
+      case scenarios::PhasePowerMode::kIdle: return idle;
+      case scenarios::PhasePowerMode::kBusy: return busy;
+      case scenarios::PhasePowerMode::kWatts: return p.count * rule.watts;
+      case scenarios::PhasePowerMode::kAuto: return p.gpu ? busy : idle;
+    }
+    return idle;
+  };
+  Seconds t = r.start_s;
+  const double cj = charge(w, r.worker, t, compute, compute_power);
+  t += compute;
+  const double wj = charge(w, r.worker, t, wait, phase_power(spec_.wait));
+  t += wait;
+  const double mj = charge(w, r.worker, t, r.comm_s, phase_power(spec_.comm));
+  w.e.compute_j += cj, w.e.wait_j += wj, w.e.comm_j += mj;
+  w.e.compute_s += compute, w.e.wait_s += wait, w.e.comm_s += r.comm_s;
+  joules_ += cj + wj + mj;
+  // Records of one worker come in time order: the changes before this one's start are no longer needed.
+  auto& f = w.fractions;
+  std::size_t keep = 0;
+  while (keep + 1 < f.size() && f[keep + 1].first <= r.start_s) ++keep;
+  if (keep > 0) f.erase(f.begin(), f.begin() + static_cast<std::ptrdiff_t>(keep));
+}
+
+void EnergyMeter::availability(WorkerId worker, double fraction, Seconds time_s) {
+  if (!has_figures() || worker >= workers_.size()) return;
+  Worker& w = workers_[worker];
+  const double before = w.fractions.back().second;
+  if (before <= 0.0 && fraction > 0.0) w.down_s += time_s - w.down_since_s;
+  if (before > 0.0 && fraction <= 0.0) w.down_since_s = time_s;
+  if (w.fractions.back().first == time_s) {
+    w.fractions.back().second = fraction;
+  } else {
+    w.fractions.emplace_back(time_s, fraction);
+  }
+}
+
+void EnergyMeter::evaluation(Seconds time_s) { evaluations_.emplace_back(time_s, joules_); }
+
+EnergySummary EnergyMeter::summary(Seconds total_time_s, std::optional<Seconds> time_to_target_s,
+                                   std::optional<double> final_accuracy) const {
+  EnergySummary s;
+  s.reason = reason_;
+  if (!has_figures()) return s;
+  s.wait = scenarios::phase_power_name(spec_.wait);
+  s.slow_with_slack = spec_.slow_with_slack;
+  for (std::size_t k = 0; k < workers_.size(); ++k) {
+    const Worker& w = workers_[k];
+    WorkerEnergy e = w.e;
+    Seconds down = w.down_s;
+    if (w.fractions.back().second <= 0.0) down += std::max(0.0, total_time_s - w.down_since_s);
+    const Seconds down_idle = std::max(0.0, down - w.down_in_phases_s);
+    e.idle_s = total_time_s - e.compute_s - e.wait_s - e.comm_s - down_idle;
+    if (e.idle_s < 1e-9 * total_time_s) e.idle_s = 0.0;  // rounding of the phase sums
+    e.idle_j = e.idle_s * power_[k].idle_w() + down_idle * power_[k].off_w();
+    s.compute_j += e.compute_j, s.comm_j += e.comm_j, s.wait_j += e.wait_j, s.idle_j += e.idle_j;
+    s.workers.push_back(e);
+  }
+  s.joules = s.compute_j + s.comm_j + s.wait_j + s.idle_j;
+  s.average_power_w = total_time_s > 0.0 ? s.joules / total_time_s : 0.0;
+  if (time_to_target_s) {
+    for (const auto& [t, j] : evaluations_) {
+      if (t >= *time_to_target_s) {
+        s.energy_to_target_j = j;
+        break;
+      }
+    }
+  }
+  if (final_accuracy && *final_accuracy > 0.0) s.joules_per_accuracy_point = s.joules / (*final_accuracy * 100.0);
+  return s;
+}
+
+std::string energy_csv(const EnergySummary& s) {
+  std::string out = "worker,compute_j,comm_j,wait_j,idle_j,joules,compute_s,comm_s,wait_s,idle_s\n";
+  for (std::size_t k = 0; k < s.workers.size(); ++k) {
+    const WorkerEnergy& e = s.workers[k];
+    out += std::to_string(k);
+    for (double v : {e.compute_j, e.comm_j, e.wait_j, e.idle_j, e.joules(), e.compute_s, e.comm_s, e.wait_s, e.idle_s}) {
+      out += ',' + format_g(v, 17);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace omnilearn::run

@@ -1,0 +1,124 @@
+// The `energy:` section (energy_spec.h, docs/energy.md).
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "map_reader.h"
+#include "omnilearn/base/format.h"
+#include "omnilearn/scenarios/energy_spec.h"
+#include "section_parsers.h"
+
+namespace omnilearn::scenarios {
+
+double DevicePower::busy_at(double batch) const {
+  if (busy_by_batch.empty()) return busy_w.value_or(0.0);
+  if (batch <= busy_by_batch.front().first) return busy_by_batch.front().second;
+  if (batch >= busy_by_batch.back().first) return busy_by_batch.back().second;
+  for (std::size_t i = 1; i < busy_by_batch.size(); ++i) {
+    const auto& [b1, w1] = busy_by_batch[i];
+    if (batch > b1) continue;
+    const auto& [b0, w0] = busy_by_batch[i - 1];
+    const double t = (std::log2(batch) - std::log2(b0)) / (std::log2(b1) - std::log2(b0));
+    return w0 + t * (w1 - w0);
+  }
+  return busy_by_batch.back().second;
+}
+
+void DevicePower::override_with(const DevicePower& over) {
+  if (over.idle_w) idle_w = over.idle_w;
+  if (over.busy_w || !over.busy_by_batch.empty()) {
+    busy_w = over.busy_w;
+    busy_by_batch = over.busy_by_batch;
+  }
+  if (over.off_w) off_w = over.off_w;
+  if (!over.source.empty()) source = over.source;
+}
+
+std::string phase_power_name(const PhasePower& p) {
+  switch (p.mode) {
+    case PhasePowerMode::kAuto: return "auto";
+    case PhasePowerMode::kIdle: return "idle";
+    case PhasePowerMode::kBusy: return "busy";
+    case PhasePowerMode::kWatts: return format_g(p.watts);
+  }
+  return "auto";
+}
+
+namespace detail {
+namespace {
+
+Status read_phase(const MapReader& r, std::string_view key, bool allow_auto, PhasePower& out) {
+  if (!r.has(key)) return Status::ok();
+  const YAML::Node n = r.get(key);
+  if (n.IsScalar()) {
+    const std::string& text = n.Scalar();
+    if (text == "idle") return out = {PhasePowerMode::kIdle, 0.0}, Status::ok();
+    if (text == "busy") return out = {PhasePowerMode::kBusy, 0.0}, Status::ok();
+    if (text == "auto" && allow_auto) return out = {PhasePowerMode::kAuto, 0.0}, Status::ok();
+    double watts = -1.0;
+    if (r.read(key, watts, Range::kNonNegative).is_ok()) return out = {PhasePowerMode::kWatts, watts}, Status::ok();
+  }
+  return r.error_got(key, allow_auto ? "auto, idle, busy or watts (a number >= 0)"
+                                     : "idle, busy or watts (a number >= 0)");
+}
+
+Status read_device(const MapReader& parent, std::string_view key, bool gpu, DevicePower& out) {
+  if (!parent.has(key)) return Status::ok();
+  auto r = gpu ? MapReader::open(parent.source(), parent.get(key), parent.field(key),
+                                 {"idle", "busy", "busy_by_batch", "off", "source"})
+               : MapReader::open(parent.source(), parent.get(key), parent.field(key), {"idle", "busy", "off", "source"});
+  if (!r) return r.status();
+  const auto optional_watts = [&r](std::string_view k, std::optional<double>& o) {
+    if (!r->has(k)) return Status::ok();
+    double w = 0.0;
+    OMNI_RETURN_IF_ERROR(r->read(k, w, Range::kNonNegative));
+    o = w;
+    return Status::ok();
+  };
+  OMNI_RETURN_IF_ERROR(optional_watts("idle", out.idle_w));
+  OMNI_RETURN_IF_ERROR(optional_watts("busy", out.busy_w));
+  OMNI_RETURN_IF_ERROR(optional_watts("off", out.off_w));
+  OMNI_RETURN_IF_ERROR(r->read("source", out.source));
+  if (r->has("busy_by_batch")) {
+    if (r->has("busy")) return r->error("busy_by_batch", "give busy or busy_by_batch, not both");
+    const YAML::Node list = r->get("busy_by_batch");
+    const auto bad = [&r] { return r->error_got("busy_by_batch", "a list of [batch, watts] pairs, batches rising"); };
+    if (!list.IsSequence() || list.size() == 0) return bad();
+    for (const YAML::Node& pair : list) {
+      if (!pair.IsSequence() || pair.size() != 2 || !pair[0].IsScalar() || !pair[1].IsScalar()) return bad();
+      double b = 0.0, w = 0.0;
+      try {
+        b = pair[0].as<double>();
+        w = pair[1].as<double>();
+      } catch (const YAML::Exception&) {
+        return bad();
+      }
+      if (!(b >= 1.0) || !(w >= 0.0) || !std::isfinite(w) ||
+          (!out.busy_by_batch.empty() && b <= out.busy_by_batch.back().first)) {
+        return bad();
+      }
+      out.busy_by_batch.emplace_back(b, w);
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status parse_energy(const ParseContext& ctx, const YAML::Node& node, EnergySpec& out) {
+  if (node.IsNull()) return Status::ok();  // `energy:` alone: the defaults
+  auto r = MapReader::open(ctx.source, node, "energy",
+                           {"wait", "comm", "cpu", "gpu", "slow_with_slack", "min_frequency", "power_exponent"});
+  if (!r) return r.status();
+  OMNI_RETURN_IF_ERROR(read_phase(*r, "wait", true, out.wait));
+  OMNI_RETURN_IF_ERROR(read_phase(*r, "comm", false, out.comm));
+  OMNI_RETURN_IF_ERROR(read_device(*r, "cpu", false, out.cpu));
+  OMNI_RETURN_IF_ERROR(read_device(*r, "gpu", true, out.gpu));
+  OMNI_RETURN_IF_ERROR(r->read("slow_with_slack", out.slow_with_slack));
+  OMNI_RETURN_IF_ERROR(r->read("min_frequency", out.min_frequency, Range::kOpenUnit));
+  OMNI_RETURN_IF_ERROR(r->read("power_exponent", out.power_exponent, Range::kPositive));
+  return Status::ok();
+}
+
+}  // namespace detail
+}  // namespace omnilearn::scenarios

@@ -1,0 +1,221 @@
+#include "omnilearn/run/energy_meter.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "omnilearn/run/run_recorder.h"
+#include "omnilearn/scenarios/scenario_parser.h"
+#include "temp_dir.h"
+
+namespace omnilearn::run {
+namespace {
+
+using scenarios::testing::read_file;
+using scenarios::testing::TempDir;
+
+IterationRecord row(WorkerId k, double start, double compute, double wait, double comm, BatchSize batch = 32) {
+  IterationRecord r;
+  r.worker = k, r.start_s = start, r.compute_s = compute, r.wait_s = wait, r.comm_s = comm, r.batch = batch;
+  return r;
+}
+
+WorkerPower cpu(double cores, double idle, double busy, double off = 0.0) {
+  scenarios::DevicePower d;
+  d.idle_w = idle, d.busy_w = busy, d.off_w = off;
+  return WorkerPower{d, cores, false};
+}
+
+WorkerPower v100() {
+  scenarios::DevicePower d;
+  d.idle_w = 25.0;
+  d.busy_by_batch = {{8.0, 39.0}, {1024.0, 188.0}};
+  return WorkerPower{d, 1.0, true};
+}
+
+scenarios::EnergySpec spec(scenarios::PhasePowerMode wait, double watts = 0.0) {
+  scenarios::EnergySpec s;
+  s.wait = {wait, watts};
+  return s;
+}
+
+TEST(EnergyMeter, BusyForTSecondsAtKnownFiguresIsPTimesT) {
+  EnergyMeter m(spec(scenarios::PhasePowerMode::kIdle), {cpu(4, 1.0, 3.0)});
+  m.iteration(row(0, 0.0, 10.0, 0.0, 0.0));
+  const EnergySummary s = m.summary(10.0, std::nullopt, std::nullopt);
+  EXPECT_DOUBLE_EQ(s.compute_j, 4 * 3.0 * 10.0);
+  EXPECT_DOUBLE_EQ(s.joules, 120.0);
+  EXPECT_DOUBLE_EQ(s.average_power_w, 12.0);
+  EXPECT_DOUBLE_EQ(s.idle_j, 0.0);
+}
+
+TEST(EnergyMeter, WaitingUnderIdleBusyWattsAndAuto) {
+  using M = scenarios::PhasePowerMode;
+  const auto wait_j = [](scenarios::EnergySpec sp, WorkerPower p) {
+    EnergyMeter m(sp, {p});
+    m.iteration(row(0, 0.0, 1.0, 2.0, 0.0));
+    return m.summary(3.0, std::nullopt, std::nullopt).wait_j;
+  };
+  EXPECT_DOUBLE_EQ(wait_j(spec(M::kIdle), cpu(2, 1.0, 3.0)), 2 * 1.0 * 2.0);
+  EXPECT_DOUBLE_EQ(wait_j(spec(M::kBusy), cpu(2, 1.0, 3.0)), 2 * 3.0 * 2.0);
+  EXPECT_DOUBLE_EQ(wait_j(spec(M::kWatts, 5.0), cpu(2, 1.0, 3.0)), 2 * 5.0 * 2.0);
+  EXPECT_DOUBLE_EQ(wait_j(spec(M::kAuto), cpu(2, 1.0, 3.0)), 2 * 1.0 * 2.0);  // a CPU sleeps
+  // A GPU polls in NCCL: busy at the batch's power (32: 39 + (188 - 39) * 2 / 7).
+  EXPECT_NEAR(wait_j(spec(M::kAuto), v100()), (39.0 + 149.0 * 2.0 / 7.0) * 2.0, 1e-9);
+}
+
+TEST(EnergyMeter, GpuBusyPowerFollowsTheBatchCurve) {
+  const WorkerPower p = v100();
+  EXPECT_DOUBLE_EQ(p.busy_w(8), 39.0);
+  EXPECT_DOUBLE_EQ(p.busy_w(1024), 188.0);
+  EXPECT_DOUBLE_EQ(p.busy_w(2), 39.0);     // flat outside
+  EXPECT_DOUBLE_EQ(p.busy_w(4096), 188.0);
+  EXPECT_NEAR(p.busy_w(128), 39.0 + 149.0 * 4.0 / 7.0, 1e-12);
+}
+
+TEST(EnergyMeter, ShareRuleChargesTheFractionAndOffPowerPiecewise) {
+  // Busy 4 s; availability 0.5 from t = 1 to 3, down from 3 to 4 (off 0.5 W per core, 2 cores).
+  EnergyMeter m(spec(scenarios::PhasePowerMode::kIdle), {cpu(2, 1.0, 3.0, 0.5)});
+  m.availability(0, 0.5, 1.0);
+  m.availability(0, 0.0, 3.0);
+  m.iteration(row(0, 0.0, 4.0, 0.0, 0.0));
+  m.availability(0, 1.0, 6.0);
+  const EnergySummary s = m.summary(6.0, std::nullopt, std::nullopt);
+  EXPECT_DOUBLE_EQ(s.compute_j, 6.0 * 1.0 + 0.5 * 6.0 * 2.0 + 1.0 * 1.0);
+  // After the iteration: down from 4 to 6 at off power, no idle seconds.
+  EXPECT_DOUBLE_EQ(s.idle_j, 2.0 * 1.0);
+  EXPECT_DOUBLE_EQ(s.workers[0].idle_s, 0.0);
+}
+
+TEST(EnergyMeter, ChangeInsideAnIterationSplitsEveryPhase) {
+  EnergyMeter m(spec(scenarios::PhasePowerMode::kBusy), {cpu(1, 1.0, 2.0)});
+  m.availability(0, 0.25, 1.5);  // inside the wait
+  m.iteration(row(0, 0.0, 1.0, 1.0, 1.0));
+  const EnergySummary s = m.summary(3.0, std::nullopt, std::nullopt);
+  EXPECT_DOUBLE_EQ(s.compute_j, 2.0);
+  EXPECT_DOUBLE_EQ(s.wait_j, 0.5 * 2.0 + 0.5 * 0.25 * 2.0);
+  EXPECT_DOUBLE_EQ(s.comm_j, 0.25 * 2.0);
+}
+
+TEST(EnergyMeter, EnergyToTargetAndPerAccuracyPoint) {
+  EnergyMeter m(spec(scenarios::PhasePowerMode::kIdle), {cpu(1, 1.0, 2.0)});
+  m.iteration(row(0, 0.0, 1.0, 0.0, 0.0));
+  m.evaluation(1.0);
+  m.iteration(row(0, 1.0, 1.0, 0.0, 0.0));
+  m.evaluation(2.0);
+  const EnergySummary s = m.summary(2.0, 1.0, 0.8);
+  ASSERT_TRUE(s.energy_to_target_j.has_value());
+  EXPECT_DOUBLE_EQ(*s.energy_to_target_j, 2.0);
+  EXPECT_DOUBLE_EQ(*s.joules_per_accuracy_point, 4.0 / 80.0);
+}
+
+TEST(EnergyMeter, SlowingLowersEnergyByTheComputedAmount) {
+  using M = scenarios::PhasePowerMode;
+  scenarios::EnergySpec plain = spec(M::kIdle), slowed = plain;
+  slowed.slow_with_slack = true;
+  const auto run = [](const scenarios::EnergySpec& sp) {
+    EnergyMeter m(sp, {cpu(1, 1.0, 9.0)});
+    m.iteration(row(0, 0.0, 3.0, 1.0, 0.0));  // f = 3 / 4
+    return m.summary(4.0, std::nullopt, std::nullopt);
+  };
+  const EnergySummary a = run(plain), b = run(slowed);
+  EXPECT_DOUBLE_EQ(a.joules, 3.0 * 9.0 + 1.0 * 1.0);
+  const double f = 0.75, p = 1.0 + 8.0 * f * f * f;
+  EXPECT_NEAR(b.joules, p * 4.0, 1e-12);  // computes over the whole step, no wait left
+  EXPECT_NEAR(b.workers[0].wait_s, 0.0, 1e-12);
+  EXPECT_NEAR(a.joules - b.joules, 28.0 - 4.0 * p, 1e-12);
+  EXPECT_LT(b.joules, a.joules);
+  // Under min_frequency the slowing stops there: f = 0.5 for 2 s of compute, then 2 s of wait.
+  slowed.min_frequency = 0.5;
+  EnergyMeter m(slowed, {cpu(1, 1.0, 9.0)});
+  m.iteration(row(0, 0.0, 1.0, 3.0, 0.0));
+  const EnergySummary c = m.summary(4.0, std::nullopt, std::nullopt);
+  EXPECT_NEAR(c.compute_j, 2.0 * (1.0 + 8.0 * 0.125), 1e-12);
+  EXPECT_NEAR(c.wait_j, 2.0, 1e-12);
+}
+
+scenarios::Scenario parse(const std::string& yaml) {
+  auto s = scenarios::parse_scenario(yaml, "energy-test.yaml");
+  EXPECT_TRUE(s.is_ok()) << s.status().message();
+  return s.is_ok() ? *s : scenarios::Scenario{};
+}
+
+const char* kExplicit = R"(
+cluster:
+  nodes:
+    - {name: a, cores: 2, core_speed: 1e9}
+workload: {model: resnet18, dataset: cifar10, global_batch: 32, epochs: 1}
+)";
+
+TEST(EnergyMeter, NoFiguresGivesTheReasonAndNoCsv) {
+  const scenarios::Scenario s = parse(std::string(kExplicit) + "energy: {}\n");
+  ASSERT_TRUE(s.energy.has_value());
+  TempDir tmp;
+  auto w = RunWriter::open((tmp.path() / "r").string(), "{}", false);
+  ASSERT_TRUE(w.is_ok());
+  RunRecorder rec(std::move(w).value(), RecorderOptions{true, false});
+  rec.set_energy_meter(EnergyMeter::for_scenario(s));
+  rec.iteration(row(0, 0.0, 1.0, 0.0, 0.0));
+  RunSummary sum;
+  sum.total_time_s = 1.0;
+  rec.complete(sum);
+  ASSERT_TRUE(rec.finish(sum).is_ok());
+  EXPECT_FALSE(std::filesystem::exists(tmp.path() / "r" / "energy.csv"));
+  const auto j = nlohmann::json::parse(read_file(tmp.path() / "r" / "summary.json"));
+  EXPECT_EQ(j["energy"].size(), 1u);
+  EXPECT_EQ(j["energy"]["reason"], "no power figures for worker 0 (a: no preset; give energy.cpu.idle and energy.cpu.busy)");
+}
+
+TEST(EnergyMeter, ExactBlockAndCsv) {
+  const scenarios::Scenario s = parse(std::string(kExplicit) + "energy: {wait: busy, cpu: {idle: 1, busy: 2}}\n");
+  TempDir tmp;
+  auto w = RunWriter::open((tmp.path() / "r").string(), "{}", false);
+  ASSERT_TRUE(w.is_ok());
+  RunRecorder rec(std::move(w).value(), RecorderOptions{true, false});
+  rec.set_energy_meter(EnergyMeter::for_scenario(s));
+  rec.iteration(row(0, 0.0, 1.0, 0.5, 0.5));
+  RunSummary sum;
+  sum.total_time_s = 3.0;
+  rec.complete(sum);
+  ASSERT_TRUE(rec.finish(sum).is_ok());
+  const auto j = nlohmann::ordered_json::parse(read_file(tmp.path() / "r" / "summary.json"));
+  EXPECT_EQ(j["energy"].dump(),
+            R"({"joules":10.0,"average_power_w":3.3333333333333335,"compute_j":4.0,"comm_j":2.0,"wait_j":2.0,)"
+            R"("idle_j":2.0,"wait":"busy","slow_with_slack":false})");
+  EXPECT_EQ(read_file(tmp.path() / "r" / "energy.csv"),
+            "worker,compute_j,comm_j,wait_j,idle_j,joules,compute_s,comm_s,wait_s,idle_s\n0,4,2,2,2,10,1,0.5,0.5,1\n");
+}
+
+TEST(EnergyMeter, PresetFiguresAndOverrides) {
+  const scenarios::Scenario s = parse(R"(
+cluster: {preset: hpc, workers: 2}
+workload: {model: resnet18, dataset: cifar10, global_batch: 64, epochs: 1}
+energy: {gpu: {idle: 30}}
+)");
+  EnergyMeter m = EnergyMeter::for_scenario(s);
+  ASSERT_TRUE(m.has_figures());
+  m.iteration(row(0, 0.0, 1.0, 0.0, 0.0, 1024));
+  m.iteration(row(1, 0.0, 1.0, 0.0, 0.0, 1024));
+  const EnergySummary e = m.summary(1.0, std::nullopt, std::nullopt);
+  EXPECT_DOUBLE_EQ(e.workers[0].compute_j, 188.0);
+  EXPECT_NEAR(e.workers[1].compute_j, 25.0 + (188.0 - 25.0) / 275.0 * (250.0 - 25.0), 1e-9);
+}
+
+TEST(EnergyMeter, ParseErrors) {
+  for (const char* bad : {"energy: {wait: sometimes}\n", "energy: {comm: auto}\n", "energy: {cpu: {idle: -1}}\n",
+                          "energy: {gpu: {busy_by_batch: [[8, 39], [4, 50]]}}\n", "energy: {min_frequency: 0}\n",
+                          "energy: {cpu: {busy_by_batch: [[8, 1]]}}\n", "energy: {colour: red}\n"}) {
+    auto s = scenarios::parse_scenario(std::string(kExplicit) + bad, "energy-test.yaml");
+    EXPECT_FALSE(s.is_ok()) << bad;
+  }
+  const scenarios::Scenario s = parse(std::string(kExplicit) + "energy: {wait: 7.5, comm: idle}\n");
+  EXPECT_EQ(s.energy->wait.mode, scenarios::PhasePowerMode::kWatts);
+  EXPECT_DOUBLE_EQ(s.energy->wait.watts, 7.5);
+  EXPECT_EQ(s.energy->comm.mode, scenarios::PhasePowerMode::kIdle);
+}
+
+}  // namespace
+}  // namespace omnilearn::run
