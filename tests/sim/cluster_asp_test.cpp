@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "omnilearn/sim/cluster_simulation.h"
-#include "sim_test_support.h"
+#include "cluster_test_support.h"
 
 namespace omnilearn::sim {
 namespace {
@@ -20,61 +20,21 @@ using testing::read_csv;
 using testing::read_text;
 using testing::test_dir;
 
-// "fast" trains resnet18 at 320 samples/s per device, "slow" at 160, whatever the batch.
-traces::DeviceSpeedTable table() {
-  std::vector<traces::DeviceKind> kinds = {{"fast", 10.0, 16.0, ""}, {"slow", 5.0, 16.0, ""}};
-  std::vector<traces::SpeedPoint> points;
-  for (const std::int64_t b : {8, 64}) {
-    points.push_back({"resnet18", "cifar10", "fast", b, 320.0, "test"});
-    points.push_back({"resnet18", "cifar10", "slow", b, 160.0, "test"});
-  }
-  return std::move(traces::DeviceSpeedTable::create(kinds, points)).value();
-}
-
-scenarios::DeviceGroup group(const std::string& kind, std::int64_t nodes, std::int64_t gpus) {
-  scenarios::DeviceGroup g;
-  g.device = kind;
-  g.nodes = nodes;
-  g.gpus_per_node = gpus;
-  g.bandwidth_Bps = 1e9;
-  g.latency_s = 0.0;
-  return g;
-}
+using testing::cell;
+using testing::group;
 
 traces::JobSpec asp_job(const std::string& name, double arrival_s, std::int64_t workers, std::int64_t samples,
                         std::int64_t global_batch) {
-  traces::JobSpec j;
-  j.name = name;
-  j.arrival_s = arrival_s;
-  j.model = "resnet18";
-  j.dataset = "cifar10";
-  j.dataset_samples = samples;
-  j.epochs = 1;
-  j.workers = j.min_workers = j.max_workers = workers;
-  j.global_batch = global_batch;
+  traces::JobSpec j = testing::job(name, arrival_s, workers, samples, global_batch);
   j.mode = traces::JobMode::kAsp;
   return j;
 }
 
 std::string run_jobs(const std::vector<traces::JobSpec>& jobs, const scenarios::DeviceCluster& c,
                      ClusterSimOptions options, const std::string& dir) {
-  options.output_dir = dir;
   // 25 M parameters: a gradient of 1e8 bytes, 0.1 s over a 1e9 B/s link.
   options.model_parameters["resnet18"] = 25e6;
-  std::filesystem::create_directories(dir);
-  return testing::run_forked([&] {
-    const auto speeds = table();
-    auto result = run_cluster_simulation(jobs, c, speeds, options);
-    return result.is_ok() ? std::string() : result.status().message();
-  });
-}
-
-double cell(const std::vector<CsvRow>& rows, const std::string& job_name, const std::string& column) {
-  for (const CsvRow& r : rows) {
-    if (r.at("job") == job_name) return std::stod(r.at(column));
-  }
-  ADD_FAILURE() << "no job " << job_name;
-  return -1.0;
+  return testing::run_jobs(jobs, c, std::move(options), dir);
 }
 
 // The time of the `updates`-th update when worker k's updates fall at first[k] + i x period[k], i = 0, 1, ...

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "omnilearn/sim/cluster_simulation.h"
-#include "sim_test_support.h"
+#include "cluster_test_support.h"
 
 namespace omnilearn::sim {
 namespace {
@@ -18,13 +18,7 @@ using testing::read_csv;
 using testing::read_text;
 using testing::test_dir;
 
-// One kind, "fast": resnet18 trains at 320 samples/s per device at any batch.
-traces::DeviceSpeedTable table() {
-  std::vector<traces::DeviceKind> kinds = {{"fast", 10.0, 16.0, ""}};
-  std::vector<traces::SpeedPoint> points = {{"resnet18", "cifar10", "fast", 8, 320.0, "test"},
-                                            {"resnet18", "cifar10", "fast", 64, 320.0, "test"}};
-  return std::move(traces::DeviceSpeedTable::create(kinds, points)).value();
-}
+using testing::cell;
 
 // resnet18 at 32 with itself at 32 keeps 0.75 / 0.5 (gains); at 32 with 50 keeps 0.75 / 0.6 (gains); at 50 with
 // itself keeps 0.5 / 0.5 (a sum of 1: no gain).
@@ -35,52 +29,18 @@ traces::PackedSpeedTable packed() {
       .value();
 }
 
-scenarios::DeviceCluster one_device() {
-  scenarios::DeviceCluster c;
-  c.name = "test";
-  scenarios::DeviceGroup g;
-  g.device = "fast";
-  g.nodes = 1;
-  g.gpus_per_node = 1;
-  g.bandwidth_Bps = 1e9;
-  g.latency_s = 0.0;
-  c.groups.push_back(g);
-  return c;
-}
-
+// A one-worker job arriving at 0.
 traces::JobSpec job(const std::string& name, std::int64_t samples, std::int64_t batch) {
-  traces::JobSpec j;
-  j.name = name;
-  j.model = "resnet18";
-  j.dataset = "cifar10";
-  j.dataset_samples = samples;
-  j.epochs = 1;
-  j.workers = j.min_workers = j.max_workers = 1;
-  j.global_batch = batch;
-  return j;
+  return testing::job(name, 0.0, 1, samples, batch);
 }
 
+// On one "fast" device, with packed()'s pairs when `packing`.
 std::string run_jobs(const std::vector<traces::JobSpec>& jobs, bool packing, const std::string& dir) {
+  static const traces::PackedSpeedTable pairs = packed();
   ClusterSimOptions options;
   options.scheduling.packing = packing;
-  options.output_dir = dir;
-  std::filesystem::create_directories(dir);
-  return testing::run_forked([&] {
-    const auto speeds = table();
-    const auto pairs = packed();
-    ClusterSimOptions o = options;
-    o.packed_speeds = &pairs;
-    auto result = run_cluster_simulation(jobs, one_device(), speeds, o);
-    return result.is_ok() ? std::string() : result.status().message();
-  });
-}
-
-double cell(const std::vector<CsvRow>& rows, const std::string& job_name, const std::string& column) {
-  for (const CsvRow& r : rows) {
-    if (r.at("job") == job_name) return std::stod(r.at(column));
-  }
-  ADD_FAILURE() << "no job " << job_name;
-  return -1.0;
+  options.packed_speeds = &pairs;
+  return testing::run_jobs(jobs, testing::cluster(1, 1), options, dir);
 }
 
 TEST(ClusterPacking, TwoPackedJobsEndAtTheHandComputedTimes) {

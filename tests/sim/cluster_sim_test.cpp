@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "omnilearn/sim/cluster_simulation.h"
-#include "sim_test_support.h"
+#include "cluster_test_support.h"
 
 namespace omnilearn::sim {
 namespace {
@@ -18,63 +18,11 @@ using testing::read_text;
 using testing::summary_number;
 using testing::test_dir;
 
-// Two kinds: "fast" trains resnet18 at 320 samples/s per device, "slow" at 160, whatever the batch.
-traces::DeviceSpeedTable table() {
-  std::vector<traces::DeviceKind> kinds = {{"fast", 10.0, 16.0, ""}, {"slow", 5.0, 16.0, ""}};
-  std::vector<traces::SpeedPoint> points;
-  for (const std::int64_t b : {8, 64}) {
-    points.push_back({"resnet18", "cifar10", "fast", b, 320.0, "test"});
-    points.push_back({"resnet18", "cifar10", "slow", b, 160.0, "test"});
-  }
-  return std::move(traces::DeviceSpeedTable::create(kinds, points)).value();
-}
-
-scenarios::DeviceCluster cluster(std::int64_t nodes, std::int64_t gpus, const std::string& kind = "fast") {
-  scenarios::DeviceCluster c;
-  c.name = "test";
-  scenarios::DeviceGroup g;
-  g.device = kind;
-  g.nodes = nodes;
-  g.gpus_per_node = gpus;
-  g.bandwidth_Bps = 1e9;
-  g.latency_s = 0.0;
-  c.groups.push_back(g);
-  return c;
-}
-
-traces::JobSpec job(const std::string& name, double arrival_s, std::int64_t workers, std::int64_t samples,
-                    std::int64_t global_batch) {
-  traces::JobSpec j;
-  j.name = name;
-  j.arrival_s = arrival_s;
-  j.model = "resnet18";
-  j.dataset = "cifar10";
-  j.dataset_samples = samples;
-  j.epochs = 1;
-  j.workers = j.min_workers = j.max_workers = workers;
-  j.global_batch = global_batch;
-  return j;
-}
-
-// Runs in a forked child writing `dir`; the child's error message, empty on success.
-std::string run_jobs(const std::vector<traces::JobSpec>& jobs, const scenarios::DeviceCluster& c,
-                     ClusterSimOptions options, const std::string& dir) {
-  options.output_dir = dir;
-  std::filesystem::create_directories(dir);
-  return testing::run_forked([&] {
-    const auto speeds = table();
-    auto result = run_cluster_simulation(jobs, c, speeds, options);
-    return result.is_ok() ? std::string() : result.status().message();
-  });
-}
-
-double cell(const std::vector<CsvRow>& rows, const std::string& job_name, const std::string& column) {
-  for (const CsvRow& r : rows) {
-    if (r.at("job") == job_name) return std::stod(r.at(column));
-  }
-  ADD_FAILURE() << "no job " << job_name;
-  return -1.0;
-}
+using testing::cell;
+using testing::cluster;
+using testing::job;
+using testing::run_jobs;
+using testing::table;
 
 TEST(ClusterSim, FifoOnOneDeviceGivesTheHandComputedTimes) {
   // One device; each job is 100 steps of 32 samples at 320 samples/s: 10 s. Rounds of 60 s: a job that arrives
