@@ -267,14 +267,7 @@ void print_sweep_table(const SweepTable& t, std::ostream& os) {
     auto pct = [](const std::optional<double>& v) {
       return v ? (v > 0 ? "+" : "") + format_g(std::round(*v * 10) / 10, 9) + "%" : std::string("-");
     };
-    auto fixed = [](const std::string& v, int digits) {
-      char* end = nullptr;
-      const double d = std::strtod(v.c_str(), &end);
-      if (v.empty() || end == v.c_str()) return std::string("-");
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.*f", digits, d);
-      return std::string(buf);
-    };
+    const auto fixed = fixed_cell;
     std::snprintf(line, sizeof line, "%12s %12s %11s %11s", fixed(r.fields[5], 2).c_str(),
                   fixed(r.fields[6], 4).c_str(), pct(r.vs_uniform_pct).c_str(), pct(r.vs_oracle_pct).c_str());
     os << coords << line;

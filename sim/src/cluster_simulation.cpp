@@ -282,6 +282,16 @@ void cancel_step(Job& job) {
   }
 }
 
+// Whether the job's devices were taken (the scheduler moved it on since `generation`, or the run is over): then
+// cancels what it has running, forgets it, and marks the step `interrupted`.
+bool devices_taken(Job& job, std::uint64_t generation, bool over, bool& interrupted) {
+  if (!over && job.generation == generation) return false;
+  interrupted = true;
+  cancel_step(job);
+  job.in_flight.clear();
+  return true;
+}
+
 void ClusterSim::release(Job& job, Seconds now_s) {
   for (const scheduler::DeviceSlot& s : job.slots) job.outcome.device_s[hosts_[s.host].kind] += now_s - job.held_since_s;
   job.held_since_s = now_s;
@@ -445,13 +455,7 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   // The scheduler cancels what runs when it takes the devices; an activity whose start was still in progress then
   // is caught here, after each start (SimGrid marks it started only when start() returns).
   const std::uint64_t generation = job.generation;
-  const auto taken = [&] {
-    if (!over_ && job.generation == generation) return false;
-    interrupted = true;
-    cancel_step(job);
-    job.in_flight.clear();
-    return true;
-  };
+  const auto taken = [&] { return devices_taken(job, generation, over_, interrupted); };
   std::vector<sg4::ExecPtr> execs;
   std::vector<Seconds> compute_s(n, 0.0);
   job.in_flight.clear();
@@ -580,13 +584,7 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
     }
     return Status::ok();
   };
-  const auto taken = [&] {
-    if (!over_ && job.generation == generation) return false;
-    interrupted = true;
-    cancel_step(job);
-    job.in_flight.clear();
-    return true;
-  };
+  const auto taken = [&] { return devices_taken(job, generation, over_, interrupted); };
   for (std::size_t k = 0; k < n; ++k) {
     w[k].batch = ctl.current_plan().batch[k];
     OMNI_RETURN_IF_ERROR(compute(k));
