@@ -45,7 +45,8 @@ int run_report_command(const std::vector<std::string>& command_args) {
   const std::string python = python_interpreter(take_python_option(args), env);
   const std::optional<std::string> dir = analysis_dir(current_install_layout(), env);
   std::vector<std::string> words{python, "-m", "omnilearn_analysis"};
-  const bool sub = !args.empty() && (args[0] == "trace-plot" || args[0] == "check-timeline" || args[0] == "report");
+  const bool sub = !args.empty() && (args[0] == "trace-plot" || args[0] == "check-timeline" ||
+                                     args[0] == "energy-frontier" || args[0] == "report");
   if (!sub) words.push_back("report");
   words.insert(words.end(), args.begin(), args.end());
   // PYTHONPATH names the package's folder when it was found; everything else of the environment is passed on.

@@ -1,4 +1,5 @@
-"""Command line: python3 -m omnilearn_analysis {report,validate,testbed,virtual-time,asp-study,trace-plot,check-timeline} ... (--help)."""
+"""Command line: python3 -m omnilearn_analysis
+{report,validate,testbed,virtual-time,asp-study,jobs-study,energy-frontier,trace-plot,check-timeline} ... (--help)."""
 
 from __future__ import annotations
 
@@ -62,6 +63,20 @@ def main(argv: list[str] | None = None) -> int:
     js.add_argument("folder", help="folder of run folders <workload>-<scheduler>-<policy>-s<seed> "
                                    "(scripts/jobs-study.sh)")
     js.add_argument("--out", help="folder for the tables and figures (default: the study folder)")
+    ef = sub.add_parser("energy-frontier", help="a sweep's Pareto set of time against energy, per base scenario and "
+                                                "wait charging, and its picks: the shortest time within X%% of the "
+                                                "minimum energy (and the least energy within Y%% of the shortest time)",
+                        epilog="example: omnilearn report energy-frontier runs/energy-traces --within 10 "
+                               "--time-within 5")
+    ef.add_argument("sweep", help="sweep folder (with sweep.csv) whose runs report energy")
+    ef.add_argument("--within", type=float, default=10.0, metavar="X",
+                    help="pick the shortest time among the points within X%% of the minimum energy (default 10)")
+    ef.add_argument("--time-within", type=float, metavar="Y",
+                    help="also pick the least energy among the points within Y%% of the shortest time")
+    ef.add_argument("--by", action="append", metavar="AXIS",
+                    help="compare points only within the same value of this axis, repeatable (default: base and "
+                         "energy.wait where they are axes); --by none compares all points")
+    ef.add_argument("--out", help="folder for energy-frontier.csv and .png (default: the sweep folder)")
     ct = sub.add_parser("check-timeline", help="check that a timeline.json is valid trace-event JSON")
     ct.add_argument("timeline")
     args = parser.parse_args(argv)
@@ -97,6 +112,14 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "jobs-study":
             from .jobs_study import write_study as write_jobs_study
             text, paths = write_jobs_study(args.folder, args.out)
+            print(text)
+            print(", ".join(str(p) for p in paths))
+        elif args.command == "energy-frontier":
+            from .energy_frontier import Rule, write_frontier
+            if args.within < 0 or (args.time_within is not None and args.time_within < 0):
+                raise ValueError("--within and --time-within take a percentage >= 0")
+            groups = None if args.by is None else [g for g in args.by if g != "none"]
+            text, paths = write_frontier(args.sweep, Rule(args.within, args.time_within), groups, args.out)
             print(text)
             print(", ".join(str(p) for p in paths))
         elif args.command == "virtual-time":
