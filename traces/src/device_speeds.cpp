@@ -14,45 +14,8 @@
 namespace omnilearn::traces {
 namespace {
 
-// Calls `row(fields, "source:line")` for each data row of a comma-separated table whose header must be `header`.
-Status for_each_row(std::string_view text, std::string_view source, std::string_view header,
-                    const std::function<Status(const std::vector<std::string>&, const std::string&)>& row) {
-  const std::size_t columns = static_cast<std::size_t>(std::count(header.begin(), header.end(), ',')) + 1;
-  bool have_header = false;
-  std::size_t rows = 0;
-  detail::TableLines lines(text, source);
-  std::string_view line;
-  while (lines.next(line)) {
-    const std::string where = lines.where();
-    const std::vector<std::string> f = split_fields(line);
-    if (!have_header) {
-      std::string joined;
-      for (const std::string& c : f) joined += (joined.empty() ? "" : ",") + c;
-      if (joined != header) {
-        return Status::parse_error(where + ": header '" + std::string(line.substr(0, 200)) + "' is wrong; expected '" +
-                                   std::string(header) + "'");
-      }
-      have_header = true;
-      continue;
-    }
-    if (f.size() != columns) {
-      return Status::parse_error(where + ": row has " + std::to_string(f.size()) + " fields; expected " +
-                                 std::to_string(columns) + " (" + std::string(header) + ")");
-    }
-    OMNI_RETURN_IF_ERROR(row(f, where));
-    ++rows;
-  }
-  if (rows == 0) {
-    return Status::parse_error(lines.where() + ": no rows; expected the header '" + std::string(header) +
-                               "' and at least one row");
-  }
-  return Status::ok();
-}
-
-Status bad(const std::string& where, std::string_view field, const std::string& value, std::string_view expected) {
-  return Status::parse_error(where + ": " + std::string(field) + " '" + value + "' is not valid; expected " +
-                             std::string(expected));
-}
+using detail::bad;
+using detail::for_each_row;
 
 std::string join(const std::vector<std::string>& names) {
   std::string out;
@@ -114,16 +77,17 @@ Result<DeviceSpeedTable> DeviceSpeedTable::create(std::vector<DeviceKind> kinds,
   std::set<std::string> names;
   for (const DeviceKind& k : kinds) {
     if (k.name.empty() || !(k.peak_fp32_tflops > 0.0) || !(k.memory_gb > 0.0)) {
-      return Status::invalid_argument("device kind '" + k.name + "': expected a name, peak_fp32_tflops > 0 and "
+      return Status::invalid_argument("device kind '" + k.name +
+                                      "': expected a name, peak_fp32_tflops > 0 and "
                                       "memory_gb > 0");
     }
     if (!names.insert(k.name).second) return Status::invalid_argument("device kind '" + k.name + "' listed twice");
   }
   for (const SpeedPoint& p : points) {
     if (names.count(p.device) == 0) {
-      return Status::invalid_argument("speed of '" + p.model + "' on device '" + p.device +
-                                      "': not a known device kind (expected one of: " +
-                                      join({names.begin(), names.end()}) + ")");
+      return Status::invalid_argument(
+          "speed of '" + p.model + "' on device '" + p.device +
+          "': not a known device kind (expected one of: " + join({names.begin(), names.end()}) + ")");
     }
     if (p.batch < 1 || !(p.samples_per_s > 0.0)) {
       return Status::invalid_argument("speed of '" + p.model + "' on '" + p.device +
@@ -131,7 +95,8 @@ Result<DeviceSpeedTable> DeviceSpeedTable::create(std::vector<DeviceKind> kinds,
     }
   }
   const auto key = [](const SpeedPoint& p) { return std::tie(p.model, p.device, p.batch); };
-  std::stable_sort(points.begin(), points.end(), [&](const SpeedPoint& a, const SpeedPoint& b) { return key(a) < key(b); });
+  std::stable_sort(points.begin(), points.end(),
+                   [&](const SpeedPoint& a, const SpeedPoint& b) { return key(a) < key(b); });
   for (std::size_t i = 1; i < points.size(); ++i) {
     if (key(points[i]) == key(points[i - 1])) {
       return Status::invalid_argument("speed of '" + points[i].model + "' on '" + points[i].device + "' at batch " +
@@ -194,14 +159,14 @@ Result<SpeedEstimate> DeviceSpeedTable::speed(std::string_view model, std::strin
   if (kind == nullptr) {
     std::vector<std::string> known;
     for (const DeviceKind& k : kinds_) known.push_back(k.name);
-    return Status::not_found("device kind '" + std::string(device) + "' is not in the table (expected one of: " +
-                             join(known) + ")");
+    return Status::not_found("device kind '" + std::string(device) +
+                             "' is not in the table (expected one of: " + join(known) + ")");
   }
   if (batch < 1) return Status::invalid_argument("batch " + std::to_string(batch) + ": expected >= 1");
   const std::vector<std::string> on = measured_kinds(model);
   if (on.empty()) {
-    return Status::not_found("model '" + std::string(model) + "' has no measured speed (expected one of: " +
-                             join(models()) + ")");
+    return Status::not_found("model '" + std::string(model) +
+                             "' has no measured speed (expected one of: " + join(models()) + ")");
   }
   if (std::find(on.begin(), on.end(), device) != on.end()) return measured(model, device, batch);
   const DeviceKind* nearest = nullptr;

@@ -12,10 +12,7 @@
 namespace omnilearn::traces {
 namespace {
 
-Status bad(const std::string& where, std::string_view field, const std::string& value, std::string_view expected) {
-  return Status::parse_error(where + ": " + std::string(field) + " '" + value + "' is not valid; expected " +
-                             std::string(expected));
-}
+using detail::bad;
 
 std::optional<std::int64_t> parse_batch(const std::string& field) {
   const auto b = parse_double(field);
@@ -29,49 +26,31 @@ bool valid_fraction(double f) { return f >= 0.0 && f <= 1.5; }
 
 Result<std::vector<PackedPair>> parse_packed_pairs(std::string_view text, std::string_view source) {
   std::vector<PackedPair> pairs;
-  bool have_header = false;
-  detail::TableLines lines(text, source);
-  std::string_view line;
-  while (lines.next(line)) {
-    const std::string where = lines.where();
-    const std::vector<std::string> f = split_fields(line);
-    if (!have_header) {
-      if (line != kPackedSpeedsHeader) {
-        return Status::parse_error(where + ": header '" + std::string(line.substr(0, 200)) + "' is wrong; expected '" +
-                                   std::string(kPackedSpeedsHeader) + "'");
-      }
-      have_header = true;
-      continue;
-    }
-    if (f.size() != 7) {
-      return Status::parse_error(where + ": row has " + std::to_string(f.size()) + " fields; expected 7 (" +
-                                 std::string(kPackedSpeedsHeader) + ")");
-    }
-    PackedPair p;
-    p.device = f[0];
-    p.model_a = f[1];
-    p.model_b = f[3];
-    if (p.device.empty()) return bad(where, "device", f[0], "a device kind");
-    if (p.model_a.empty()) return bad(where, "model_a", f[1], "a model name");
-    if (p.model_b.empty()) return bad(where, "model_b", f[3], "a model name");
-    const auto ba = parse_batch(f[2]);
-    if (!ba) return bad(where, "batch_a", f[2], "a whole number of samples per step >= 1");
-    const auto bb = parse_batch(f[4]);
-    if (!bb) return bad(where, "batch_b", f[4], "a whole number of samples per step >= 1");
-    const auto fa = parse_double(f[5]);
-    if (!fa || !valid_fraction(*fa)) return bad(where, "fraction_a", f[5], "a number in [0, 1.5]");
-    const auto fb = parse_double(f[6]);
-    if (!fb || !valid_fraction(*fb)) return bad(where, "fraction_b", f[6], "a number in [0, 1.5]");
-    p.batch_a = *ba;
-    p.batch_b = *bb;
-    p.fraction_a = *fa;
-    p.fraction_b = *fb;
-    pairs.push_back(std::move(p));
-  }
-  if (pairs.empty()) {
-    return Status::parse_error(lines.where() + ": no rows; expected the header '" + std::string(kPackedSpeedsHeader) +
-                               "' and at least one row");
-  }
+  const Status st =
+      detail::for_each_row(text, source, kPackedSpeedsHeader, [&](const auto& f, const std::string& where) {
+        PackedPair p;
+        p.device = f[0];
+        p.model_a = f[1];
+        p.model_b = f[3];
+        if (p.device.empty()) return bad(where, "device", f[0], "a device kind");
+        if (p.model_a.empty()) return bad(where, "model_a", f[1], "a model name");
+        if (p.model_b.empty()) return bad(where, "model_b", f[3], "a model name");
+        const auto ba = parse_batch(f[2]);
+        if (!ba) return bad(where, "batch_a", f[2], "a whole number of samples per step >= 1");
+        const auto bb = parse_batch(f[4]);
+        if (!bb) return bad(where, "batch_b", f[4], "a whole number of samples per step >= 1");
+        const auto fa = parse_double(f[5]);
+        if (!fa || !valid_fraction(*fa)) return bad(where, "fraction_a", f[5], "a number in [0, 1.5]");
+        const auto fb = parse_double(f[6]);
+        if (!fb || !valid_fraction(*fb)) return bad(where, "fraction_b", f[6], "a number in [0, 1.5]");
+        p.batch_a = *ba;
+        p.batch_b = *bb;
+        p.fraction_a = *fa;
+        p.fraction_b = *fb;
+        pairs.push_back(std::move(p));
+        return Status::ok();
+      });
+  if (!st.is_ok()) return st;
   return pairs;
 }
 

@@ -1,11 +1,16 @@
 // TableLines: the lines of a table held in memory (a job file, a device table) that are neither blank nor '#'
-// comments, trimmed, each with its "source:line" for error messages. Private to traces/. Owned by one caller.
+// comments, trimmed, each with its "source:line" for error messages; for_each_row: the data rows of such a table
+// under its fixed header. Private to traces/. Owned by one caller.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "omnilearn/base/status.h"
 #include "omnilearn/traces/csv_reader.h"
 
 namespace omnilearn::traces::detail {
@@ -39,5 +44,47 @@ class TableLines {
   std::size_t pos_ = 0;
   std::size_t line_number_ = 0;
 };
+
+// Calls `row(fields, "source:line")` for each data row of a comma-separated table whose header must be `header`.
+inline Status for_each_row(std::string_view text, std::string_view source, std::string_view header,
+                           const std::function<Status(const std::vector<std::string>&, const std::string&)>& row) {
+  const std::size_t columns = static_cast<std::size_t>(std::count(header.begin(), header.end(), ',')) + 1;
+  bool have_header = false;
+  std::size_t rows = 0;
+  detail::TableLines lines(text, source);
+  std::string_view line;
+  while (lines.next(line)) {
+    const std::string where = lines.where();
+    const std::vector<std::string> f = split_fields(line);
+    if (!have_header) {
+      std::string joined;
+      for (const std::string& c : f) joined += (joined.empty() ? "" : ",") + c;
+      if (joined != header) {
+        return Status::parse_error(where + ": header '" + std::string(line.substr(0, 200)) + "' is wrong; expected '" +
+                                   std::string(header) + "'");
+      }
+      have_header = true;
+      continue;
+    }
+    if (f.size() != columns) {
+      return Status::parse_error(where + ": row has " + std::to_string(f.size()) + " fields; expected " +
+                                 std::to_string(columns) + " (" + std::string(header) + ")");
+    }
+    OMNI_RETURN_IF_ERROR(row(f, where));
+    ++rows;
+  }
+  if (rows == 0) {
+    return Status::parse_error(lines.where() + ": no rows; expected the header '" + std::string(header) +
+                               "' and at least one row");
+  }
+  return Status::ok();
+}
+
+// "source:line: field 'value' is not valid; expected ...".
+inline Status bad(const std::string& where, std::string_view field, const std::string& value,
+                  std::string_view expected) {
+  return Status::parse_error(where + ": " + std::string(field) + " '" + value + "' is not valid; expected " +
+                             std::string(expected));
+}
 
 }  // namespace omnilearn::traces::detail
