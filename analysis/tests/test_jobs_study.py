@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from omnilearn_analysis import energy as energy_module
 from omnilearn_analysis import jobs_study
 from omnilearn_analysis.__main__ import main
 
@@ -155,3 +156,38 @@ def test_a_run_that_stopped_early_is_left_out_and_named(study: Path, capsys):
     assert "philly-las-uniform-s1" not in set(runs.run)
     assert main(["jobs-study", str(study), "--out", str(study / "out")]) == 0
     assert "philly-las-uniform-s1: job 'x'" in capsys.readouterr().out
+
+
+def test_report_draws_a_jobs_run_energy(tmp_path: Path):
+    run = tmp_path / "jobs-energy"
+    run.mkdir()
+    energy = {"total_j": 1700.0, "jobs_j": 1666.7, "unallocated_idle_j": 33.3, "average_power_w": 85.0,
+              "wait": "auto", "comm": "busy",
+              "kinds": {"v100": {"jobs_j": 1666.7, "unallocated_idle_j": 33.3, "unallocated_device_s": 3.3,
+                                 "idle_w": 10.0}}}
+    (run / "summary.json").write_text(json.dumps({
+        "kind": "jobs", "scheduler": "fifo", "round_s": 60, "jobs": 2, "finished": 2, "mean_jct_s": 100.0,
+        "median_jct_s": 100.0, "p99_jct_s": 150.0, "makespan_s": 20.0, "utilisation": {"v100": 0.5},
+        "devices": {"v100": 1}, "energy": energy}))
+    (run / "jobs.csv").write_text("job,arrival_s,start_s,end_s,jct_s,queueing_s,energy_j,compute_j,comm_j,wait_j,idle_j\n"
+                                  "a,0,0,13,13,0,666.7,666.7,0,0,0\nb,0,0,20,20,0,1000,900,50,30,20\n")
+    (run / "allocations.csv").write_text("time_s,job,kind,devices\n0,a,v100,1\n0,b,v100,1\n")
+    jobs, block = energy_module.jobs_energy(run)
+    assert list(jobs.job) == ["a", "b"] and block["total_j"] == 1700.0
+    out = tmp_path / "report"
+    assert main(["report", str(run), "--out", str(out)]) == 0
+    page = (out / "report.html").read_text()
+    assert "energy total_j" in page and "1700" in page
+    assert (out / "00-jobs-energy-job-energy.png").is_file()
+
+
+def test_a_jobs_run_without_energy_has_no_energy_figure(tmp_path: Path):
+    run = tmp_path / "plain"
+    run.mkdir()
+    (run / "summary.json").write_text(json.dumps({"kind": "jobs", "scheduler": "fifo", "devices": {"v100": 1}}))
+    (run / "jobs.csv").write_text("job,arrival_s,start_s,end_s,jct_s,queueing_s\na,0,0,1,1,0\n")
+    (run / "allocations.csv").write_text("time_s,job,kind,devices\n0,a,v100,1\n")
+    assert energy_module.jobs_energy(run) is None
+    out = tmp_path / "report"
+    assert main(["report", str(run), "--out", str(out)]) == 0
+    assert not (out / "00-plain-job-energy.png").exists()
