@@ -14,12 +14,17 @@ from omnilearn_analysis import jobs_study
 from omnilearn_analysis.__main__ import main
 
 
-def _run(folder: Path, name: str, mean_jct: float, finished: int = 2, rho: float | None = None):
-    """A run folder; with `rho`, jobs.csv and summary.json carry finish-time fairness (mean rho, max 2 x rho)."""
+def _run(folder: Path, name: str, mean_jct: float, finished: int = 2, rho: float | None = None,
+         joules: float | None = None):
+    """A run folder; with `rho`, jobs.csv and summary.json carry finish-time fairness (mean rho, max 2 x rho); with
+    `joules`, an energy block (total `joules`, the jobs a quarter of it)."""
     d = folder / name
     d.mkdir(parents=True)
     summary = {"jobs": 2, "finished": finished, "mean_jct_s": mean_jct, "median_jct_s": mean_jct,
                "p99_jct_s": 2 * mean_jct, "makespan_s": 10 * mean_jct, "utilisation": {"v100": 0.5}}
+    if joules is not None:
+        summary["energy"] = {"total_j": joules, "jobs_j": joules / 4, "unallocated_idle_j": 3 * joules / 4,
+                             "wait_j": 0.0, "kinds": {}}
     jobs = f"job,jct_s\na,{mean_jct / 2}\nb,{1.5 * mean_jct}\n"
     if rho is not None:
         summary.update({"mean_rho": rho, "max_rho": 2 * rho})
@@ -191,3 +196,24 @@ def test_a_jobs_run_without_energy_has_no_energy_figure(tmp_path: Path):
     out = tmp_path / "report"
     assert main(["report", str(run), "--out", str(out)]) == 0
     assert not (out / "00-plain-job-energy.png").exists()
+
+
+def test_energy_means_and_paired_ratios(tmp_path: Path, capsys):
+    # omnilearn under gavel spends 0.8 of uniform's energy on every seed; runs without energy give NaN, not zero.
+    for seed, base in [(1, 100.0), (2, 200.0)]:
+        _run(tmp_path, f"philly-gavel-uniform-s{seed}", base, joules=1e9 * seed)
+        _run(tmp_path, f"philly-gavel-omnilearn-s{seed}", base, joules=0.8e9 * seed)
+    _run(tmp_path, "philly-fifo-uniform-s1", 100.0)
+    runs = jobs_study.load(tmp_path)
+    assert runs.set_index("run").loc["philly-fifo-uniform-s1"].energy_total_j != runs.energy_total_j.max()
+    assert math.isnan(runs.set_index("run").loc["philly-fifo-uniform-s1"].energy_total_j)
+    summary = jobs_study.summarize(runs).set_index(["scheduler", "policy"])
+    assert summary.loc[("gavel", "uniform")].energy_total_j == pytest.approx(1.5e9)
+    assert summary.loc[("gavel", "uniform")].energy_jobs_j == pytest.approx(1.5e9 / 4)
+    diffs = jobs_study.paired(runs).set_index(["scheduler", "policy", "reference"])
+    row = diffs.loc[("gavel", "omnilearn", "vs uniform")]
+    assert row.energy_total_j_ratio == pytest.approx(0.8)
+    assert row.energy_total_j_verdict == "better"
+    assert main(["jobs-study", str(tmp_path), "--out", str(tmp_path / "out")]) == 0
+    text = capsys.readouterr().out
+    assert "philly: energy, mean over seeds, GJ" in text and "energy 0.800 [0.800, 0.800]" in text
