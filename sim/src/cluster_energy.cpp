@@ -9,8 +9,9 @@ Status check_cluster_energy(const ClusterEnergyOptions& options, const std::vect
   for (const std::string& kind : kinds) {
     const auto it = options.power.find(kind);
     if (it == options.power.end() || !it->second.idle_w || !it->second.has_busy()) {
-      return Status::invalid_argument("energy: no power figures (idle and busy) for device kind '" + kind +
-                                      "' (docs/energy.md lists the shipped kinds)");
+      return Status::invalid_argument(
+          "energy: no power figures (idle and busy) for device kind '" + kind +
+          "' (the shipped kinds have them, docs/energy.md; a jobs scenario's energy.gpu gives them)");
     }
   }
   return Status::ok();
@@ -25,10 +26,13 @@ double ClusterEnergyMeter::busy_w(const std::string& kind, double batch) const {
 
 double ClusterEnergyMeter::phase_w(const scenarios::PhasePower& p, const std::string& kind, double batch) const {
   switch (p.mode) {
-    case scenarios::PhasePowerMode::kIdle: return options_.power.at(kind).idle_w.value_or(0.0);
-    case scenarios::PhasePowerMode::kWatts: return p.watts;
+    case scenarios::PhasePowerMode::kIdle:
+      return options_.power.at(kind).idle_w.value_or(0.0);
+    case scenarios::PhasePowerMode::kWatts:
+      return p.watts;
     case scenarios::PhasePowerMode::kAuto:  // a GPU polls in NCCL: busy
-    case scenarios::PhasePowerMode::kBusy: return busy_w(kind, batch);
+    case scenarios::PhasePowerMode::kBusy:
+      return busy_w(kind, batch);
   }
   return busy_w(kind, batch);
 }
@@ -45,9 +49,9 @@ void ClusterEnergyMeter::add(Job& job, const Charge& c, double times) {
   for (const auto& [kind, s] : c.device_s) job.phase_s[kind] += times * s;
 }
 
-void ClusterEnergyMeter::step(std::size_t job, const std::vector<std::string>& kinds, const std::vector<double>& batches,
-                              const std::vector<Seconds>& compute_s, const std::vector<Seconds>& wait_s, Seconds comm_s,
-                              double share) {
+void ClusterEnergyMeter::step(std::size_t job, const std::vector<std::string>& kinds,
+                              const std::vector<double>& batches, const std::vector<Seconds>& compute_s,
+                              const std::vector<Seconds>& wait_s, Seconds comm_s, double share) {
   Charge c;
   for (std::size_t k = 0; k < kinds.size(); ++k) {
     const double compute_j = share * busy_w(kinds[k], batches[k]) * compute_s[k];

@@ -2,6 +2,8 @@
 // phases, held time in no step at idle, packed halves, unallocated devices), then whole runs: one job alone for t
 // seconds at a known busy power costs P x t, an unallocated device idle x makespan, the barrier's wait at the
 // `wait` setting, two packed jobs half each, jobs + unallocated = total, and the same bytes twice. Each run forks.
+#include "omnilearn/sim/cluster_energy.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -10,7 +12,6 @@
 
 #include "cluster_test_support.h"
 #include "omnilearn/scenarios/cluster_preset.h"
-#include "omnilearn/sim/cluster_energy.h"
 #include "omnilearn/sim/cluster_simulation.h"
 
 namespace omnilearn::sim {
@@ -37,7 +38,7 @@ TEST(ClusterEnergyMeter, ChargesTheStepsPhasesAndHeldTimeOutsideThemAtIdle) {
   ClusterEnergyMeter meter(figures(scenarios::PhasePowerMode::kIdle), 1);
   // Two workers (fast, slow): 1 s and 2 s of compute, the fast one waits 1 s at idle, both communicate 0.5 s busy.
   meter.step(0, {"fast", "slow"}, {32, 32}, {1.0, 2.0}, {1.0, 0.0}, 0.5, 1.0);
-  meter.repeat_last(0, 1.5);  // one and a half more
+  meter.repeat_last(0, 1.5);         // one and a half more
   meter.held(0, "fast", 10.0, 1.0);  // 2.5 steps of 2.5 s: 6.25 s in steps, 3.75 s at idle
   meter.held(0, "slow", 10.0, 1.0);
   const ClusterEnergy e = meter.summary({{"fast", 1}, {"slow", 2}}, 10.0);
@@ -134,7 +135,8 @@ TEST(ClusterEnergy, TheFastWorkerWaitsAtTheWaitSetting) {
   const std::vector<traces::JobSpec> jobs = {testing::job("j", 0.0, 2, 6400, 64)};
   std::map<scenarios::PhasePowerMode, double> wait_j;
   for (const auto mode : {scenarios::PhasePowerMode::kIdle, scenarios::PhasePowerMode::kBusy}) {
-    const std::string dir = test_dir(mode == scenarios::PhasePowerMode::kIdle ? "energy-wait-idle" : "energy-wait-busy");
+    const std::string dir =
+        test_dir(mode == scenarios::PhasePowerMode::kIdle ? "energy-wait-idle" : "energy-wait-busy");
     ASSERT_EQ(run_with_energy(jobs, c, dir, mode), "");
     const auto rows = read_csv(dir + "/jobs.csv");
     const double comm_s = cell(rows, "j", "end_s") - 100 * 0.2;
@@ -144,8 +146,8 @@ TEST(ClusterEnergy, TheFastWorkerWaitsAtTheWaitSetting) {
     EXPECT_NEAR(cell(rows, "j", "energy_j"),
                 cell(rows, "j", "compute_j") + cell(rows, "j", "comm_j") + wait_j[mode] + cell(rows, "j", "idle_j"),
                 1e-6);
-    EXPECT_NEAR(summary_number(dir, "total_j"), summary_number(dir, "jobs_j") + summary_number(dir, "unallocated_idle_j"),
-                1e-6);
+    EXPECT_NEAR(summary_number(dir, "total_j"),
+                summary_number(dir, "jobs_j") + summary_number(dir, "unallocated_idle_j"), 1e-6);
   }
   EXPECT_NEAR(wait_j[scenarios::PhasePowerMode::kIdle], 100 * 0.1 * 10.0, 1e-6);
   EXPECT_NEAR(wait_j[scenarios::PhasePowerMode::kBusy], 100 * 0.1 * 100.0, 1e-6);
@@ -155,8 +157,8 @@ TEST(ClusterEnergy, TwoPackedJobsEachPayHalfTheDevice) {
   // As ClusterPacking's first case: a (batch 32) keeps 0.75 and ends at 3200/240 s, b (batch 40) keeps 0.5 and ends
   // at 20 s, packed from 0 to the end. Each is charged half of 100 W; the device's other half after a leaves counts
   // as unallocated, at idle.
-  const auto pairs = std::move(traces::PackedSpeedTable::create({{"fast", "resnet18", 32, "resnet18", 40, 0.75, 0.5}}))
-                         .value();
+  const auto pairs =
+      std::move(traces::PackedSpeedTable::create({{"fast", "resnet18", 32, "resnet18", 40, 0.75, 0.5}})).value();
   const std::vector<traces::JobSpec> jobs = {testing::job("a", 0.0, 1, 3200, 32), testing::job("b", 0.0, 1, 3200, 40)};
   const std::string dir = test_dir("energy-packed");
   ASSERT_EQ(run_with_energy(jobs, testing::cluster(1, 1), dir, scenarios::PhasePowerMode::kAuto, &pairs), "");

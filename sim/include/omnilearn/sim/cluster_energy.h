@@ -43,9 +43,9 @@ struct ClusterEnergy {
   std::map<std::string, KindEnergy> kinds;
   double jobs_j = 0.0;
   double unallocated_idle_j = 0.0;
-  double total_j = 0.0;  // jobs_j + unallocated_idle_j
+  double total_j = 0.0;          // jobs_j + unallocated_idle_j
   double average_power_w = 0.0;  // total_j / makespan
-  std::string wait;  // the wait setting, as the section writes it
+  std::string wait;              // the wait setting, as the section writes it
   std::string comm;
 };
 
