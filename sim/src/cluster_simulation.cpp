@@ -567,7 +567,7 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
     std::vector<Seconds> wait_s(n);
     for (std::size_t k = 0; k < n; ++k) wait_s[k] = slowest_s - compute_s[k];
     energy_->step(job.index, kinds, std::vector<double>(batches.begin(), batches.end()), compute_s, wait_s,
-                  t1 - t0 - slowest_s, 1.0);
+                  t1 - t0 - slowest_s, energy_share(job));
   }
   ++step_index;
   for (std::size_t k = 0; k < n; ++k) {
