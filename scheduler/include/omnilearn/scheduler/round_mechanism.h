@@ -1,9 +1,11 @@
 // Gavel's round-based mechanism (Narayanan et al., OSDI 2020, §5): turns time fractions x (max_min_fairness.h)
 // into one round's assignment, so that over many rounds each job's share of time on each kind tends to x.
-// Pure function: thread-safe.
+// Pure functions: thread-safe.
 #pragma once
 
 #include <vector>
+
+#include "omnilearn/scheduler/max_min_fairness.h"
 
 namespace omnilearn::scheduler {
 
@@ -15,5 +17,21 @@ namespace omnilearn::scheduler {
 std::vector<int> assign_round(const std::vector<std::vector<double>>& x,
                               const std::vector<std::vector<double>>& received, const std::vector<int>& workers,
                               std::vector<int> capacity);
+
+// One round with packed pairs: per job, the kind it runs on (-1: none) and the job it shares one device with (-1:
+// alone).
+struct PackedRound {
+  std::vector<int> kind;
+  std::vector<int> partner;
+};
+
+// The same mechanism over Gavel's job combinations: the single (j, k) with x[j][k] and each pair p with pair_x[p]
+// (problem.pairs[p], one device of its kind). A job's share of kind k is its x[j][k] plus the pair_x of its pairs
+// on k; a combination's priority is the smallest share / received[j][k] of its jobs (infinite when a job has
+// received nothing of k yet; without pairs this is assign_round's priority). Combinations are taken in decreasing
+// priority (ties: larger fraction, then the singles in (job, kind) order, then the pairs in their order); one is
+// assigned when none of its jobs has a kind yet this round and its devices are free.
+PackedRound assign_packed_round(const TimeFractions& fractions, const MaxMinProblem& problem,
+                                const std::vector<std::vector<double>>& received);
 
 }  // namespace omnilearn::scheduler
