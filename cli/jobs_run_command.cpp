@@ -128,7 +128,7 @@ int run_jobs_run(const std::vector<std::string>& args) {
   desc.add_options()("help,h", "show this help")("jobs", po::value(&file)->required(),
                                                  "jobs scenario (.yaml) or job file (.csv)")(
       "cluster", po::value<std::string>(), "device cluster: a preset (gavel, sia, pollux) or a cluster YAML file [gavel]")(
-      "scheduler", po::value<std::string>(), "fifo | las | gavel | balanced-mix [fifo]")(
+      "scheduler", po::value<std::string>(), "fifo | las | gavel | gavel-packed (with --packing) | balanced-mix [fifo]")(
       "round", po::value<std::string>(), "round length, s [60]")(
       "checkpoint", po::value<std::string>(), "seconds a job spends saving its state when it loses or changes its devices [0]")(
       "restore", po::value<std::string>(), "seconds a job spends loading its state when it resumes or changes its devices [0]")(

@@ -55,14 +55,21 @@ class GavelPolicy final : public SchedulingPolicy {
     if (packing_) problem.pairs = gaining_pairs(own, view, problem.workers);
     auto fractions = solve_max_min_fairness(problem);
     if (!fractions) return fractions.status();
-    // What each job has received: its time on each kind over its time in the system.
+    // What each job has received: its time on each kind (alone, and with packing packed) over its time in the
+    // system.
     std::vector<std::vector<double>> received(jobs, std::vector<double>(view.kind_count(), 0.0));
+    std::vector<std::vector<double>> packed_received = received;
     for (std::size_t j = 0; j < jobs; ++j) {
       const double present_s = own.now_s - own.jobs[j].arrival_s;
       if (present_s <= 0.0) continue;
       for (std::size_t k = 0; k < view.kind_count(); ++k) {
         auto it = own.jobs[j].service_by_kind.find(view.kinds[k]);
         if (it != own.jobs[j].service_by_kind.end()) received[j][k] = it->second / problem.workers[j] / present_s;
+        if (!packing_) continue;
+        auto packed = own.jobs[j].packed_service_by_kind.find(view.kinds[k]);
+        if (packed == own.jobs[j].packed_service_by_kind.end()) continue;
+        packed_received[j][k] = packed->second / present_s;
+        received[j][k] = std::max(0.0, received[j][k] - packed_received[j][k]);
       }
     }
     const std::vector<std::size_t> order = detail::arrival_order(own);
@@ -74,7 +81,7 @@ class GavelPolicy final : public SchedulingPolicy {
       }
       return detail::place_counts(own, options_, counts, order);
     }
-    const PackedRound round = assign_packed_round(*fractions, problem, received);
+    const PackedRound round = assign_packed_round(*fractions, problem, received, packed_received);
     // A pair's device is placed for one of its jobs, the carrier, and then given to the other too. The carrier is
     // the one holding a device of the pair's kind in `own` (it keeps it), the earlier arrival if both or neither do.
     std::vector<std::size_t> rank(jobs);

@@ -26,12 +26,15 @@ struct PackedRound {
 };
 
 // The same mechanism over Gavel's job combinations: the single (j, k) with x[j][k] and each pair p with pair_x[p]
-// (problem.pairs[p], one device of its kind). A job's share of kind k is its x[j][k] plus the pair_x of its pairs
-// on k; a combination's priority is the smallest share / received[j][k] of its jobs (infinite when a job has
-// received nothing of k yet; without pairs this is assign_round's priority). Combinations are taken in decreasing
-// priority (ties: larger fraction, then the singles in (job, kind) order, then the pairs in their order); one is
-// assigned when none of its jobs has a kind yet this round and its devices are free.
+// (problem.pairs[p], one device of its kind). A single's priority is x[j][k] / received[j][k] (received: the
+// fraction of the job's time in the system it ran alone on k); a pair's, the smallest over its two jobs of
+// packed_share / packed_received, where a job's packed_share on k is the pair_x of its pairs on k and
+// packed_received the fraction of its time it ran packed on k (infinite when nothing received yet). Without pairs
+// this is assign_round. Combinations are taken in decreasing priority (ties: larger fraction, then the singles in
+// (job, kind) order, then the pairs in their order); one is assigned when none of its jobs has a kind yet this
+// round and its devices are free.
 PackedRound assign_packed_round(const TimeFractions& fractions, const MaxMinProblem& problem,
-                                const std::vector<std::vector<double>>& received);
+                                const std::vector<std::vector<double>>& received,
+                                const std::vector<std::vector<double>>& packed_received);
 
 }  // namespace omnilearn::scheduler
