@@ -84,7 +84,7 @@ Result<JobsScenario> parse_tree(std::string_view yaml_text, const std::string& s
   YAML::Node root = std::move(loaded).value();
   for (const std::string& o : overrides) OMNI_RETURN_IF_ERROR(source.apply_override(root, o));
   auto reader = MapReader::open(source, root, "",
-                                {"kind", "name", "seed", "workload", "job_policy", "cluster", "scheduler", "round",
+                                {"kind", "name", "seed", "workload", "job_policy", "asp_rule", "cluster", "scheduler", "round",
                                  "checkpoint", "restore", "placement", "las_thresholds", "node_bandwidth",
                                  "max_time", "packing", "parameters", "devices", "outputs"});
   if (!reader) return reader.status();
@@ -110,6 +110,10 @@ Result<JobsScenario> parse_tree(std::string_view yaml_text, const std::string& s
   if (!r.has("workload")) return r.error("workload", "missing (a jobs scenario needs a workload)");
   OMNI_RETURN_IF_ERROR(parse_workload(r, folder, s.workload));
   OMNI_RETURN_IF_ERROR(r.read("job_policy", s.job_policy));
+  OMNI_RETURN_IF_ERROR(r.read("asp_rule", s.asp_rule));
+  if (auto rule = parse_job_asp_rule(s.asp_rule); !rule.is_ok()) {
+    return r.error("asp_rule", rule.status().message().substr(std::string_view("asp_rule ").size()));
+  }
   OMNI_RETURN_IF_ERROR(r.read("cluster", s.cluster));
   if (is_cluster_file(s.cluster) && !std::filesystem::path(s.cluster).is_absolute()) {
     s.cluster = (folder / s.cluster).lexically_normal().string();
@@ -208,6 +212,7 @@ nlohmann::ordered_json jobs_scenario_json(const JobsScenario& s) {
   }
   j["workload"] = wj;
   j["job_policy"] = s.job_policy;
+  if (!s.asp_rule.empty()) j["asp_rule"] = s.asp_rule;  // written when set: manifests without it stay as they were
   j["cluster"] = s.cluster;
   j["scheduler"] = s.scheduler;
   j["round"] = s.round_s;

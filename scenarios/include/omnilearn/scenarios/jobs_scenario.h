@@ -47,6 +47,7 @@ struct JobsScenario {
   std::uint64_t seed = 1;
   JobsWorkload workload;
   std::string job_policy;          // every job's batch policy instead of the workload's ("" = keep)
+  std::string asp_rule;            // every ASP job's rule instead of the workload's ("" = keep; parse_job_asp_rule)
   std::string cluster = "gavel";   // a preset (gavel, sia, pollux) or a cluster YAML file (resolved)
   std::string scheduler = "fifo";  // fifo | las | gavel | gavel-packed | balanced-mix | ...
   double round_s = 60.0;
