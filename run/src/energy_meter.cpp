@@ -8,7 +8,7 @@
 
 namespace omnilearn::run {
 
-EnergyMeter EnergyMeter::for_scenario(const scenarios::Scenario& scenario) {
+Result<std::vector<WorkerPower>> worker_power(const scenarios::Scenario& scenario) {
   const scenarios::EnergySpec spec = scenario.energy.value_or(scenarios::EnergySpec{});
   std::vector<WorkerPower> workers;
   for (std::size_t k = 0; k < scenario.cluster.workers.size(); ++k) {
@@ -17,13 +17,20 @@ EnergyMeter EnergyMeter::for_scenario(const scenarios::Scenario& scenario) {
     d.override_with(node.gpu ? spec.gpu : spec.cpu);
     if (!d.idle_w || !d.has_busy()) {
       const char* kind = node.gpu ? "gpu" : "cpu";
-      return without_figures(spec, "no power figures for worker " + std::to_string(k) + " (" + node.name + ": " +
-                                       (scenario.cluster.preset.empty() ? "no preset; " : "") + "give energy." +
-                                       kind + ".idle and energy." + kind + ".busy)");
+      return Status::not_found("no power figures for worker " + std::to_string(k) + " (" + node.name + ": " +
+                               (scenario.cluster.preset.empty() ? "no preset; " : "") + "give energy." + kind +
+                               ".idle and energy." + kind + ".busy)");
     }
     workers.push_back(WorkerPower{std::move(d), static_cast<double>(std::max(node.cores, 1)), node.gpu});
   }
-  return EnergyMeter(spec, std::move(workers));
+  return workers;
+}
+
+EnergyMeter EnergyMeter::for_scenario(const scenarios::Scenario& scenario) {
+  const scenarios::EnergySpec spec = scenario.energy.value_or(scenarios::EnergySpec{});
+  auto workers = worker_power(scenario);
+  if (!workers) return without_figures(spec, workers.status().message());
+  return EnergyMeter(spec, std::move(workers).value());
 }
 
 EnergyMeter::EnergyMeter(scenarios::EnergySpec spec, std::vector<WorkerPower> workers)
@@ -149,6 +156,16 @@ EnergySummary EnergyMeter::summary(Seconds total_time_s, std::optional<Seconds> 
 }
 
 std::string energy_csv(const EnergySummary& s) {
+  if (s.source == "modelled-cputime") {
+    std::string out = "worker,busy_j,idle_j,joules,cpu_s,allotted_core_s\n";
+    for (std::size_t k = 0; k < s.workers.size(); ++k) {
+      const WorkerEnergy& e = s.workers[k];
+      out += std::to_string(k);
+      for (double v : {e.compute_j, e.idle_j, e.joules(), e.cpu_s, e.allotted_core_s}) out += ',' + format_g(v, 17);
+      out += '\n';
+    }
+    return out;
+  }
   std::string out = "worker,compute_j,comm_j,wait_j,idle_j,joules,compute_s,comm_s,wait_s,idle_s\n";
   for (std::size_t k = 0; k < s.workers.size(); ++k) {
     const WorkerEnergy& e = s.workers[k];

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "omnilearn/base/status.h"
 #include "omnilearn/base/units.h"
 #include "omnilearn/run/records.h"
 #include "omnilearn/scenarios/scenario.h"
@@ -27,6 +28,10 @@ struct WorkerPower {
   double off_w() const { return count * device.off_w.value_or(0.0); }
   double busy_w(double batch) const { return count * device.busy_at(batch); }
 };
+
+// Each worker's figures: the preset's, overridden by the `energy:` section's cpu / gpu fields (the section's defaults
+// when the scenario has none). A worker without idle and busy figures is an error that says which and what to give.
+Result<std::vector<WorkerPower>> worker_power(const scenarios::Scenario& scenario);
 
 class EnergyMeter {
  public:
@@ -63,7 +68,7 @@ class EnergyMeter {
   std::vector<std::pair<Seconds, double>> evaluations_;  // (time, joules so far)
 };
 
-// energy.csv's text: one row per worker.
+// energy.csv's text: one row per worker (testbed runs modelled from CPU time: their own columns).
 std::string energy_csv(const EnergySummary& summary);
 
 }  // namespace omnilearn::run
