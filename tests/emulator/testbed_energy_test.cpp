@@ -104,7 +104,7 @@ TEST(TestbedEnergyMeter, ModelledFromCpuTimeOverTheTrainingWindow) {
   EXPECT_DOUBLE_EQ(*e.cpu_s, 1.5);  // host CPU-seconds
   ASSERT_EQ(e.workers.size(), 2u);
   EXPECT_DOUBLE_EQ(e.workers[0].joules(), 10.0);
-  EXPECT_NE(e.note.find("modelled from scripted CPU time"), std::string::npos) << e.note;
+  EXPECT_NE(e.note.find("modelled from the CPU time of scripted"), std::string::npos) << e.note;
   EXPECT_NE(e.note.find("no energy counters: none here"), std::string::npos) << e.note;
 }
 

@@ -131,8 +131,8 @@ run::EnergySummary TestbedEnergyMeter::summary() const {
     e.source = "modelled-cputime";
     e.joules = modelled_j;
     e.workers = std::move(rows);
-    e.note = "modelled from " + s_.cpu_time_origin +
-             " CPU time at the scenario's power figures (busy per core-second used, idle for the rest of the "
+    e.note = "modelled from the CPU time of " + s_.cpu_time_origin +
+             " at the scenario's power figures (busy per core-second used, idle for the rest of the "
              "allotted core-time), scaled to the emulated nodes' cores; no energy counters: " +
              s_.counter_reason;
   }

@@ -295,7 +295,8 @@ void Launch::setup_energy() {
     s.figures_reason = power.status().message();
   }
   const bool cgroup = throttler_->cpu_usage_s(0).is_ok();
-  s.cpu_time_origin = cgroup ? "the workers' cgroups' (cpuacct)" : "the worker processes' (/proc/PID/stat: no cgroup accounting)";
+  s.cpu_time_origin =
+      cgroup ? "the workers' cgroups (cpuacct)" : "the worker processes (/proc/PID/stat: the throttler accounts none)";
   s.cpu_times = [this, cgroup]() -> Result<std::vector<Seconds>> {
     std::vector<Seconds> times;
     for (std::size_t k = 0; k < local_n_; ++k) {

@@ -49,7 +49,7 @@ class TestbedEnergyMeter {
     std::vector<CpuTimePower> workers;  // empty: no power figures (figures_reason says why)
     std::string figures_reason;
     CpuTimes cpu_times;
-    std::string cpu_time_origin;  // where cpu_times reads, for the note ("the workers' cgroups (cpuacct.usage)")
+    std::string cpu_time_origin;  // where cpu_times reads, for the note ("the workers' cgroups (cpuacct)")
   };
   explicit TestbedEnergyMeter(Sources sources) : s_(std::move(sources)) {}
 
