@@ -82,6 +82,9 @@ void EnergyMeter::iteration(const IterationRecord& r) {
     compute = slowed;
     compute_power = idle + (busy - idle) * std::pow(f, spec_.power_exponent);
   }
+  if (r.worker < busy_fraction_.size() && busy_fraction_[r.worker] < 1.0) {
+    compute_power = idle + (compute_power - idle) * busy_fraction_[r.worker];
+  }
   const auto phase_power = [&](const scenarios::PhasePower& rule) {
     switch (rule.mode) {
       case scenarios::PhasePowerMode::kIdle: return idle;
@@ -118,6 +121,12 @@ void EnergyMeter::availability(WorkerId worker, double fraction, Seconds time_s)
   } else {
     w.fractions.emplace_back(time_s, fraction);
   }
+}
+
+void EnergyMeter::set_busy_fraction(WorkerId worker, double fraction) {
+  if (!has_figures() || worker >= workers_.size() || !(fraction > 0.0)) return;
+  busy_fraction_.resize(workers_.size(), 1.0);
+  busy_fraction_[worker] = std::min(fraction, 1.0);
 }
 
 void EnergyMeter::evaluation(Seconds time_s) { evaluations_.emplace_back(time_s, joules_); }

@@ -264,5 +264,20 @@ TEST(EnergyMeter, WorkerPowerNamesTheWorkerWithoutFigures) {
   EXPECT_DOUBLE_EQ((*some)[0].idle_w(), 2.0);
 }
 
+TEST(EnergyMeter, AWorkerGrantedPartOfItsCpuIsBusyOnlyOnThatPart) {
+  // 2 cores at 1 W idle and 5 W busy per core, computing 4 s with a quarter of its CPU (other load took the rest):
+  // (1 + 0.25 * 4) * 2 W = 4 W, 16 J; then 1 s of waiting at idle, 2 J.
+  EnergyMeter m(scenarios::EnergySpec{}, {cpu(2, 1.0, 5.0)});
+  m.set_busy_fraction(0, 0.25);
+  m.iteration(row(0, 0.0, 4.0, 1.0, 0.0));
+  const EnergySummary e = m.summary(5.0, std::nullopt, std::nullopt);
+  EXPECT_DOUBLE_EQ(e.compute_j, 16.0);
+  EXPECT_DOUBLE_EQ(e.wait_j, 2.0);
+  EnergyMeter full(scenarios::EnergySpec{}, {cpu(2, 1.0, 5.0)});
+  full.set_busy_fraction(0, 1.0);  // the default: unchanged
+  full.iteration(row(0, 0.0, 4.0, 1.0, 0.0));
+  EXPECT_DOUBLE_EQ(full.summary(5.0, std::nullopt, std::nullopt).compute_j, 40.0);
+}
+
 }  // namespace
 }  // namespace omnilearn::run
