@@ -70,7 +70,7 @@ std::uint64_t wrapped_delta(std::uint64_t before, std::uint64_t after, std::uint
 Result<std::unique_ptr<EnergyCounter>> open_rapl(const fs::path& powercap) {
   std::error_code ec;
   if (!fs::is_directory(powercap, ec)) {
-    return Status::not_found(powercap.string() + " is absent (no RAPL energy counters exposed on this host)");
+    return Status::not_found(powercap.string() + " is absent: this host exposes no RAPL energy counters");
   }
   std::vector<fs::path> zones;
   for (const fs::directory_entry& e : fs::directory_iterator(powercap, ec)) {
