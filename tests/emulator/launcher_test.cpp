@@ -11,8 +11,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -386,7 +386,6 @@ TEST(Launcher, MissingWorkerProgramIsAnError) {
   EXPECT_NE(r.status().message().find("not found"), std::string::npos);
 }
 
-
 // Energy: every run reports it. Scenarios with figures `energy: {cpu: {idle: 1, busy: 5}}` (w0 has 2 cores, w1 1).
 const char* kFigures = "energy: {cpu: {idle: 1, busy: 5}}\n";
 
@@ -413,7 +412,8 @@ void expect_modelled_from_cpu_time(const std::string& run) {
   for (int k = 0; k < 2; ++k) {
     ASSERT_TRUE(std::getline(csv, line)) << "row " << k;
     double v[6];
-    ASSERT_EQ(std::sscanf(line.c_str(), "%lf,%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]), 6) << line;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%lf,%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]), 6)
+        << line;
     const double cores = k == 0 ? 2.0 : 1.0;
     EXPECT_NEAR(v[5], cores * w, 1e-9) << line;
     EXPECT_NEAR(v[1], 5.0 * v[4], 1e-9) << line;

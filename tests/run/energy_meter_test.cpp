@@ -256,7 +256,8 @@ TEST(EnergyMeter, TestbedBlocksCarryTheirSource) {
 TEST(EnergyMeter, WorkerPowerNamesTheWorkerWithoutFigures) {
   auto none = worker_power(parse(std::string(kExplicit)));
   ASSERT_FALSE(none.is_ok());
-  EXPECT_EQ(none.status().message(), "no power figures for worker 0 (a: no preset; give energy.cpu.idle and energy.cpu.busy)");
+  EXPECT_EQ(none.status().message(),
+            "no power figures for worker 0 (a: no preset; give energy.cpu.idle and energy.cpu.busy)");
   auto some = worker_power(parse(std::string(kExplicit) + "energy: {cpu: {idle: 1, busy: 2}}\n"));
   ASSERT_TRUE(some.is_ok()) << some.status().message();
   ASSERT_EQ(some->size(), 1u);

@@ -9,7 +9,6 @@
 #include <utility>
 #include <vector>
 
-
 namespace omnilearn::emulator {
 
 run::WorkerEnergy modelled_worker_energy(const CpuTimePower& p, Seconds cpu_s, Seconds window_s) {
@@ -97,10 +96,12 @@ run::EnergySummary TestbedEnergyMeter::summary() const {
   const bool measured = s_.counter && first_ && first_->joules;
   const bool modelled = !s_.workers.empty() && first_ && first_->cpu_s && first_->cpu_s->size() == s_.workers.size();
   if (!measured && !modelled) {
-    std::string why = s_.counter ? "the energy counters could not be read" : "no energy counters (" + s_.counter_reason + ")";
+    std::string why =
+        s_.counter ? "the energy counters could not be read" : "no energy counters (" + s_.counter_reason + ")";
     if (!error_.empty()) why += "; " + error_;
-    why += s_.workers.empty() ? "; " + s_.figures_reason : first_ ? "; the workers' CPU time could not be read"
-                                                                  : "; training never started";
+    why += s_.workers.empty() ? "; " + s_.figures_reason
+           : first_           ? "; the workers' CPU time could not be read"
+                              : "; training never started";
     e.reason = why;
     return e;
   }

@@ -609,8 +609,9 @@ LaunchResult Launch::result() {
     s.energy.emplace().reason = energy_reason_;
   } else if (s.energy) {
     s.energy->source = "modelled-phases";
-    s.energy->note = "GPU workers charged from their phase records at the scenario's power figures, as the simulator "
-                     "charges them: RAPL counts the CPU packages only, and the GPU's counters (NVML) are not read";
+    s.energy->note =
+        "GPU workers charged from their phase records at the scenario's power figures, as the simulator charges "
+        "them: RAPL counts the CPU packages only, and the GPU's counters (NVML) are not read";
   }
   if (const auto it = extra_.find("time_to_target_s"); it != extra_.end() && it->second >= 0.0) s.time_to_target_s = it->second;
   s.extra = extra_;

@@ -74,7 +74,7 @@ class TestbedEnergyMeter {
   Sources s_;
   std::optional<Reading> first_, last_;
   std::optional<double> latest_joules_;  // the newest counter reading, for the window's end
-  std::string error_;                   // the first failed reading
+  std::string error_;                    // the first failed reading
 };
 
 }  // namespace omnilearn::emulator
