@@ -19,6 +19,7 @@
 #include "cli/stop_signals.h"
 #include "cli/subcommand_line.h"
 #include "omnilearn/run/run_folder.h"
+#include "omnilearn/scenarios/cluster_preset.h"
 #include "omnilearn/scenarios/jobs_scenario.h"
 #include "omnilearn/scenarios/scenario_kind.h"
 #include "omnilearn/sim/cluster_simulation.h"
@@ -62,6 +63,10 @@ std::vector<Override> option_overrides(const po::variables_map& vm) {
     out.push_back({std::string(key) + "=" + (text ? yaml_string(v) : v), std::string("--") + option + " " + v});
   }
   if (vm.count("packing") && vm["packing"].as<bool>()) out.push_back({"packing=true", "--packing"});
+  if (given("wait")) {
+    const std::string w = vm["wait"].as<std::string>();
+    out.push_back({"energy.wait=" + yaml_string(w), "--wait " + w});
+  }
   if (given("las-thresholds")) {
     std::string list;
     for (const std::string& t : vm["las-thresholds"].as<std::vector<std::string>>()) list += (list.empty() ? "" : ", ") + t;
@@ -146,6 +151,11 @@ int run_jobs_run(const std::vector<std::string>& args) {
       "MODEL=N: the parameter count of a model the simulator does not know (repeatable)")(
       "kinds", po::value<std::string>(), "device kinds table [the shipped traces/devices/device-kinds.csv]")(
       "speeds", po::value<std::string>(), "device speeds table [the shipped traces/devices/device-speeds.csv]")(
+      "energy", po::bool_switch(),
+      "energy per job and per cluster (jobs.csv energy_j ..., summary.json energy; docs/energy.md)")(
+      "wait", po::value<std::string>(),
+      "with energy (implies --energy): a worker waiting at the barrier draws auto (busy: a GPU polls in NCCL) | idle | "
+      "busy | W [auto]")(
       "packed-speeds", po::value<std::string>(),
       "packed-pair table, with --packing [the shipped traces/devices/packed-speeds.csv]")(
       "set", po::value<std::vector<std::string>>()->composing(),
@@ -167,6 +177,7 @@ int run_jobs_run(const std::vector<std::string>& args) {
   if (auto done = parse_subcommand(args, desc, pos, vm, examples)) return *done;
   auto scenario = load_run_scenario(file, option_overrides(vm));
   if (!scenario) return fail(scenario.status());
+  if (vm["energy"].as<bool>() && !scenario->energy) scenario->energy.emplace();
   const os::JobsScenario& s = *scenario;
   if (out.empty()) out = (std::filesystem::path(s.outputs_dir) / s.name).string();
 
@@ -195,6 +206,17 @@ int run_jobs_run(const std::vector<std::string>& args) {
   }
   const auto cluster = load_named_device_cluster(s.cluster);
   if (!cluster.is_ok()) return fail(cluster.status());
+  if (s.energy) {
+    sim::ClusterEnergyOptions e;
+    e.wait = s.energy->wait;
+    e.comm = s.energy->comm;
+    for (const os::DeviceGroup& g : cluster->groups) {
+      os::DevicePower p = os::device_kind_power(g.device).value_or(os::DevicePower{});
+      p.override_with(s.energy->gpu);
+      e.power[g.device] = p;
+    }
+    o.energy = std::move(e);
+  }
   auto workload = scenario_workload(s, *cluster, *speeds);
   if (!workload.is_ok()) return fail(workload.status());
   std::vector<ot::JobSpec>& jobs = workload->jobs;
@@ -251,6 +273,11 @@ int run_jobs_run(const std::vector<std::string>& args) {
   std::printf("  utilisation:");
   for (const auto& [kind, u] : summary->utilisation) std::printf(" %s %.1f%%", kind.c_str(), 100.0 * u);
   std::printf("\n  finish-time fairness: mean rho %.3g, max rho %.3g\n", summary->mean_rho, summary->max_rho);
+  if (summary->energy) {
+    const sim::ClusterEnergy& e = *summary->energy;
+    std::printf("  energy: %.6g J (jobs %.6g J, unallocated devices idle %.6g J), average power %.6g W (wait: %s)\n",
+                e.total_j, e.jobs_j, e.unallocated_idle_j, e.average_power_w, e.wait.c_str());
+  }
   std::printf("  run folder: %s\n", out.c_str());
   return 0;
 }

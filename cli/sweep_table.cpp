@@ -45,12 +45,17 @@ const std::vector<std::string> SweepTable::kSummaryFields{
 
 namespace {
 
-// A jobs summary as flat columns: its fields, `utilisation` spread to utilisation_<kind>; objects and lists left out.
+// A jobs summary as flat columns: its fields, `utilisation` spread to utilisation_<kind> and `energy`'s numbers and
+// strings to energy_<field>; other objects and lists left out.
 nlohmann::ordered_json flat_jobs_summary(const nlohmann::ordered_json& j) {
   nlohmann::ordered_json flat = nlohmann::ordered_json::object();
   for (const auto& [key, value] : j.items()) {
     if (key == "utilisation" && value.is_object()) {
       for (const auto& [kind, u] : value.items()) flat["utilisation_" + kind] = u;
+    } else if (key == "energy" && value.is_object()) {  // `jobs run --energy`: energy_total_j, ... (not per kind)
+      for (const auto& [field, v] : value.items()) {
+        if (v.is_number() || v.is_string()) flat["energy_" + field] = v;
+      }
     } else if (key != "kind" && (value.is_number() || value.is_string())) {
       flat[key] = value;
     }

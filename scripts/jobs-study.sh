@@ -7,7 +7,8 @@
 #           16 A100, 24 RTX 2080 Ti: 64 GPUs, as Pollux's testbed).
 # Then python3 -m omnilearn_analysis jobs-study OUT writes the tables and figures.
 #   scripts/jobs-study.sh [--out runs/jobs-study] [--seeds 5] [--jobs 160] [--load 0.8] [--parallel 2]
-#                         [--only philly|pollux] [--bin build/cli/omnilearn]
+#                         [--only philly|pollux] [--energy] [--bin build/cli/omnilearn]
+# --energy: every run also reports its energy (energy: {wait: auto}; docs/energy.md, "Several jobs").
 # Each workload is one `omnilearn sweep` of a jobs scenario (scenarios/jobs/philly-gavel.yaml, pollux-sia.yaml) into
 # OUT/<workload>/, its points named <workload>-<scheduler>-<policy>-s<seed>; the sweep files are written to
 # OUT/sweeps/. Rerun the script to finish an interrupted study (--resume keeps the finished points).
@@ -20,6 +21,7 @@ jobs=160
 load=0.8
 parallel=2
 only=""
+energy=""
 bin=${OMNILEARN_BIN:-$root/build/cli/omnilearn}
 raw=${OMNILEARN_TRACES_RAW:-$root/../shared/traces-raw}
 while [ $# -gt 0 ]; do
@@ -30,8 +32,9 @@ while [ $# -gt 0 ]; do
     --load) load=$2; shift 2 ;;
     --parallel) parallel=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
+    --energy) energy=", energy.wait: auto"; shift ;;
     --bin) bin=$2; shift 2 ;;
-    -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "jobs-study.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -45,7 +48,7 @@ if [ "$only" != pollux ]; then
 # written by scripts/jobs-study.sh: a Philly-like workload per seed on Gavel's cluster
 name: philly
 base: $root/scenarios/jobs/philly-gavel.yaml
-set: {workload.generate.jobs: $jobs, workload.generate.load: $load}
+set: {workload.generate.jobs: $jobs, workload.generate.load: $load$energy}
 axes:
   scheduler: [fifo, las, gavel, balanced-mix]
   job_policy: [uniform, omnilearn]
@@ -60,6 +63,7 @@ if [ "$only" != philly ]; then
     echo "# written by scripts/jobs-study.sh: Pollux's workloads 1..$seeds on Sia's cluster"
     echo "name: pollux"
     echo "base: $root/scenarios/jobs/pollux-sia.yaml"
+    if [ -n "$energy" ]; then echo "set: {${energy#, }}"; fi
     echo "axes:"
     echo "  scheduler: [fifo, las, gavel, balanced-mix]"
     echo "  job_policy: [uniform, omnilearn]"

@@ -92,3 +92,46 @@ def split_per_policy(rows: pd.DataFrame):
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def jobs_energy(path: str | Path) -> tuple[pd.DataFrame, dict] | None:
+    """A jobs run's energy (``omnilearn jobs run --energy``): jobs.csv's rows with their joules, and summary.json's
+    energy block; None when the run has none."""
+    import json
+    p = Path(path)
+    block = json.loads((p / "summary.json").read_text()).get("energy")
+    if not isinstance(block, dict):
+        return None
+    jobs = pd.read_csv(p / "jobs.csv")
+    if "energy_j" not in jobs:
+        return None
+    return jobs, block
+
+
+def job_bars(jobs: pd.DataFrame, block: dict):
+    """Left: a stacked bar per job (computing, communicating, waiting, held idle), the jobs in file order. Right: the
+    cluster's energy by device kind, the jobs' and the unallocated devices' idle power stacked."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9.6, 3.6), gridspec_kw={"width_ratios": [3, 1]})
+    x = range(len(jobs))
+    bottom = pd.Series(0.0, index=jobs.index)
+    for phase in PHASES:
+        left.bar(x, jobs[phase] / 1e6, bottom=bottom / 1e6, width=1.0, color=COLOURS[phase], label=phase[:-2])
+        bottom = bottom + jobs[phase]
+    if len(jobs) <= 30:
+        left.set_xticks(list(x), jobs["job"].astype(str), rotation=90, fontsize=7)
+    else:
+        left.set_xlabel("job (file order)")
+    left.set_ylabel("Energy (MJ)")
+    left.set_title("Energy per job")
+    left.legend(fontsize=8)
+    kinds = block.get("kinds", {})
+    names = list(kinds)
+    used = [kinds[k].get("jobs_j", 0.0) / 1e6 for k in names]
+    free = [kinds[k].get("unallocated_idle_j", 0.0) / 1e6 for k in names]
+    right.bar(names, used, color=COLOURS["compute_j"], label="jobs")
+    right.bar(names, free, bottom=used, color=COLOURS["idle_j"], label="unallocated, idle")
+    right.set_ylabel("Energy (MJ)")
+    right.set_title(f"Cluster: {block.get('total_j', 0.0) / 1e6:.4g} MJ")
+    right.legend(fontsize=8)
+    fig.tight_layout()
+    return fig

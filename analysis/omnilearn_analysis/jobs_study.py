@@ -4,7 +4,8 @@ study's folder, or inside sweep folders there (``omnilearn sweep`` of a jobs sce
 
 Per workload, scheduler and job batch policy: the mean over seeds of the average, median and p99 job completion
 time (JCT), of the makespan and of the mean and max finish-time fairness rho (JCT over the time on a 1/N share of the
-cluster, docs/jobs.md), with Student-t 95% intervals; and, paired by seed, each combination's ratio to FIFO
+cluster, docs/jobs.md) and, for runs with energy, of the cluster's and the jobs' joules, with Student-t 95% intervals;
+and, paired by seed, each combination's ratio to FIFO
 with equal batches (``fifo-uniform``) and to the same scheduler with the other batch policy, as the geometric mean of
 the per-seed ratios with its 95% interval (a t interval on the log ratios). A ratio below 1 is better; its verdict
 says whether the interval excludes 1."""
@@ -24,6 +25,8 @@ from .asp_study import mean_ci as asp_mean_ci
 NAME = re.compile(r"^(?P<workload>[a-z0-9]+)-(?P<scheduler>[a-z][a-z-]*?)-(?P<policy>uniform|omnilearn)-s(?P<seed>\d+)$")
 METRICS = ("mean_jct_s", "median_jct_s", "p99_jct_s", "makespan_s")
 RHO = ("mean_rho", "max_rho")  # absent (NaN) in runs made before omnilearn jobs run reported rho
+# summary.json's energy block (omnilearn jobs run --energy; docs/energy.md), as energy_<field>: NaN without it.
+ENERGY = ("energy_total_j", "energy_jobs_j", "energy_unallocated_idle_j", "energy_wait_j")
 REFERENCE = ("fifo", "uniform")
 SCHEDULERS = ("fifo", "las", "gavel", "balanced-mix")
 
@@ -53,6 +56,8 @@ def load(folder: str | Path) -> pd.DataFrame:
                "policy": m["policy"], "seed": int(m["seed"]), "jobs": s["jobs"], "finished": s["finished"]}
         row.update({k: float(s[k]) for k in METRICS})
         row.update({k: float(s.get(k, math.nan)) for k in RHO})
+        energy = s.get("energy") if isinstance(s.get("energy"), dict) else {}
+        row.update({k: float(energy.get(k.removeprefix("energy_"), math.nan)) for k in ENERGY})
         row.update({f"util_{k}": float(v) for k, v in s.get("utilisation", {}).items()})
         rows.append(row)
     if not rows:
@@ -88,7 +93,7 @@ def summarize(runs: pd.DataFrame) -> pd.DataFrame:
         part = runs[(runs.workload == workload) & (runs.scheduler == scheduler) & (runs.policy == policy)]
         row = {"workload": workload, "scheduler": scheduler, "policy": policy, "seeds": len(part),
                "all_finished": bool((part.finished == part.jobs).all())}
-        for k in METRICS + RHO:
+        for k in METRICS + RHO + ENERGY:
             m, lo, hi, _ = mean_ci(part[k])
             row.update({k: m, f"{k}_lo": lo, f"{k}_hi": hi})
         rows.append(row)
@@ -117,15 +122,18 @@ def paired(runs: pd.DataFrame) -> pd.DataFrame:
         seeds = runs[(runs.workload == workload) & (runs.scheduler == scheduler) & (runs.policy == policy)].seed
         for label, (ref_s, ref_p) in refs:
             row = {"workload": workload, "scheduler": scheduler, "policy": policy, "reference": label}
-            for k in METRICS:
+            for k in METRICS + ENERGY:
                 ratios = []
                 for seed in seeds:
                     key = (workload, ref_s, ref_p, seed)
                     if key in indexed.index:
-                        ratios.append(indexed.loc[(workload, scheduler, policy, seed), k] / indexed.loc[key, k])
+                        a, b = indexed.loc[(workload, scheduler, policy, seed), k], indexed.loc[key, k]
+                        if np.isfinite(a) and np.isfinite(b) and b != 0:
+                            ratios.append(a / b)
                 g, lo, hi, n = ratio_ci(ratios)
-                row.update({f"{k}_ratio": g, f"{k}_lo": lo, f"{k}_hi": hi, "pairs": n,
-                            f"{k}_verdict": _verdict(lo, hi)})
+                row.update({f"{k}_ratio": g, f"{k}_lo": lo, f"{k}_hi": hi, f"{k}_verdict": _verdict(lo, hi)})
+                if k in METRICS:  # (runs without energy pair no energy)
+                    row["pairs"] = n
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -153,13 +161,25 @@ def format_tables(summary: pd.DataFrame, diffs: pd.DataFrame) -> str:
                        f"{_interval(r.mean_rho, r.mean_rho_lo, r.mean_rho_hi, 2):<22} "
                        f"{_interval(r.max_rho, r.max_rho_lo, r.max_rho_hi, 2)}"
                        + ("" if r.all_finished else "  (some jobs did not finish)"))
+        with_energy = summary[summary.workload == workload].energy_total_j.notna().any()
+        if with_energy:
+            out.append(f"{workload}: energy, mean over seeds, GJ [95% interval]")
+            out.append(f"{'scheduler':<13} {'policy':<10} {'total':<22} {'jobs':<22} {'unallocated idle':<22} "
+                       "jobs' wait")
+            for r in summary[summary.workload == workload].itertuples():
+                cells = [_interval(getattr(r, k) * 1e-9, getattr(r, f"{k}_lo") * 1e-9, getattr(r, f"{k}_hi") * 1e-9,
+                                   4 if k == "energy_wait_j" else 3) for k in ENERGY]
+                out.append(f"{r.scheduler:<13} {r.policy:<10} {cells[0]:<22} {cells[1]:<22} {cells[2]:<22} {cells[3]}")
         out.append(f"{workload}: ratios paired by seed (geometric mean [95% interval]; < 1 is better)")
         for r in diffs[diffs.workload == workload].itertuples():
             out.append(f"  {r.scheduler + '-' + r.policy:<24} {r.reference:<16} average JCT "
                        f"{_interval(r.mean_jct_s_ratio, r.mean_jct_s_lo, r.mean_jct_s_hi, 3)} "
                        f"({r.mean_jct_s_verdict}); p99 "
                        f"{_interval(r.p99_jct_s_ratio, r.p99_jct_s_lo, r.p99_jct_s_hi, 3)}; makespan "
-                       f"{_interval(r.makespan_s_ratio, r.makespan_s_lo, r.makespan_s_hi, 3)}")
+                       f"{_interval(r.makespan_s_ratio, r.makespan_s_lo, r.makespan_s_hi, 3)}"
+                       + (f"; energy {_interval(r.energy_total_j_ratio, r.energy_total_j_lo, r.energy_total_j_hi, 3)}, "
+                          f"jobs' {_interval(r.energy_jobs_j_ratio, r.energy_jobs_j_lo, r.energy_jobs_j_hi, 3)}"
+                          if with_energy else ""))
         out.append("")
     return "\n".join(out)
 

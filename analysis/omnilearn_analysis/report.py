@@ -29,6 +29,9 @@ CAPTIONS = {
                "a fair share.",
     "occupancy": "Devices of each kind that jobs held at each scheduling round; dotted lines: all devices of the "
                  "kind.",
+    "job-energy": "Each job's energy (jobs.csv energy_j): joules computing, communicating, waiting at the barrier "
+                  "and holding its devices in no step (restoring), stacked; right: the cluster's energy per device "
+                  "kind, the jobs' and the idle power of the devices no job held.",
     "batch": "Mini-batch size of each worker over time (samples); grey lines mark the decisions that changed the "
              "plan.",
     "breakdown": "Each worker's total compute, communication and idle (waiting for the others) time, stacked.",
@@ -76,18 +79,26 @@ def _table(df, **kw) -> str:
 
 
 def _jobs_section(path: Path, out: Path, prefix: str) -> str:
-    """A run of omnilearn jobs run: its summary, the JCT and rho CDFs and the devices held by kind over time."""
+    """A run of omnilearn jobs run: its summary, the JCT and rho CDFs, the devices held by kind over time and, with
+    energy, the energy per job and per kind."""
     summary = json.loads((path / "summary.json").read_text())
     rows = {k: summary.get(k) for k in ("scheduler", "round_s", "jobs", "finished", "mean_jct_s", "median_jct_s",
                                         "p99_jct_s", "makespan_s")}
     rows.update({k: summary[k] for k in ("mean_rho", "max_rho") if k in summary})  # runs made before rho lack them
     rows.update({f"utilisation {k}": v for k, v in summary.get("utilisation", {}).items()})
-    table = pd.DataFrame({"value": rows})
+    with_energy = energy.jobs_energy(path)
+    if with_energy is not None:
+        block = with_energy[1]
+        rows.update({f"energy {k}": block[k] for k in ("total_j", "jobs_j", "unallocated_idle_j", "average_power_w",
+                                                        "wait") if k in block})
+    table = pd.DataFrame({"field": list(rows), "value": list(rows.values())})  # (_table leaves the index out)
     rho = run_rho_cdf(path)
     return (f"<h2>Jobs {html.escape(path.name)} ({html.escape(str(summary.get('scheduler')))})</h2>" + _table(table)
             + _embed(run_jct_cdf(path), out / f"{prefix}jct-cdf.png", CAPTIONS["jct-cdf"])
             + (_embed(rho, out / f"{prefix}rho-cdf.png", CAPTIONS["rho-cdf"]) if rho is not None else "")
-            + _embed(occupancy(path), out / f"{prefix}occupancy.png", CAPTIONS["occupancy"]))
+            + _embed(occupancy(path), out / f"{prefix}occupancy.png", CAPTIONS["occupancy"])
+            + (_embed(energy.job_bars(*with_energy), out / f"{prefix}job-energy.png", CAPTIONS["job-energy"])
+               if with_energy is not None else ""))
 
 
 def _run_section(run, out: Path, prefix: str) -> str:

@@ -9,16 +9,22 @@ from pathlib import Path
 
 import pytest
 
+from omnilearn_analysis import energy as energy_module
 from omnilearn_analysis import jobs_study
 from omnilearn_analysis.__main__ import main
 
 
-def _run(folder: Path, name: str, mean_jct: float, finished: int = 2, rho: float | None = None):
-    """A run folder; with `rho`, jobs.csv and summary.json carry finish-time fairness (mean rho, max 2 x rho)."""
+def _run(folder: Path, name: str, mean_jct: float, finished: int = 2, rho: float | None = None,
+         joules: float | None = None):
+    """A run folder; with `rho`, jobs.csv and summary.json carry finish-time fairness (mean rho, max 2 x rho); with
+    `joules`, an energy block (total `joules`, the jobs a quarter of it)."""
     d = folder / name
     d.mkdir(parents=True)
     summary = {"jobs": 2, "finished": finished, "mean_jct_s": mean_jct, "median_jct_s": mean_jct,
                "p99_jct_s": 2 * mean_jct, "makespan_s": 10 * mean_jct, "utilisation": {"v100": 0.5}}
+    if joules is not None:
+        summary["energy"] = {"total_j": joules, "jobs_j": joules / 4, "unallocated_idle_j": 3 * joules / 4,
+                             "wait_j": 0.0, "kinds": {}}
     jobs = f"job,jct_s\na,{mean_jct / 2}\nb,{1.5 * mean_jct}\n"
     if rho is not None:
         summary.update({"mean_rho": rho, "max_rho": 2 * rho})
@@ -155,3 +161,59 @@ def test_a_run_that_stopped_early_is_left_out_and_named(study: Path, capsys):
     assert "philly-las-uniform-s1" not in set(runs.run)
     assert main(["jobs-study", str(study), "--out", str(study / "out")]) == 0
     assert "philly-las-uniform-s1: job 'x'" in capsys.readouterr().out
+
+
+def test_report_draws_a_jobs_run_energy(tmp_path: Path):
+    run = tmp_path / "jobs-energy"
+    run.mkdir()
+    energy = {"total_j": 1700.0, "jobs_j": 1666.7, "unallocated_idle_j": 33.3, "average_power_w": 85.0,
+              "wait": "auto", "comm": "busy",
+              "kinds": {"v100": {"jobs_j": 1666.7, "unallocated_idle_j": 33.3, "unallocated_device_s": 3.3,
+                                 "idle_w": 10.0}}}
+    (run / "summary.json").write_text(json.dumps({
+        "kind": "jobs", "scheduler": "fifo", "round_s": 60, "jobs": 2, "finished": 2, "mean_jct_s": 100.0,
+        "median_jct_s": 100.0, "p99_jct_s": 150.0, "makespan_s": 20.0, "utilisation": {"v100": 0.5},
+        "devices": {"v100": 1}, "energy": energy}))
+    (run / "jobs.csv").write_text("job,arrival_s,start_s,end_s,jct_s,queueing_s,energy_j,compute_j,comm_j,wait_j,idle_j\n"
+                                  "a,0,0,13,13,0,666.7,666.7,0,0,0\nb,0,0,20,20,0,1000,900,50,30,20\n")
+    (run / "allocations.csv").write_text("time_s,job,kind,devices\n0,a,v100,1\n0,b,v100,1\n")
+    jobs, block = energy_module.jobs_energy(run)
+    assert list(jobs.job) == ["a", "b"] and block["total_j"] == 1700.0
+    out = tmp_path / "report"
+    assert main(["report", str(run), "--out", str(out)]) == 0
+    page = (out / "report.html").read_text()
+    assert "energy total_j" in page and "1700" in page
+    assert (out / "00-jobs-energy-job-energy.png").is_file()
+
+
+def test_a_jobs_run_without_energy_has_no_energy_figure(tmp_path: Path):
+    run = tmp_path / "plain"
+    run.mkdir()
+    (run / "summary.json").write_text(json.dumps({"kind": "jobs", "scheduler": "fifo", "devices": {"v100": 1}}))
+    (run / "jobs.csv").write_text("job,arrival_s,start_s,end_s,jct_s,queueing_s\na,0,0,1,1,0\n")
+    (run / "allocations.csv").write_text("time_s,job,kind,devices\n0,a,v100,1\n")
+    assert energy_module.jobs_energy(run) is None
+    out = tmp_path / "report"
+    assert main(["report", str(run), "--out", str(out)]) == 0
+    assert not (out / "00-plain-job-energy.png").exists()
+
+
+def test_energy_means_and_paired_ratios(tmp_path: Path, capsys):
+    # omnilearn under gavel spends 0.8 of uniform's energy on every seed; runs without energy give NaN, not zero.
+    for seed, base in [(1, 100.0), (2, 200.0)]:
+        _run(tmp_path, f"philly-gavel-uniform-s{seed}", base, joules=1e9 * seed)
+        _run(tmp_path, f"philly-gavel-omnilearn-s{seed}", base, joules=0.8e9 * seed)
+    _run(tmp_path, "philly-fifo-uniform-s1", 100.0)
+    runs = jobs_study.load(tmp_path)
+    assert runs.set_index("run").loc["philly-fifo-uniform-s1"].energy_total_j != runs.energy_total_j.max()
+    assert math.isnan(runs.set_index("run").loc["philly-fifo-uniform-s1"].energy_total_j)
+    summary = jobs_study.summarize(runs).set_index(["scheduler", "policy"])
+    assert summary.loc[("gavel", "uniform")].energy_total_j == pytest.approx(1.5e9)
+    assert summary.loc[("gavel", "uniform")].energy_jobs_j == pytest.approx(1.5e9 / 4)
+    diffs = jobs_study.paired(runs).set_index(["scheduler", "policy", "reference"])
+    row = diffs.loc[("gavel", "omnilearn", "vs uniform")]
+    assert row.energy_total_j_ratio == pytest.approx(0.8)
+    assert row.energy_total_j_verdict == "better"
+    assert main(["jobs-study", str(tmp_path), "--out", str(tmp_path / "out")]) == 0
+    text = capsys.readouterr().out
+    assert "philly: energy, mean over seeds, GJ" in text and "energy 0.800 [0.800, 0.800]" in text

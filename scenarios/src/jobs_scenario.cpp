@@ -8,6 +8,7 @@
 #include "omnilearn/scenarios/enum_names.h"
 #include "omnilearn/scenarios/scenario_kind.h"
 #include "omnilearn/traces/csv_reader.h"
+#include "section_parsers.h"
 #include "yaml_source.h"
 
 namespace omnilearn::scenarios {
@@ -86,7 +87,7 @@ Result<JobsScenario> parse_tree(std::string_view yaml_text, const std::string& s
   auto reader = MapReader::open(source, root, "",
                                 {"kind", "name", "seed", "workload", "job_policy", "asp_rule", "cluster", "scheduler", "round",
                                  "checkpoint", "restore", "placement", "las_thresholds", "node_bandwidth",
-                                 "max_time", "packing", "parameters", "devices", "outputs"});
+                                 "max_time", "packing", "parameters", "devices", "outputs", "energy"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
   std::string kind;
@@ -160,6 +161,15 @@ Result<JobsScenario> parse_tree(std::string_view yaml_text, const std::string& s
     if (!o) return o.status();
     OMNI_RETURN_IF_ERROR(o->read("dir", s.outputs_dir));
   }
+  if (r.has("energy")) {
+    const detail::ParseContext ctx{source, folder};
+    EnergySpec& e = s.energy.emplace();
+    OMNI_RETURN_IF_ERROR(detail::parse_energy(ctx, r.get("energy"), e));
+    if (e.cpu.idle_w || e.cpu.has_busy() || e.cpu.off_w) {
+      return r.error("energy", "cpu: not in a jobs scenario (its devices are GPUs; give gpu)");
+    }
+    if (e.slow_with_slack) return r.error("energy", "slow_with_slack: not in a jobs scenario (single-job runs only)");
+  }
   return s;
 }
 
@@ -226,6 +236,17 @@ nlohmann::ordered_json jobs_scenario_json(const JobsScenario& s) {
   j["parameters"] = s.parameters;
   j["devices"] = {{"kinds", s.device_kinds}, {"speeds", s.device_speeds}, {"packed_speeds", s.packed_speeds}};
   j["outputs"] = {{"dir", s.outputs_dir}};
+  if (s.energy) {  // only when present: a run without it writes the manifest it wrote before
+    const DevicePower& g = s.energy->gpu;
+    nlohmann::ordered_json gpu = nlohmann::ordered_json::object();
+    if (g.idle_w) gpu["idle"] = *g.idle_w;
+    if (g.busy_w) gpu["busy"] = *g.busy_w;
+    if (!g.busy_by_batch.empty()) gpu["busy_by_batch"] = g.busy_by_batch;
+    if (g.off_w) gpu["off"] = *g.off_w;
+    if (!g.source.empty()) gpu["source"] = g.source;
+    j["energy"] = {{"wait", phase_power_name(s.energy->wait)}, {"comm", phase_power_name(s.energy->comm)},
+                   {"gpu", gpu}};
+  }
   return j;
 }
 

@@ -145,6 +145,10 @@ class ClusterSim {
   // Whether no other job holds a device on a node where `job` does (so that nothing shares its links).
   bool alone_on_its_nodes(const Job& job) const;
   void release(Job& job, Seconds now_s);
+  // Energy: every device of `job` busy at its batch from t0 to now (a solo job's or an ASP job's steps, a step cut by a
+  // preemption). Nothing without options.energy.
+  void charge_busy(const Job& job, const std::vector<std::string>& kinds, const std::vector<BatchSize>& batches,
+                   Seconds t0);
   ClusterSummary summarise(Seconds end_s) const;
   Status write(const ClusterSummary& summary) const;
 
@@ -165,7 +169,11 @@ class ClusterSim {
   std::vector<scheduler::PackedPairFacts> packed_pairs_;
   Seconds end_s_ = 0.0;
   Seconds next_round_s_ = 0.0;  // when the scheduler decides next
+  std::optional<ClusterEnergyMeter> energy_;  // with options.energy
 };
+
+// The share of its device a job's worker is charged: half when packed with another job.
+double energy_share(const Job& job) { return job.packed_with.empty() ? 1.0 : 0.5; }
 
 Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
   auto policy = scheduler::make_default_scheduler_registry().make(options_.scheduler, options_.scheduling);
@@ -255,6 +263,7 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
       if (job.spec->min_workers == 1) job.packing_key = key({job.spec->model, job.spec->global_batch});
     }
   }
+  if (options_.energy) energy_.emplace(*options_.energy, jobs_.size());
   return Status::ok();
 }
 
@@ -287,6 +296,35 @@ void ClusterSim::build_platform() {
   zone->seal();
 }
 
+// summary.json's energy block (docs/energy.md, "Several jobs").
+nlohmann::ordered_json energy_json(const ClusterEnergy& e) {
+  nlohmann::ordered_json j;
+  j["total_j"] = e.total_j;
+  j["jobs_j"] = e.jobs_j;
+  j["unallocated_idle_j"] = e.unallocated_idle_j;
+  j["average_power_w"] = e.average_power_w;
+  double compute = 0.0, comm = 0.0, wait = 0.0, idle = 0.0;
+  for (const JobEnergy& job : e.jobs) {
+    compute += job.compute_j;
+    comm += job.comm_j;
+    wait += job.wait_j;
+    idle += job.idle_j;
+  }
+  j["compute_j"] = compute;
+  j["comm_j"] = comm;
+  j["wait_j"] = wait;
+  j["held_idle_j"] = idle;
+  j["wait"] = e.wait;
+  j["comm"] = e.comm;
+  for (const auto& [kind, k] : e.kinds) {
+    j["kinds"][kind] = {{"jobs_j", k.jobs_j},
+                        {"unallocated_idle_j", k.unallocated_idle_j},
+                        {"unallocated_device_s", k.unallocated_device_s},
+                        {"idle_w", k.idle_w}};
+  }
+  return j;
+}
+
 void cancel_step(Job& job) {
   // A copy: each cancel is a simcall, during which the job's actor may wake and clear its list. Only what still
   // runs: a finished activity has left SimGrid's kernel.
@@ -310,8 +348,16 @@ void ClusterSim::release(Job& job, Seconds now_s) {
   for (const scheduler::DeviceSlot& s : job.slots) {
     job.outcome.device_s[hosts_[s.host].kind] += now_s - job.held_since_s;
     if (!job.packed_with.empty()) job.packed_device_s[hosts_[s.host].kind] += now_s - job.held_since_s;
+    if (energy_) energy_->held(job.index, hosts_[s.host].kind, now_s - job.held_since_s, energy_share(job));
   }
   job.held_since_s = now_s;
+}
+
+void ClusterSim::charge_busy(const Job& job, const std::vector<std::string>& kinds,
+                             const std::vector<BatchSize>& batches, Seconds t0) {
+  const Seconds elapsed_s = sg4::Engine::get_clock() - t0;
+  if (!energy_ || elapsed_s <= 0.0) return;
+  energy_->busy(job.index, kinds, std::vector<double>(batches.begin(), batches.end()), elapsed_s, energy_share(job));
 }
 
 Status ClusterSim::decide(Seconds now_s) {
@@ -462,18 +508,32 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   const std::size_t n = hosts.size();
   const controller::Plan& plan = ctl.current_plan();
   const Seconds t0 = sg4::Engine::get_clock();
-  if (job.spec->mode == traces::JobMode::kAsp) return asp_steps(job, ctl, hosts, kinds, step_index, interrupted);
-  if (n == 1) return solo_steps(job, plan.batch[0], hosts[0], kinds[0], step_index, interrupted);
+  const std::vector<BatchSize> batches = plan.batch;  // plan_next replaces the plan
+  if (job.spec->mode == traces::JobMode::kAsp || n == 1) {
+    // Energy: a solo job's steps are compute alone; an ASP job's workers compute or exchange with the server all
+    // the time (docs/energy.md).
+    const Status st = job.spec->mode == traces::JobMode::kAsp
+                          ? asp_steps(job, ctl, hosts, kinds, step_index, interrupted)
+                          : solo_steps(job, plan.batch[0], hosts[0], kinds[0], step_index, interrupted);
+    charge_busy(job, kinds, batches, t0);
+    return st;
+  }
   // Steady and alone on its nodes: nothing can change a step before the next round (allocations change only at
   // rounds; the switch does not saturate), so its steps there take what the last one took, in one execution.
   if (job.steady_steps >= 2 && alone_on_its_nodes(job) &&
       run_steps(job, job.last_step_s, plan.global_batch, hosts[0], 2, step_index, interrupted)) {
+    if (energy_) energy_->repeat_last(job.index, (sg4::Engine::get_clock() - t0) / job.last_step_s);
     return Status::ok();
   }
   // The scheduler cancels what runs when it takes the devices; an activity whose start was still in progress then
-  // is caught here, after each start (SimGrid marks it started only when start() returns).
+  // is caught here, after each start (SimGrid marks it started only when start() returns). A step cut short is
+  // charged busy for what it ran.
   const std::uint64_t generation = job.generation;
-  const auto taken = [&] { return devices_taken(job, generation, over_, interrupted); };
+  const auto taken = [&] {
+    if (!devices_taken(job, generation, over_, interrupted)) return false;
+    charge_busy(job, kinds, batches, t0);
+    return true;
+  };
   std::vector<sg4::ExecPtr> execs;
   std::vector<Seconds> compute_s(n, 0.0);
   job.in_flight.clear();
@@ -512,8 +572,19 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
     cancel_step(job);  // the rest of the step too: the job no longer holds these devices
   }
   job.in_flight.clear();
-  if (interrupted) return Status::ok();
+  if (interrupted) {
+    charge_busy(job, kinds, batches, t0);
+    return Status::ok();
+  }
   const Seconds t1 = sg4::Engine::get_clock();
+  if (energy_) {
+    // Each worker computes, waits for the slowest, then all communicate.
+    const Seconds slowest_s = *std::max_element(compute_s.begin(), compute_s.end());
+    std::vector<Seconds> wait_s(n);
+    for (std::size_t k = 0; k < n; ++k) wait_s[k] = slowest_s - compute_s[k];
+    energy_->step(job.index, kinds, std::vector<double>(batches.begin(), batches.end()), compute_s, wait_s,
+                  t1 - t0 - slowest_s, energy_share(job));
+  }
   ++step_index;
   for (std::size_t k = 0; k < n; ++k) {
     OMNI_RETURN_IF_ERROR(ctl.report(controller::IterationDone{static_cast<WorkerId>(k), step_index, t1, compute_s[k],
@@ -521,7 +592,6 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   }
   job.outcome.samples += static_cast<double>(plan.global_batch);
   ++job.outcome.steps;
-  const std::vector<BatchSize> batches = plan.batch;  // plan_next replaces the plan
   auto next = ctl.plan_next(controller::DecisionPoint{step_index, 0, t1});
   if (!next.is_ok()) return next.status();
   const Seconds took_s = t1 - t0;
@@ -840,6 +910,11 @@ ClusterSummary ClusterSim::summarise(Seconds end_s) const {
   }
   add_finish_time_fairness(s, fair, fair_share_kinds(cluster_, options_.node_bandwidth_Bps, options_.node_latency_s),
                            end_s);
+  if (energy_) {
+    std::map<std::string, int> by_kind;
+    for (std::size_t i = 0; i < kinds.size(); ++i) by_kind[kinds[i]] = capacity[i];
+    s.energy = energy_->summary(by_kind, s.makespan_s);
+  }
   return s;
 }
 
@@ -851,7 +926,8 @@ Status ClusterSim::write(const ClusterSummary& summary) const {
   jobs += ",contention,fair_s,rho";
   // The ASP rules' columns, when the job file names a rule.
   const bool rules = std::any_of(jobs_.begin(), jobs_.end(), [](const Job& j) { return !j.spec->asp_rule.empty(); });
-  jobs += rules ? ",asp_rule,dropped_pushes\n" : "\n";
+  if (rules) jobs += ",asp_rule,dropped_pushes";
+  jobs += summary.energy ? ",energy_j,compute_j,comm_j,wait_j,idle_j\n" : "\n";
   const auto cell = [](bool known, double v) { return known ? shortest_number(v) : std::string(); };
   for (std::size_t j = 0; j < summary.jobs.size(); ++j) {
     const JobOutcome& o = summary.jobs[j];
@@ -864,6 +940,10 @@ Status ClusterSim::write(const ClusterSummary& summary) const {
     jobs += "," + cell(o.finished(), o.contention) + "," + cell(o.finished(), o.fair_s) + "," +
             cell(o.finished(), o.finished() ? o.rho() : 0.0);
     if (rules) jobs += "," + jobs_[j].spec->asp_rule + "," + std::to_string(jobs_[j].dropped_pushes);
+    if (summary.energy) {
+      const JobEnergy& e = summary.energy->jobs[j];
+      for (const double v : {e.joules(), e.compute_j, e.comm_j, e.wait_j, e.idle_j}) jobs += "," + shortest_number(v);
+    }
     jobs += "\n";
   }
   nlohmann::ordered_json js;
@@ -882,6 +962,7 @@ Status ClusterSim::write(const ClusterSummary& summary) const {
   const std::vector<int> capacity = facts_.capacity_by_kind();
   for (std::size_t i = 0; i < kinds.size(); ++i) js["devices"][kinds[i]] = capacity[i];
   js["rounds"] = summary.rounds;
+  if (summary.energy) js["energy"] = energy_json(*summary.energy);
   // Why the run ended before every job did: the error, a stop request or --max-time; absent when all ended.
   if (!status_.is_ok()) {
     js["stopped"] = status_.message();
@@ -968,6 +1049,11 @@ Status check_cluster_simulation(const std::vector<traces::JobSpec>& jobs, const 
       return Status::invalid_argument("parameters of '" + model + "': expected a count in (0, 1e13], got " +
                                       shortest_number(n));
     }
+  }
+  if (options.energy) {
+    std::vector<std::string> kinds;
+    for (const scenarios::DeviceGroup& g : cluster.groups) kinds.push_back(g.device);
+    OMNI_RETURN_IF_ERROR(check_cluster_energy(*options.energy, kinds));
   }
   ClusterSim sim(cluster, speeds, options);
   return sim.prepare(jobs);

@@ -1,6 +1,6 @@
 // `omnilearn jobs run` with a jobs scenario (kind: jobs): the file and the equivalent options give the same run
-// folder, --set/--seed overrides, errors naming file and line, the generator as `jobs generate`, and sweeps of
-// jobs scenarios with --resume.
+// folder, --set/--seed overrides, errors naming file and line, the generator as `jobs generate`, energy from the
+// section or the options, and sweeps of jobs scenarios with --resume.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -57,6 +57,49 @@ TEST(CliJobsScenario, FileAndEquivalentOptionsGiveTheSameRunFolder) {
   EXPECT_EQ(m["scenario"]["scheduler"], "las");
   EXPECT_EQ(m["scenario"]["placement"], "spread");
   EXPECT_FALSE(m.contains("argv"));
+}
+
+TEST(CliJobsScenario, EnergyFromTheSectionOrTheOptions) {
+  TempDir tmp;
+  const std::string jobs = tmp.at("w.csv");
+  ASSERT_EQ(run_omnilearn({"jobs", "generate", "--jobs", "6", "--load", "0.8", "--cluster-gpus", "64", "--seed", "2",
+                           "--output", jobs}, tmp.path()).exit_code, 0);
+  const std::string scenario =
+      tmp.write("w.yaml", "kind: jobs\nname: w\nworkload: {file: w.csv}\ncluster: sia\nenergy: {wait: idle}\n");
+  const RunResult a = run_omnilearn({"jobs", "run", scenario, "--quiet", "--out", tmp.at("a")}, tmp.path());
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_NE(a.out.find("unallocated devices idle"), std::string::npos) << a.out;
+  const RunResult b = run_omnilearn({"jobs", "run", jobs, "--cluster", "sia", "--wait", "idle", "--quiet", "--out",
+                                     tmp.at("b")}, tmp.path());
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  for (const char* name : {"jobs.csv", "allocations.csv", "manifest.json"}) {
+    EXPECT_EQ(read_file(tmp.path() / "a" / name), read_file(tmp.path() / "b" / name)) << name;
+  }
+  nlohmann::json x = read_json(tmp.path() / "a" / "summary.json"), y = read_json(tmp.path() / "b" / "summary.json");
+  x.erase("argv");
+  y.erase("argv");
+  EXPECT_EQ(x, y);
+  const nlohmann::json& e = x["energy"];
+  EXPECT_EQ(e["wait"], "idle");
+  EXPECT_NEAR(e["total_j"].get<double>(), e["jobs_j"].get<double>() + e["unallocated_idle_j"].get<double>(),
+              1e-9 * e["total_j"].get<double>());
+  EXPECT_GT(e["jobs_j"].get<double>(), 0.0);
+  EXPECT_NE(read_file(tmp.path() / "a" / "jobs.csv").find(",rho,energy_j,compute_j,comm_j,wait_j,idle_j\n"),
+            std::string::npos);
+  // --energy alone: the section's defaults (wait auto); without either, no energy at all.
+  const RunResult c = run_omnilearn({"jobs", "run", jobs, "--cluster", "sia", "--energy", "--quiet", "--out",
+                                     tmp.at("c")}, tmp.path());
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(read_json(tmp.path() / "c" / "summary.json")["energy"]["wait"], "auto");
+  const RunResult d = run_omnilearn({"jobs", "run", jobs, "--cluster", "sia", "--quiet", "--out", tmp.at("d")},
+                                    tmp.path());
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_FALSE(read_json(tmp.path() / "d" / "summary.json").contains("energy"));
+  EXPECT_FALSE(read_json(tmp.path() / "d" / "manifest.json")["scenario"].contains("energy"));
+  const RunResult bad = run_omnilearn({"jobs", "run", jobs, "--wait", "warm", "--out", tmp.at("e")}, tmp.path());
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("(--wait warm): energy.wait: expected auto, idle, busy or watts"), std::string::npos)
+      << bad.err;
 }
 
 TEST(CliJobsScenario, SetAndSeedAreRecordedAndAnotherSeedDrawsAnotherWorkload) {

@@ -80,6 +80,31 @@ TEST(JobsScenario, GenerateAndOverrides) {
   EXPECT_EQ(s->cluster, "sia");  // a preset stays a name
 }
 
+TEST(JobsScenario, TheEnergySection) {
+  auto off = parse_jobs_scenario("kind: jobs\nworkload: {file: w.csv}\n", "s.yaml");
+  ASSERT_TRUE(off.is_ok()) << off.status().message();
+  EXPECT_FALSE(off->energy.has_value());
+  EXPECT_FALSE(jobs_scenario_json(*off).contains("energy"));  // a run without it writes the manifest it wrote
+  auto s = parse_jobs_scenario("kind: jobs\nworkload: {file: w.csv}\nenergy: {wait: idle, gpu: {idle: 5}}\n",
+                               "s.yaml", {"energy.comm=30"});
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  ASSERT_TRUE(s->energy.has_value());
+  EXPECT_EQ(s->energy->wait.mode, PhasePowerMode::kIdle);
+  EXPECT_EQ(s->energy->comm.mode, PhasePowerMode::kWatts);
+  EXPECT_DOUBLE_EQ(s->energy->comm.watts, 30.0);
+  EXPECT_DOUBLE_EQ(s->energy->gpu.idle_w.value(), 5.0);
+  EXPECT_EQ(jobs_scenario_json(*s)["energy"]["wait"], "idle");
+  // --wait's override alone makes the section.
+  auto wait = parse_jobs_scenario("kind: jobs\nworkload: {file: w.csv}\n", "s.yaml", {"energy.wait=busy"});
+  ASSERT_TRUE(wait.is_ok()) << wait.status().message();
+  EXPECT_EQ(wait->energy->wait.mode, PhasePowerMode::kBusy);
+  for (const char* bad : {"energy: {cpu: {idle: 1}}", "energy: {slow_with_slack: true}", "energy: {wait: warm}"}) {
+    auto r = parse_jobs_scenario(std::string("kind: jobs\nworkload: {file: w.csv}\n") + bad + "\n", "s.yaml");
+    ASSERT_FALSE(r.is_ok()) << bad;
+    EXPECT_NE(r.status().message().find("s.yaml:3"), std::string::npos) << r.status().message();
+  }
+}
+
 TEST(JobsScenario, Refusals) {
   struct Case {
     const char* yaml;

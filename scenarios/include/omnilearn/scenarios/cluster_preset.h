@@ -28,8 +28,17 @@ std::vector<std::string> cluster_preset_names();
 // for GPU nodes. None for an unknown preset or a node the preset does not make.
 //   edge : 0.675 W idle, 1.6 W busy per core (Raspberry Pi 4B: 2.7 W idle, 6.4 W with 4 cores stressed)
 //   cloud: 0.74 W idle, 3.5 W busy per vCPU (Cloud Carbon Footprint, AWS per-vCPU min / max)
-//   hpc  : V100 (1e14 nodes) 25 W idle (assumed), busy 39 W at batch 8 to 188 W at 1024 (Zeus, NSDI'23); the
-//          P100-class (3e13) nodes idle 25 W, busy the V100's curve scaled to a 250 W board (V100: 300 W)
+//   hpc  : device_kind_power("v100") for the 1e14 nodes (25 W idle, assumed; busy 39 W at batch 8 to 188 W at 1024,
+//          Zeus, NSDI'23) and device_kind_power("p100") for the P100-class 3e13 nodes (the curve scaled to 250 W)
 std::optional<DevicePower> preset_power(std::string_view preset, const NodeSpec& node);
+
+// The power figures of one GPU of a device kind of traces/devices/device-kinds.csv (k80, p100, v100, t4, a100,
+// rtx2080ti; docs/energy.md, with sources), the one home of per-kind GPU figures (the hpc preset's V100 and P100-class
+// nodes take theirs from here): idle, and busy as Zeus' measured V100 batch curve scaled to the kind's idle and board
+// power (TDP, the vendor's data sheet): P(b) = idle + (P_V100(b) - 25) / (300 - 25) x (TDP - idle). No off figure
+// (0 W). None for another kind.
+std::optional<DevicePower> device_kind_power(std::string_view kind);
+// The kind's board power (TDP) in watts, per GPU; none for a kind device_kind_power does not know.
+std::optional<double> device_kind_tdp_w(std::string_view kind);
 
 }  // namespace omnilearn::scenarios

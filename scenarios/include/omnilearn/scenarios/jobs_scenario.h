@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "omnilearn/base/status.h"
+#include "omnilearn/scenarios/energy_spec.h"
 #include "omnilearn/scenarios/scenario.h"
 
 namespace omnilearn::scenarios {
@@ -63,6 +64,9 @@ struct JobsScenario {
   std::string device_speeds;  // "" = the shipped traces/devices/device-speeds.csv
   std::string packed_speeds;  // "" = the shipped traces/devices/packed-speeds.csv (with packing)
   std::string outputs_dir = "runs";
+  // Present: energy per job and per cluster (docs/energy.md, "Several jobs"). wait and comm as a training scenario's;
+  // gpu replaces, field by field, every device kind's figures; cpu and slow_with_slack are refused.
+  std::optional<EnergySpec> energy;
 };
 
 // Reads a `kind: jobs` file; `overrides` as load_scenario's. `kind:` must be `jobs`.

@@ -11,12 +11,14 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "omnilearn/base/status.h"
 #include "omnilearn/base/units.h"
 #include "omnilearn/scenarios/device_cluster.h"
+#include "omnilearn/sim/cluster_energy.h"
 #include "omnilearn/scheduler/scheduling_policy.h"
 #include "omnilearn/traces/device_speeds.h"
 #include "omnilearn/traces/job_file.h"
@@ -34,6 +36,7 @@ struct ClusterSimOptions {
   Seconds node_latency_s = 5e-6;               // likewise
   Seconds max_time_s = 0.0;                    // > 0: stop the simulation there (jobs not done are reported so)
   std::map<std::string, double> model_parameters;  // parameters of models model_parameters() does not know
+  std::optional<ClusterEnergyOptions> energy;  // set: account energy per job and cluster (docs/energy.md)
   std::string output_dir;                      // the run folder; empty: write nothing
   std::vector<std::string> argv;               // the command line, recorded in summary.json
   std::function<bool()> stop_requested;        // polled once per round: stop there, keeping what was written
@@ -71,6 +74,7 @@ struct ClusterSummary {
   double mean_rho = 0.0;                      // over the finished jobs; 0 when none
   double max_rho = 0.0;
   std::int64_t rounds = 0;
+  std::optional<ClusterEnergy> energy;  // with options.energy
 };
 
 // The parameters of `model` (for its gradient's bytes): the catalogue's (scenarios::find_model) or a few more
@@ -84,7 +88,8 @@ Status check_cluster_simulation(const std::vector<traces::JobSpec>& jobs, const 
 
 // Simulates `jobs` on `cluster` with per-model speeds from `speeds`. Writes into options.output_dir (when set):
 // jobs.csv (one row per job), allocations.csv (per round, job and kind: the devices held; with packing a last
-// column packed_with names the job sharing the device), summary.json. Errors:
+// column packed_with names the job sharing the device), summary.json; with options.energy, jobs.csv's energy columns
+// and summary.json's energy block (docs/energy.md). Errors:
 // a job or option the simulator cannot run (naming the job and field), the scheduler's errors, I/O errors.
 Result<ClusterSummary> run_cluster_simulation(const std::vector<traces::JobSpec>& jobs,
                                               const scenarios::DeviceCluster& cluster,
