@@ -167,7 +167,7 @@ Result<Calibration> calibrate(const TestbedJobsSetup& t, const TestbedSettings& 
     // the testbed's.
     const std::string probe = (dir / "probe.csv").string();
     std::string pj = std::string(traces::kJobFileHeader) + "\n";
-    pj += "probe,0," + model + ",fashion-mnist,60000,1,0,2,2,2," + std::to_string(pair_batch) + ",bsp,uniform\n";
+    pj += "probe,0," + model + ",fashion-mnist,60000,1,,2,2,2," + std::to_string(pair_batch) + ",bsp,uniform\n";
     OMNI_RETURN_IF_ERROR(traces::write_text_atomically(probe, pj));
     auto table = traces::read_device_speed_table(c.kinds, c.speeds);
     if (!table) return table.status();
