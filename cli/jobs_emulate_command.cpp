@@ -114,17 +114,17 @@ int run_jobs_emulate(const std::vector<std::string>& args) {
   }
 
   StopSignals signals;
-  oe::ProcessSegmentOptions po_;
-  po_.omnilearn = current_executable().string();
-  po_.dir = segments;
-  po_.kind_cores = setup->kind_cores;
-  po_.sample_cost_s = settings.sample_cost_s;
-  po_.stop_requested = [] { return StopSignals::received() != 0; };
-  if (!quiet) po_.log = [](const std::string& line) { std::cerr << "omnilearn jobs emulate: " << line << "\n"; };
-  o.stop_requested = po_.stop_requested;
+  oe::ProcessSegmentOptions segment_options;
+  segment_options.omnilearn = current_executable().string();
+  segment_options.dir = segments;
+  segment_options.kind_cores = setup->kind_cores;
+  segment_options.sample_cost_s = settings.sample_cost_s;
+  segment_options.stop_requested = [] { return StopSignals::received() != 0; };
+  if (!quiet) segment_options.log = [](const std::string& line) { std::cerr << "omnilearn jobs emulate: " << line << "\n"; };
+  o.stop_requested = segment_options.stop_requested;
   Result<oe::JobsTestbedSummary> summary = Status::internal("not run");
   {
-    oe::ProcessSegmentRunner runner(segment_jobs, po_);
+    oe::ProcessSegmentRunner runner(segment_jobs, segment_options);
     summary = oe::run_jobs_testbed(jobs, facts, o, runner);
   }  // every segment stopped, its cgroups removed
   if (!summary) {
