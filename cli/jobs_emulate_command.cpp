@@ -44,9 +44,9 @@ int run_jobs_emulate(const std::vector<std::string>& args) {
       "decides every round (emulated clock); each job's workers are processes held by cgroups to their device's CPU\n"
       "share; start-ups are kept off the clock. Each option below overrides its scenario key");
   desc.add_options()("help,h", "show this help")("jobs", po::value(&file)->required(), "jobs scenario or job file")(
-      "out", po::value(&out), "run folder: jobs.csv, allocations.csv, summary.json, manifest.json, segments/ "
-                              "[<outputs.dir>/<name>-testbed]")(
-      "force", po::bool_switch(&force), "replace an earlier run's files in --out")(
+      "out", po::value(&out),
+      "run folder: jobs.csv, allocations.csv, summary.json, manifest.json, segments/ "
+      "[<outputs.dir>/<name>-testbed]")("force", po::bool_switch(&force), "replace an earlier run's files in --out")(
       "quiet", po::bool_switch(&quiet), "no progress lines");
   add_testbed_jobs_options(desc, settings);
   po::positional_options_description pos;
@@ -84,7 +84,8 @@ int run_jobs_emulate(const std::vector<std::string>& args) {
   scheduler::ClusterFacts facts;
   for (const scenarios::DeviceGroup& g : setup->cluster.groups) {
     for (std::int64_t n = 0; n < g.nodes; ++n) {
-      facts.hosts.push_back({g.device + "-" + std::to_string(facts.hosts.size()), g.device, static_cast<int>(g.gpus_per_node)});
+      facts.hosts.push_back(
+          {g.device + "-" + std::to_string(facts.hosts.size()), g.device, static_cast<int>(g.gpus_per_node)});
     }
   }
   oe::JobsTestbedOptions o;
@@ -120,7 +121,8 @@ int run_jobs_emulate(const std::vector<std::string>& args) {
   segment_options.kind_cores = setup->kind_cores;
   segment_options.sample_cost_s = settings.sample_cost_s;
   segment_options.stop_requested = [] { return StopSignals::received() != 0; };
-  if (!quiet) segment_options.log = [](const std::string& line) { std::cerr << "omnilearn jobs emulate: " << line << "\n"; };
+  if (!quiet)
+    segment_options.log = [](const std::string& line) { std::cerr << "omnilearn jobs emulate: " << line << "\n"; };
   o.stop_requested = segment_options.stop_requested;
   Result<oe::JobsTestbedSummary> summary = Status::internal("not run");
   {
@@ -151,8 +153,8 @@ int run_jobs_emulate(const std::vector<std::string>& args) {
               s.scheduler.c_str(), setup->cluster.name.c_str(), setup->cluster_cores, summary->finished,
               summary->jobs.size(), summary->makespan_s);
   for (const oe::TestbedJobOutcome& j : summary->jobs) {
-    std::printf("  %-12s JCT %8.3f s  mean step %.4f s  restarts %lld\n", j.name.c_str(), j.finished() ? j.jct_s() : -1.0,
-                j.mean_step_s(), static_cast<long long>(j.restarts));
+    std::printf("  %-12s JCT %8.3f s  mean step %.4f s  restarts %lld\n", j.name.c_str(),
+                j.finished() ? j.jct_s() : -1.0, j.mean_step_s(), static_cast<long long>(j.restarts));
   }
   std::printf("  run folder: %s\n", out.c_str());
   return 0;

@@ -11,8 +11,8 @@ namespace po = boost::program_options;
 namespace {
 // The options a stage repeats: (name, takes several values).
 constexpr std::pair<const char*, bool> kScenarioOptions[] = {
-    {"cluster", false}, {"scheduler", false}, {"round", false},  {"placement", false}, {"job-policy", false},
-    {"las-thresholds", true}, {"kinds", false}, {"speeds", false}, {"set", true}, {"seed", false}};
+    {"cluster", false},       {"scheduler", false}, {"round", false},  {"placement", false}, {"job-policy", false},
+    {"las-thresholds", true}, {"kinds", false},     {"speeds", false}, {"set", true},        {"seed", false}};
 }  // namespace
 
 void add_testbed_jobs_options(po::options_description& desc, TestbedSettings& settings) {
@@ -38,7 +38,8 @@ std::vector<std::string> scenario_words(const po::variables_map& vm) {
   for (const auto& [name, many] : kScenarioOptions) {
     if (!vm.count(name) || vm[name].defaulted()) continue;
     if (many) {
-      for (const std::string& v : vm[name].as<std::vector<std::string>>()) words.insert(words.end(), {std::string("--") + name, v});
+      for (const std::string& v : vm[name].as<std::vector<std::string>>())
+        words.insert(words.end(), {std::string("--") + name, v});
     } else {
       words.insert(words.end(), {std::string("--") + name, vm[name].as<std::string>()});
     }
@@ -54,12 +55,14 @@ Result<TestbedJobsSetup> load_testbed_jobs(const std::string& file, const po::va
   t.scenario = std::move(scenario).value();
   const scenarios::JobsScenario& s = t.scenario;
   if (s.checkpoint_s != 0.0 || s.restore_s != 0.0 || s.packing) {
-    return Status::invalid_argument(file + ": checkpoint, restore and packing are the simulator's; on the testbed a "
-                                           "job's restart is its real workers' (kept off the clock)");
+    return Status::invalid_argument(file +
+                                    ": checkpoint, restore and packing are the simulator's; on the testbed a "
+                                    "job's restart is its real workers' (kept off the clock)");
   }
   if (s.device_kinds.empty() || s.device_speeds.empty()) {
-    return Status::invalid_argument(file + ": the testbed's device kinds and speeds (devices.kinds, devices.speeds or "
-                                           "--kinds, --speeds; scenarios/testbed/jobs/ ships a pair)");
+    return Status::invalid_argument(file +
+                                    ": the testbed's device kinds and speeds (devices.kinds, devices.speeds or "
+                                    "--kinds, --speeds; scenarios/testbed/jobs/ ships a pair)");
   }
   auto speeds = traces::read_device_speed_table(s.device_kinds, s.device_speeds);
   if (!speeds) return speeds.status();
@@ -68,7 +71,8 @@ Result<TestbedJobsSetup> load_testbed_jobs(const std::string& file, const po::va
   if (!cluster) return cluster.status();
   t.cluster = std::move(cluster).value();
   OMNI_RETURN_IF_ERROR(scenarios::check_device_kinds(t.cluster, *t.speeds));
-  for (const traces::DeviceKind& k : t.speeds->kinds()) t.kind_cores[k.name] = k.peak_fp32_tflops * settings.cores_per_tflops;
+  for (const traces::DeviceKind& k : t.speeds->kinds())
+    t.kind_cores[k.name] = k.peak_fp32_tflops * settings.cores_per_tflops;
   for (const scenarios::DeviceGroup& g : t.cluster.groups) {
     t.cluster_cores += static_cast<double>(g.nodes * g.gpus_per_node) * t.kind_cores.at(g.device);
   }

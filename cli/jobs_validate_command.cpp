@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "cli/jobs_command.h"
-#include "omnilearn/run/run_folder.h"
 #include "cli/jobs_testbed_setup.h"
 #include "cli/subcommand_line.h"
 #include "omnilearn/base/format.h"
@@ -28,6 +27,7 @@
 #include "omnilearn/emulator/jobs_comparison.h"
 #include "omnilearn/emulator/segment_processes.h"
 #include "omnilearn/emulator/validation.h"
+#include "omnilearn/run/run_folder.h"
 #include "omnilearn/traces/csv_reader.h"
 #include "omnilearn/traces/text_file.h"
 
@@ -86,7 +86,8 @@ Result<double> measured_speed(const fs::path& run) {
     last = start + col("compute_s") + col("comm_s") + col("wait_s");
     samples += col("batch");
   }
-  if (!(last > first && first >= 0.0)) return Status::parse_error((run / "iterations.csv").string() + ": too few steps");
+  if (!(last > first && first >= 0.0))
+    return Status::parse_error((run / "iterations.csv").string() + ": too few steps");
   return samples / (last - first);
 }
 
@@ -95,11 +96,12 @@ struct Calibration {
 };
 
 std::string cluster_yaml(const scenarios::DeviceCluster& c, double latency_s, const std::string& note) {
-  std::string y = traces::comment_lines(note) + "name: " + c.name + "-testbed\nsource: omnilearn jobs validate\ngroups:\n";
+  std::string y =
+      traces::comment_lines(note) + "name: " + c.name + "-testbed\nsource: omnilearn jobs validate\ngroups:\n";
   for (const scenarios::DeviceGroup& g : c.groups) {
     y += "  - {device: " + g.device + ", nodes: " + std::to_string(g.nodes) +
-         ", gpus_per_node: " + std::to_string(g.gpus_per_node) + ", bandwidth: 10GBps, latency: " +
-         traces::shortest_number(latency_s * 1e6) + "us}\n";
+         ", gpus_per_node: " + std::to_string(g.gpus_per_node) +
+         ", bandwidth: 10GBps, latency: " + traces::shortest_number(latency_s * 1e6) + "us}\n";
   }
   return y;
 }
@@ -145,7 +147,8 @@ Result<Calibration> calibrate(const TestbedJobsSetup& t, const TestbedSettings& 
       auto v = measured_speed(*run);
       if (!v) return v.status();
       measured[{kind, b}] = *v;
-      speeds += model + ",fashion-mnist," + kind + "," + std::to_string(b) + "," + traces::shortest_number(*v) + ",testbed\n";
+      speeds +=
+          model + ",fashion-mnist," + kind + "," + std::to_string(b) + "," + traces::shortest_number(*v) + ",testbed\n";
       std::fprintf(stderr, "omnilearn jobs validate: %s at batch %lld: %.1f samples/s\n", kind.c_str(),
                    static_cast<long long>(b), *v);
     }
@@ -179,10 +182,11 @@ Result<Calibration> calibrate(const TestbedJobsSetup& t, const TestbedSettings& 
       const fs::path yaml = dir / ("probe-" + traces::shortest_number(l * 1e3) + "ms.yaml");
       OMNI_RETURN_IF_ERROR(traces::write_text_atomically(yaml.string(), cluster_yaml(t.cluster, l, "probe")));
       const fs::path out = dir / ("probe-" + traces::shortest_number(l * 1e3) + "ms");
-      std::vector<std::string> words = {"jobs", "run", probe, "--cluster", yaml.string(), "--kinds", c.kinds,
-                                        "--speeds", c.speeds, "--scheduler", "fifo", "--round", "100000",
-                                        "--out", out.string(), "--force", "--quiet"};
-      for (const auto& [m, p] : t.scenario.parameters) words.insert(words.end(), {"--parameters", m + "=" + traces::shortest_number(p)});
+      std::vector<std::string> words = {"jobs",   "run",      probe,        "--cluster",   yaml.string(), "--kinds",
+                                        c.kinds,  "--speeds", c.speeds,     "--scheduler", "fifo",        "--round",
+                                        "100000", "--out",    out.string(), "--force",     "--quiet"};
+      for (const auto& [m, p] : t.scenario.parameters)
+        words.insert(words.end(), {"--parameters", m + "=" + traces::shortest_number(p)});
       OMNI_RETURN_IF_ERROR(run_stage(words, out.string() + ".log"));
       auto times = oe::read_run_job_times(out.string());
       if (!times) return times.status();
@@ -191,13 +195,15 @@ Result<Calibration> calibrate(const TestbedJobsSetup& t, const TestbedSettings& 
     const double per_s = (step[1] - step[0]) / 1e-3;
     const double fixed = step[0] - compute_s;
     latency_s = per_s > 0.0 ? std::max(0.0, (facts->exchange_s - fixed) / per_s) : 0.0;
-    std::fprintf(stderr,
-                 "omnilearn jobs validate: testbed exchange %.3f ms; simulated %.3f ms + %.3f x latency: latency %.1f us\n",
-                 1e3 * facts->exchange_s, 1e3 * fixed, per_s, 1e6 * latency_s);
+    std::fprintf(
+        stderr,
+        "omnilearn jobs validate: testbed exchange %.3f ms; simulated %.3f ms + %.3f x latency: latency %.1f us\n",
+        1e3 * facts->exchange_s, 1e3 * fixed, per_s, 1e6 * latency_s);
   }
   OMNI_RETURN_IF_ERROR(traces::write_text_atomically(
-      c.cluster, cluster_yaml(t.cluster, latency_s, "The testbed cluster, its links' latency fitted to the exchange "
-                                                    "measured on this host (omnilearn jobs validate)")));
+      c.cluster, cluster_yaml(t.cluster, latency_s,
+                              "The testbed cluster, its links' latency fitted to the exchange "
+                              "measured on this host (omnilearn jobs validate)")));
   return c;
 }
 
@@ -225,7 +231,8 @@ int run_jobs_validate(const std::vector<std::string>& args) {
   pos.add("jobs", 1);
   const char* examples =
       "  omnilearn jobs validate scenarios/testbed/jobs/jobs.yaml --out runs/jobs-validate\n"
-      "  omnilearn jobs validate scenarios/testbed/jobs/preempt.yaml --seed 2 --calibration runs/jobs-validate/calibration \\\n"
+      "  omnilearn jobs validate scenarios/testbed/jobs/preempt.yaml --seed 2 --calibration "
+      "runs/jobs-validate/calibration \\\n"
       "      --out runs/preempt-validate-2\n";
   po::variables_map vm;
   if (auto done = parse_subcommand(args, desc, pos, vm, examples)) return *done;
@@ -233,7 +240,8 @@ int run_jobs_validate(const std::vector<std::string>& args) {
   if (!setup) return fail(setup.status());
   const fs::path dir(out);
   for (const char* part : {"testbed", "sim", "comparison.csv"}) {
-    if (fs::exists(dir / part)) return fail(Status::invalid_argument((dir / part).string() + " exists: give a new --out"));
+    if (fs::exists(dir / part))
+      return fail(Status::invalid_argument((dir / part).string() + " exists: give a new --out"));
   }
   Calibration c;
   if (calibration.empty()) {
@@ -255,9 +263,15 @@ int run_jobs_validate(const std::vector<std::string>& args) {
     }
   }
   words.insert(words.end(), {"--kinds", c.kinds, "--speeds", c.speeds, "--cluster", c.cluster});
-  std::vector<std::string> testbed = {"jobs", "emulate", file, "--out", (dir / "testbed").string(),
-                                      "--cores-per-tflops", format_g(settings.cores_per_tflops),
-                                      "--sample-cost", format_g(settings.sample_cost_s)};
+  std::vector<std::string> testbed = {"jobs",
+                                      "emulate",
+                                      file,
+                                      "--out",
+                                      (dir / "testbed").string(),
+                                      "--cores-per-tflops",
+                                      format_g(settings.cores_per_tflops),
+                                      "--sample-cost",
+                                      format_g(settings.sample_cost_s)};
   testbed.insert(testbed.end(), words.begin(), words.end());
   if (const Status st = run_stage(testbed); !st.is_ok()) return fail(st);
   std::vector<std::string> sim = {"jobs", "run", file, "--out", (dir / "sim").string(), "--quiet"};

@@ -2,10 +2,9 @@
 // while the first runs (its start-up paused the first). Checks the rounds' decisions, that both jobs trained their
 // samples, that the first job's emulated JCT matches its own measured step times (start-up off the clock), and that
 // no cgroup or process is left. Needs root (cgroups) and Fashion-MNIST; skips with the reason otherwise.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -78,10 +77,10 @@ TEST(JobsEmulate, ASecondJobArrivesWhileTheFirstRunsAndStartUpStaysOffTheClock) 
   const std::string out = dir + "/out";
   SpawnOptions o;
   o.stdout_file = o.stderr_file = dir + "/emulate.log";
-  auto status = Subprocess::run({OMNILEARN_CLI, "jobs", "emulate", dir + "/jobs.csv", "--cluster", dir + "/cluster.yaml",
-                                 "--kinds", dir + "/kinds.csv", "--speeds", dir + "/speeds.csv", "--scheduler", "fifo",
-                                 "--round", "5", "--out", out},
-                                o);
+  auto status = Subprocess::run(
+      {OMNILEARN_CLI, "jobs", "emulate", dir + "/jobs.csv", "--cluster", dir + "/cluster.yaml", "--kinds",
+       dir + "/kinds.csv", "--speeds", dir + "/speeds.csv", "--scheduler", "fifo", "--round", "5", "--out", out},
+      o);
   std::printf("%s", read_file(dir + "/emulate.log").c_str());
   ASSERT_TRUE(status.is_ok());
   ASSERT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0);

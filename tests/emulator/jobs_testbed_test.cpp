@@ -1,12 +1,13 @@
 // The multi-job testbed's round driver with a scripted segment runner (each job trains at a fixed rate per worker
 // on each kind), and the sim-vs-testbed comparison.
+#include "omnilearn/emulator/jobs_testbed.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "omnilearn/emulator/jobs_comparison.h"
-#include "omnilearn/emulator/jobs_testbed.h"
 
 namespace omnilearn::emulator {
 namespace {
@@ -157,15 +158,17 @@ TEST(JobsComparisonTest, ReadsRunFoldersAndComparesPerJob) {
         "device_s_slow,contention,fair_s,rho\n"
         "a,0,0,20,20,0,100,6400,0,uniform,2,40,0,1,20,1\n"
         "b,5,10,40,35,5,50,1600,1,uniform,1,0,25,1,20,1.75\n");
-  write(dir / "sim" / "allocations.csv", "time_s,job,kind,devices\n0,a,fast,2\n10,a,fast,2\n10,b,slow,1\n"
-                                         "20,b,slow,1\n30,b,slow,1\n");
+  write(dir / "sim" / "allocations.csv",
+        "time_s,job,kind,devices\n0,a,fast,2\n10,a,fast,2\n10,b,slow,1\n"
+        "20,b,slow,1\n30,b,slow,1\n");
   write(dir / "tb" / "jobs.csv",
         "job,arrival_s,start_s,end_s,jct_s,queueing_s,steps,samples,restarts,workers,mean_step_s,device_s_fast,"
         "device_s_slow\n"
         "a,0,0,21,21,0,100,6400,0,2,0.21,42,0\n"
         "b,5,10,45,40,5,50,1600,1,1,0.6,0,30\n");
-  write(dir / "tb" / "allocations.csv", "time_s,job,kind,devices\n0,a,fast,2\n10,a,fast,2\n10,b,slow,1\n"
-                                        "20,b,slow,1\n30,b,slow,1\n40,b,slow,1\n");
+  write(dir / "tb" / "allocations.csv",
+        "time_s,job,kind,devices\n0,a,fast,2\n10,a,fast,2\n10,b,slow,1\n"
+        "20,b,slow,1\n30,b,slow,1\n40,b,slow,1\n");
   auto sim = read_run_job_times((dir / "sim").string());
   auto tb = read_run_job_times((dir / "tb").string());
   ASSERT_TRUE(sim.is_ok()) << sim.status().message();

@@ -83,7 +83,9 @@ Result<std::vector<RunJobTimes>> read_run_job_times(const std::string& run_dir) 
   auto alloc = read_table(alloc_path);
   if (!alloc) return alloc.status();
   std::size_t c_time = 0, c_job = 0, c_kind = 0, c_n = 0;
-  for (auto [name, at] : {std::pair<const char*, std::size_t*>{"time_s", &c_time}, {"job", &c_job}, {"kind", &c_kind},
+  for (auto [name, at] : {std::pair<const char*, std::size_t*>{"time_s", &c_time},
+                          {"job", &c_job},
+                          {"kind", &c_kind},
                           {"devices", &c_n}}) {
     auto c = column(*alloc, alloc_path, name);
     if (!c) return c.status();
@@ -157,8 +159,8 @@ std::string comparison_csv(const JobsComparison& c) {
       "job,sim_jct_s,testbed_jct_s,jct_error_pct,sim_step_s,testbed_step_s,step_error_pct,same_allocations,pass\n";
   for (const JobComparison& j : c.jobs) {
     csv += j.name + "," + maybe(j.sim_jct_s) + "," + maybe(j.testbed_jct_s) + "," + fixed(100.0 * j.jct_error, 2) +
-           "," + fixed(j.sim_step_s, 5) + "," + fixed(j.testbed_step_s, 5) + "," + fixed(100.0 * j.step_error, 2) + "," +
-           (j.same_allocations ? "yes" : "no") + "," + (j.pass ? "yes" : "no") + "\n";
+           "," + fixed(j.sim_step_s, 5) + "," + fixed(j.testbed_step_s, 5) + "," + fixed(100.0 * j.step_error, 2) +
+           "," + (j.same_allocations ? "yes" : "no") + "," + (j.pass ? "yes" : "no") + "\n";
   }
   return csv;
 }

@@ -5,8 +5,8 @@
 #include <limits>
 #include <set>
 
-#include "omnilearn/traces/text_file.h"
 #include "omnilearn/scheduler/scheduler_registry.h"
+#include "omnilearn/traces/text_file.h"
 
 namespace omnilearn::emulator {
 
@@ -25,8 +25,9 @@ Status check_jobs_testbed(const std::vector<TestbedJob>& jobs, const JobsTestbed
     return scheduler::make_default_scheduler_registry().make(options.scheduler, options.scheduling).status();
   }
   if (options.scheduling.checkpoint_s != 0.0 || options.scheduling.restore_s != 0.0) {
-    return Status::invalid_argument("checkpoint and restore: the testbed stops and restarts real workers (their "
-                                    "start-up is kept off the emulated clock); give 0 for both");
+    return Status::invalid_argument(
+        "checkpoint and restore: the testbed stops and restarts real workers (their "
+        "start-up is kept off the emulated clock); give 0 for both");
   }
   if (options.scheduling.packing) return Status::invalid_argument("packing: the testbed does not pack jobs");
   std::set<std::string> names;
@@ -52,9 +53,8 @@ struct JobState {
 
 }  // namespace
 
-Result<JobsTestbedSummary> run_jobs_testbed(const std::vector<TestbedJob>& jobs,
-                                            const scheduler::ClusterFacts& cluster, const JobsTestbedOptions& options,
-                                            SegmentRunner& runner) {
+Result<JobsTestbedSummary> run_jobs_testbed(const std::vector<TestbedJob>& jobs, const scheduler::ClusterFacts& cluster,
+                                            const JobsTestbedOptions& options, SegmentRunner& runner) {
   OMNI_RETURN_IF_ERROR(check_jobs_testbed(jobs, options));
   auto made = scheduler::make_default_scheduler_registry().make(options.scheduler, options.scheduling);
   if (!made) return made.status();
@@ -194,10 +194,10 @@ std::string testbed_jobs_csv(const JobsTestbedSummary& summary) {
   const auto cell = [](bool known, double v) { return known ? shortest_number(v) : std::string(); };
   for (const TestbedJobOutcome& o : summary.jobs) {
     const bool ran = o.start_s >= 0.0;
-    csv += o.name + "," + shortest_number(o.arrival_s) + "," + cell(ran, o.start_s) + "," + cell(o.finished(), o.end_s) +
-           "," + cell(o.finished(), o.jct_s()) + "," + cell(ran, o.start_s - o.arrival_s) + "," +
-           std::to_string(o.steps) + "," + shortest_number(o.samples) + "," + std::to_string(o.restarts) + "," +
-           std::to_string(o.workers) + "," + cell(o.steps > 0, o.mean_step_s());
+    csv += o.name + "," + shortest_number(o.arrival_s) + "," + cell(ran, o.start_s) + "," +
+           cell(o.finished(), o.end_s) + "," + cell(o.finished(), o.jct_s()) + "," +
+           cell(ran, o.start_s - o.arrival_s) + "," + std::to_string(o.steps) + "," + shortest_number(o.samples) + "," +
+           std::to_string(o.restarts) + "," + std::to_string(o.workers) + "," + cell(o.steps > 0, o.mean_step_s());
     for (const std::string& k : kinds) {
       const auto it = o.device_s.find(k);
       csv += "," + shortest_number(it == o.device_s.end() ? 0.0 : it->second);

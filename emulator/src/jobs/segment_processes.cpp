@@ -67,14 +67,16 @@ Result<std::string> segment_scenario_yaml(const SegmentJob& job, const std::vect
     << "  nodes:\n";
   for (std::size_t k = 0; k < kinds.size(); ++k) {
     const auto cores = options.kind_cores.find(kinds[k]);
-    if (cores == options.kind_cores.end()) return Status::invalid_argument("device kind '" + kinds[k] + "': no CPU share");
+    if (cores == options.kind_cores.end())
+      return Status::invalid_argument("device kind '" + kinds[k] + "': no CPU share");
     const long long units = std::max(1LL, std::llround(cores->second / kCoreUnit));
     y << "    - {name: w" << k << ", cores: " << units << ", core_speed: 1e9, bandwidth: 10GBps, latency: 1us}\n";
   }
   y << "  backbone: {bandwidth: 10GBps, latency: 1us}\n"
     << "workload:\n  model: {name: lenet, parameters: 22310, flops_per_sample: 2.3e6, flops_per_iteration: 2.2e5}\n"
     << "  dataset: fashion-mnist\n  global_batch: " << job.global_batch << "\n  sample_budget: " << samples << "\n"
-    << "policy: {name: " << nlohmann::json(job.batch_policy).dump() << "}\n"
+    << "policy: {name: " << nlohmann::json(job.batch_policy).dump()
+    << "}\n"
     // Paused workers report nothing: no stall check; no evaluation (it would stop the clock's steps).
     << "emulator: {cpu_per_core: " << kCoreUnit << ", cpu_period_s: " << format_g(options.cpu_period_s)
     << ", sample_cost_s: " << format_g(options.sample_cost_s) << ", stall_timeout_s: 0, eval_every: 0}\n"
@@ -178,8 +180,8 @@ Status ProcessSegmentRunner::start(const SegmentStart& st, Seconds now_s) {
   seg->launcher.emplace(std::move(child).value());
   std::string kinds;
   for (const std::string& k : st.kinds) kinds += (kinds.empty() ? "" : "+") + k;
-  options_.log("t=" + format_g(now_s, 4) + " s: " + job.name + " starts on " + kinds + " (" +
-               std::to_string(samples) + " samples left; " + seg->run_dir + ")");
+  options_.log("t=" + format_g(now_s, 4) + " s: " + job.name + " starts on " + kinds + " (" + std::to_string(samples) +
+               " samples left; " + seg->run_dir + ")");
   running_[st.job] = std::move(seg);
   return Status::ok();
 }
@@ -218,24 +220,34 @@ Status ProcessSegmentRunner::run(Seconds now_s, Seconds until_s, const std::vect
   // Start-up off the clock: everything else stays paused until each new segment has made its first step.
   for (const SegmentStart& s : starts) OMNI_RETURN_IF_ERROR(start(s, now_s));
   const long long deadline = wall_now_ns() + std::llround(options_.startup_timeout_s * 1e9);
-  for (const SegmentStart& st : starts) {
-    Segment& s = *running_[st.job];
-    const fs::path rows = fs::path(s.run_dir) / "iterations.csv";
-    for (;;) {
+  // All new segments start up together; each is paused as soon as its first step is done (that step, under a
+  // tenth of a second, is the only training off the clock).
+  std::vector<std::size_t> pending;
+  for (const SegmentStart& st : starts) pending.push_back(st.job);
+  while (!pending.empty()) {
+    for (auto it = pending.begin(); it != pending.end();) {
+      Segment& s = *running_[*it];
       if (s.t0_ns < 0) {
         auto config = read_testbed_config((fs::path(s.run_dir) / kTestbedConfigFile).string());
         if (config) s.t0_ns = config->t0_ns;
       }
-      if (s.t0_ns >= 0 && fs::exists(rows) && count(s, std::numeric_limits<long long>::max()).steps > 0) break;
-      if (s.launcher->poll_exit()) break;
-      if (options_.stop_requested && options_.stop_requested()) return Status::internal("stopped on request");
-      if (wall_now_ns() > deadline) {
-        return Status::internal("job '" + jobs_[st.job].name + "': no step " + format_g(options_.startup_timeout_s) +
-                                " s after its segment started; see " + s.run_dir + ".log");
+      const bool stepped = s.t0_ns >= 0 && fs::exists(fs::path(s.run_dir) / "iterations.csv") &&
+                           count(s, std::numeric_limits<long long>::max()).steps > 0;
+      if (stepped || s.launcher->poll_exit()) {
+        signal_workers(s, SIGSTOP);  // it waits for the others
+        it = pending.erase(it);
+      } else {
+        ++it;
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    signal_workers(s, SIGSTOP);  // its first step done: it waits for the others
+    if (pending.empty()) break;
+    if (options_.stop_requested && options_.stop_requested()) return Status::internal("stopped on request");
+    if (wall_now_ns() > deadline) {
+      return Status::internal("job '" + jobs_[pending.front()].name + "': no step " +
+                              format_g(options_.startup_timeout_s) + " s after its segment started; see " +
+                              running_[pending.front()]->run_dir + ".log");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   Interval interval;
   interval.wall_a_ns = wall_now_ns();
@@ -249,7 +261,8 @@ Status ProcessSegmentRunner::run(Seconds now_s, Seconds until_s, const std::vect
       if (!s) continue;
       if (s->launcher->poll_exit()) {
         if (failure.is_ok()) failure = finish(*s, /*stopped=*/false);
-        if (done_[s->job].end_s) options_.log(jobs_[s->job].name + " ends at t=" + format_g(*done_[s->job].end_s, 5) + " s");
+        if (done_[s->job].end_s)
+          options_.log(jobs_[s->job].name + " ends at t=" + format_g(*done_[s->job].end_s, 5) + " s");
         s.reset();
         continue;
       }
@@ -272,9 +285,9 @@ Status ProcessSegmentRunner::run(Seconds now_s, Seconds until_s, const std::vect
 JobProgress ProcessSegmentRunner::progress(std::size_t job) const {
   JobProgress p = done_[job];
   if (running_[job]) {
-    const Counted c = count(*running_[job], clock_.empty() || clock_.back().wall_b_ns < 0
-                                                ? std::numeric_limits<long long>::max()
-                                                : clock_.back().wall_b_ns);
+    const Counted c =
+        count(*running_[job], clock_.empty() || clock_.back().wall_b_ns < 0 ? std::numeric_limits<long long>::max()
+                                                                            : clock_.back().wall_b_ns);
     p.samples += c.samples;
     p.steps += c.steps;
   }

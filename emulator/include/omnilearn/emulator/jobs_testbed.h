@@ -102,9 +102,8 @@ Status check_jobs_testbed(const std::vector<TestbedJob>& jobs, const JobsTestbed
 // the policy decides from the jobs' progress and service; jobs that lose or change devices are stopped, jobs that get
 // devices start a segment, and `runner` runs the round. Errors: the checks, the policy's, the runner's, a stop
 // request (naming the emulated time).
-Result<JobsTestbedSummary> run_jobs_testbed(const std::vector<TestbedJob>& jobs,
-                                            const scheduler::ClusterFacts& cluster, const JobsTestbedOptions& options,
-                                            SegmentRunner& runner);
+Result<JobsTestbedSummary> run_jobs_testbed(const std::vector<TestbedJob>& jobs, const scheduler::ClusterFacts& cluster,
+                                            const JobsTestbedOptions& options, SegmentRunner& runner);
 
 // jobs.csv of a testbed run: job,arrival_s,start_s,end_s,jct_s,queueing_s,steps,samples,restarts,workers,
 // mean_step_s,device_s_<kind>... (kinds sorted), empty cells where not known.

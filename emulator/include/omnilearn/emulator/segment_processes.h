@@ -31,11 +31,11 @@ struct SegmentJob {
 struct ProcessSegmentOptions {
   std::string omnilearn;  // the omnilearn program, whose `emulate` runs each segment
   std::string dir;        // segment k of job J: scenario DIR/J-k.yaml, run folder DIR/J-k/, output DIR/J-k.log
-  std::map<std::string, double> kind_cores;  // host cores a device of each kind gets (its workers' CPU quota)
-  double sample_cost_s = 0.001;              // emulator.sample_cost_s: CPU seconds of a sample at a full core
-  double cpu_period_s = 0.01;                // the quota's CFS period
-  Seconds startup_timeout_s = 300.0;         // a segment that reports no step by then fails the run
-  std::function<bool()> stop_requested;      // polled while waiting: stop with an error
+  std::map<std::string, double> kind_cores;     // host cores a device of each kind gets (its workers' CPU quota)
+  double sample_cost_s = 0.001;                 // emulator.sample_cost_s: CPU seconds of a sample at a full core
+  double cpu_period_s = 0.01;                   // the quota's CFS period
+  Seconds startup_timeout_s = 300.0;            // a segment that reports no step by then fails the run
+  std::function<bool()> stop_requested;         // polled while waiting: stop with an error
   std::function<void(const std::string&)> log;  // progress lines; default none
 };
 
