@@ -46,7 +46,8 @@ int run_jobs_emulate(const std::vector<std::string>& args) {
   desc.add_options()("help,h", "show this help")("jobs", po::value(&file)->required(), "jobs scenario or job file")(
       "out", po::value(&out),
       "run folder: jobs.csv, allocations.csv, summary.json, manifest.json, segments/ "
-      "[<outputs.dir>/<name>-testbed]")("force", po::bool_switch(&force), "replace an earlier run's files in --out")(
+      "[<outputs.dir>/<name>-testbed]")("force", po::bool_switch(&force),
+                                        "replace an earlier run's files in --out (and its segments' run folders)")(
       "quiet", po::bool_switch(&quiet), "no progress lines");
   add_testbed_jobs_options(desc, settings);
   po::positional_options_description pos;
@@ -120,6 +121,7 @@ int run_jobs_emulate(const std::vector<std::string>& args) {
   segment_options.dir = segments;
   segment_options.kind_cores = setup->kind_cores;
   segment_options.sample_cost_s = settings.sample_cost_s;
+  segment_options.replace = force;
   segment_options.stop_requested = [] { return StopSignals::received() != 0; };
   if (!quiet)
     segment_options.log = [](const std::string& line) { std::cerr << "omnilearn jobs emulate: " << line << "\n"; };

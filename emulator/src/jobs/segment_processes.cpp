@@ -51,7 +51,8 @@ struct ProcessSegmentRunner::Segment {
   std::size_t job = 0;
   std::string run_dir;
   std::optional<Subprocess> launcher;
-  long long t0_ns = -1;  // the run's start (config.json), once written
+  long long spawned_ns = 0;  // when the launcher was started
+  long long t0_ns = -1;      // the run's start (config.json), once this launcher has written it
 };
 
 Result<std::string> segment_scenario_yaml(const SegmentJob& job, const std::vector<std::string>& kinds,
@@ -175,7 +176,10 @@ Status ProcessSegmentRunner::start(const SegmentStart& st, Seconds now_s) {
   // cgroups); if this process dies, the launcher gets SIGTERM and does the same.
   spawn.own_process_group = false;
   spawn.parent_death_signal = SIGTERM;
-  auto child = Subprocess::start({options_.omnilearn, "emulate", yaml_path, "--out", seg->run_dir}, spawn);
+  std::vector<std::string> argv = {options_.omnilearn, "emulate", yaml_path, "--out", seg->run_dir};
+  if (options_.replace) argv.push_back("--force");
+  seg->spawned_ns = wall_now_ns();
+  auto child = Subprocess::start(argv, spawn);
   if (!child) return child.status().with_context("starting segment " + name);
   seg->launcher.emplace(std::move(child).value());
   std::string kinds;
@@ -229,7 +233,8 @@ Status ProcessSegmentRunner::run(Seconds now_s, Seconds until_s, const std::vect
       Segment& s = *running_[*it];
       if (s.t0_ns < 0) {
         auto config = read_testbed_config((fs::path(s.run_dir) / kTestbedConfigFile).string());
-        if (config) s.t0_ns = config->t0_ns;
+        // An earlier run's config.json (with --force) is older than this launcher: its rows are not this run's.
+        if (config && config->t0_ns >= s.spawned_ns) s.t0_ns = config->t0_ns;
       }
       const bool stepped = s.t0_ns >= 0 && fs::exists(fs::path(s.run_dir) / "iterations.csv") &&
                            count(s, std::numeric_limits<long long>::max()).steps > 0;

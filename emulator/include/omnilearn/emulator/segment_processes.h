@@ -35,6 +35,7 @@ struct ProcessSegmentOptions {
   double sample_cost_s = 0.001;                 // emulator.sample_cost_s: CPU seconds of a sample at a full core
   double cpu_period_s = 0.01;                   // the quota's CFS period
   Seconds startup_timeout_s = 300.0;            // a segment that reports no step by then fails the run
+  bool replace = false;                         // replace an earlier run's files in a segment's run folder
   std::function<bool()> stop_requested;         // polled while waiting: stop with an error
   std::function<void(const std::string&)> log;  // progress lines; default none
 };
