@@ -126,6 +126,11 @@ int run_jobs_emulate(const std::vector<std::string>& args) {
   if (!quiet)
     segment_options.log = [](const std::string& line) { std::cerr << "omnilearn jobs emulate: " << line << "\n"; };
   o.stop_requested = segment_options.stop_requested;
+  if (!quiet) {
+    o.on_round = [](Seconds now_s, std::size_t done, std::size_t total) {
+      std::cerr << "omnilearn jobs emulate: round at t=" << now_s << " s: " << done << "/" << total << " jobs done\n";
+    };
+  }
   Result<oe::JobsTestbedSummary> summary = Status::internal("not run");
   {
     oe::ProcessSegmentRunner runner(segment_jobs, segment_options);

@@ -68,10 +68,10 @@ TestbedJob job(const std::string& name, Seconds arrival_s, int workers, double s
   return j;
 }
 
-scheduler::ClusterFacts cluster(int fast, int slow) {
+// One host of `devices` fast devices.
+scheduler::ClusterFacts cluster(int devices) {
   scheduler::ClusterFacts c;
-  if (fast > 0) c.hosts.push_back({"fast-0", "fast", fast});
-  if (slow > 0) c.hosts.push_back({"slow-1", "slow", slow});
+  c.hosts.push_back({"fast-0", "fast", devices});
   return c;
 }
 
@@ -83,7 +83,7 @@ TEST(JobsTestbedTest, FifoSecondJobWaitsForTheRoundAfterTheFirstEnds) {
   JobsTestbedOptions o;
   o.scheduler = "fifo";
   o.scheduling.round_s = 10.0;
-  auto s = run_jobs_testbed(jobs, cluster(2, 0), o, runner);
+  auto s = run_jobs_testbed(jobs, cluster(2), o, runner);
   ASSERT_TRUE(s.is_ok()) << s.status().message();
   ASSERT_EQ(s->finished, 2u);
   EXPECT_DOUBLE_EQ(s->jobs[0].start_s, 0.0);
@@ -105,7 +105,7 @@ TEST(JobsTestbedTest, IdleClusterSkipsToTheNextArrivalsRound) {
   ScriptedRunner runner({20.0}, {{"fast", 10.0}});
   JobsTestbedOptions o;
   o.scheduling.round_s = 10.0;
-  auto s = run_jobs_testbed(jobs, cluster(1, 0), o, runner);
+  auto s = run_jobs_testbed(jobs, cluster(1), o, runner);
   ASSERT_TRUE(s.is_ok()) << s.status().message();
   EXPECT_DOUBLE_EQ(s->jobs[0].start_s, 40.0);
   EXPECT_DOUBLE_EQ(s->jobs[0].end_s, 42.0);
@@ -122,7 +122,7 @@ TEST(JobsTestbedTest, LasPreemptsTheJobWithMoreServiceAndResumesItFromItsCheckpo
   o.scheduler = "las";
   o.scheduling.round_s = 10.0;
   o.scheduling.las_thresholds = {15.0};
-  auto s = run_jobs_testbed(jobs, cluster(1, 0), o, runner);
+  auto s = run_jobs_testbed(jobs, cluster(1), o, runner);
   ASSERT_TRUE(s.is_ok()) << s.status().message();
   ASSERT_EQ(s->finished, 2u);
   EXPECT_DOUBLE_EQ(s->jobs[1].start_s, 20.0);
@@ -138,12 +138,12 @@ TEST(JobsTestbedTest, RefusesRestartCostsAndUnknownSchedulers) {
   ScriptedRunner runner({1.0}, {{"fast", 1.0}});
   JobsTestbedOptions o;
   o.scheduling.restore_s = 5.0;
-  auto s = run_jobs_testbed({job("a", 0.0, 1, 1.0)}, cluster(1, 0), o, runner);
+  auto s = run_jobs_testbed({job("a", 0.0, 1, 1.0)}, cluster(1), o, runner);
   ASSERT_FALSE(s.is_ok());
   EXPECT_NE(s.status().message().find("restore"), std::string::npos);
   o.scheduling.restore_s = 0.0;
   o.scheduler = "nope";
-  EXPECT_FALSE(run_jobs_testbed({job("a", 0.0, 1, 1.0)}, cluster(1, 0), o, runner).is_ok());
+  EXPECT_FALSE(run_jobs_testbed({job("a", 0.0, 1, 1.0)}, cluster(1), o, runner).is_ok());
 }
 
 void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
