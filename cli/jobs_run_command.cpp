@@ -53,7 +53,7 @@ std::vector<Override> option_overrides(const po::variables_map& vm) {
   const std::vector<std::tuple<const char*, const char*, bool>> plain = {
       {"cluster", "cluster", true},   {"scheduler", "scheduler", true},        {"round", "round", false},
       {"checkpoint", "checkpoint", false}, {"restore", "restore", false},      {"placement", "placement", true},
-      {"job-policy", "job_policy", true},  {"node-bandwidth", "node_bandwidth", false},
+      {"job-policy", "job_policy", true},  {"asp-rule", "asp_rule", true}, {"node-bandwidth", "node_bandwidth", false},
       {"max-time", "max_time", false}, {"kinds", "devices.kinds", true},       {"speeds", "devices.speeds", true},
       {"packed-speeds", "devices.packed_speeds", true}};
   for (const auto& [option, key, text] : plain) {
@@ -132,12 +132,14 @@ int run_jobs_run(const std::vector<std::string>& args) {
   desc.add_options()("help,h", "show this help")("jobs", po::value(&file)->required(),
                                                  "jobs scenario (.yaml) or job file (.csv)")(
       "cluster", po::value<std::string>(), "device cluster: a preset (gavel, sia, pollux) or a cluster YAML file [gavel]")(
-      "scheduler", po::value<std::string>(), "fifo | las | gavel | balanced-mix [fifo]")(
+      "scheduler", po::value<std::string>(), "fifo | las | gavel | gavel-packed (with --packing) | balanced-mix [fifo]")(
       "round", po::value<std::string>(), "round length, s [60]")(
       "checkpoint", po::value<std::string>(), "seconds a job spends saving its state when it loses or changes its devices [0]")(
       "restore", po::value<std::string>(), "seconds a job spends loading its state when it resumes or changes its devices [0]")(
       "placement", po::value<std::string>(), "pack | spread [pack]")(
       "job-policy", po::value<std::string>(), "every job's batch policy, instead of the workload's (uniform, omnilearn, ...)")(
+      "asp-rule", po::value<std::string>(),
+      "every ASP job's server rule, instead of the job file's asp_rule (asgd, ssp:2, ringmaster:8, ...)")(
       "las-thresholds", po::value<std::vector<std::string>>()->multitoken(),
       "las, balanced-mix: attained service (worker-seconds) between the queues, increasing [3600 36000]")(
       "node-bandwidth", po::value<std::string>(), "a node's link in bytes/s where the cluster file states none [1.25e9]")(
@@ -202,6 +204,11 @@ int run_jobs_run(const std::vector<std::string>& args) {
   std::vector<ot::JobSpec>& jobs = workload->jobs;
   if (!s.job_policy.empty()) {
     for (ot::JobSpec& j : jobs) j.batch_policy = s.job_policy;
+  }
+  if (!s.asp_rule.empty()) {
+    for (ot::JobSpec& j : jobs) {
+      if (j.mode == ot::JobMode::kAsp) j.asp_rule = s.asp_rule;
+    }
   }
   // Checked before the folder is claimed: with --force a typo would otherwise replace the earlier run's files.
   if (const Status st = sim::check_cluster_simulation(jobs, *cluster, *speeds, o); !st.is_ok()) return fail(st);

@@ -137,7 +137,10 @@ po::options_description validate_options() {
       "     /proc/stat minus the run's cgroup), shared by the workers by water-filling\n"
       "  4. python3 -m omnilearn_analysis validate OUT/testbed OUT/sim [--repeat OUT/testbed-2 ...] --out OUT\n"
       "and prints, per worker, the mean and max (over 20-step windows) iteration-time error, the batch trajectory\n"
-      "difference and the time-to-epoch error; with --repeats N, the testbed runs N times and the same errors of\n"
+      "difference and the time-to-epoch error, and the two runs' energy (the testbed's measured by the host's RAPL\n"
+      "counters, else modelled from its workers' CPU time; the 15% criterion is judged against measured joules\n"
+      "only; power figures from the scenario's energy section, its preset or --set energy.cpu.idle=W\n"
+      "--set energy.cpu.busy=W); with --repeats N, the testbed runs N times and the same errors of\n"
       "runs 2..N against run 1 (the testbed's own repeatability) sit beside them. OUT/validation.csv holds the\n"
       "table. The emulate and sim stages run with --force: validate owns OUT/testbed*, OUT/probe and OUT/sim and\n"
       "replaces an earlier validation's runs there (two validations into one OUT are refused by their locks).\n"
@@ -380,6 +383,9 @@ bool run_sim(const ValidateRequest& r, const fs::path& calibration, const emulat
   sim.insert(sim.end(), {"--set", "workload.model=" + profile.string(), "--set",
                          "max_iterations=" + std::to_string(facts.iterations)});
   if (r.train) sim.insert(sim.end(), {"--set", "workload.numerics=real"});
+  // Every testbed run reports energy (from the preset's figures when the scenario has no `energy:` section): the
+  // simulator then reports its own, for validation.csv's energy columns.
+  if (!r.scenario.energy) sim.insert(sim.end(), {"--set", "energy.wait=auto"});
   if (int rc = spawn_and_wait(sim); rc != 0) {
     std::cerr << "omnilearn validate: the simulation failed (exit " << rc << ")\n";
     return false;

@@ -88,10 +88,11 @@ def main(argv: list[str] | None = None) -> int:
             from .report import write_report
             print(write_report(args.paths, args.out))
         elif args.command == "validate":
-            from .validate import Options, format_table, write_validation
+            from .validate import Options, format_energy, format_table, write_validation
             table, path = write_validation(args.testbed, args.sim, args.out, args.level,
                                            Options(window=args.window, warmup=args.warmup), args.repeat)
             print(format_table(table))
+            print(format_energy(table))
             if "accuracy_max_gap_pts" in table.columns:  # the simulator trained too (omnilearn validate --train)
                 r = table.iloc[0]
                 print(f"accuracy curves: max gap {r['accuracy_max_gap_pts']:.2f} points at the common evaluations; "

@@ -10,7 +10,8 @@ import pandas as pd
 from .labels import policy_label
 
 PHASES = ("compute_j", "comm_j", "wait_j", "idle_j")
-COLOURS = {"compute_j": "#4c72b0", "comm_j": "#dd8452", "wait_j": "#c44e52", "idle_j": "#8c8c8c"}
+CPU_TIME_PARTS = ("busy_j", "idle_j")  # a testbed run modelled from CPU time (source modelled-cputime)
+COLOURS = {"compute_j": "#4c72b0", "comm_j": "#dd8452", "wait_j": "#c44e52", "idle_j": "#8c8c8c", "busy_j": "#4c72b0"}
 
 
 def run_energy(path: str | Path) -> tuple[pd.DataFrame | None, str | None]:
@@ -23,14 +24,26 @@ def run_energy(path: str | Path) -> tuple[pd.DataFrame | None, str | None]:
         return None, None
     if "reason" in block:
         return None, str(block["reason"])
+    if not (p / "energy.csv").exists():  # a testbed run measured by the host's counters: no per-worker rows
+        return None, None
     return pd.read_csv(p / "energy.csv"), None
 
 
+def energy_source(path: str | Path) -> str | None:
+    """A testbed run's energy in words (its joules, source and note), or None (a simulator run, or no energy)."""
+    import json
+    block = json.loads((Path(path) / "summary.json").read_text()).get("energy") or {}
+    if "source" not in block or "joules" not in block:
+        return None
+    return f"{block['joules']:.1f} J, {block['source']}: {block.get('note', '')}"
+
+
 def worker_bars(energy: pd.DataFrame, title: str = "Energy per worker"):
-    """A stacked bar per worker: joules computing, communicating, waiting and idle."""
+    """A stacked bar per worker: joules computing, communicating, waiting and idle (a testbed run modelled from CPU
+    time: busy and idle)."""
     fig, ax = plt.subplots(figsize=(6, 3.5))
     bottom = pd.Series(0.0, index=energy.index)
-    for phase in PHASES:
+    for phase in PHASES if "compute_j" in energy.columns else CPU_TIME_PARTS:
         ax.bar(energy["worker"].astype(str), energy[phase], bottom=bottom, color=COLOURS[phase],
                label=phase[:-2])
         bottom = bottom + energy[phase]

@@ -97,6 +97,8 @@ def _run_section(run, out: Path, prefix: str) -> str:
     for name, fn in _figures_for(run):
         parts.append(_embed(fn(run), out / f"{prefix}{name}.png", CAPTIONS[name]))
     per_worker, reason = energy.run_energy(run.path)
+    if (source := energy.energy_source(run.path)) is not None:
+        parts.append(f"<p>Energy: {html.escape(source)}</p>")
     if per_worker is not None:
         parts.append(_embed(energy.worker_bars(per_worker), out / f"{prefix}energy.png", CAPTIONS["energy"]))
     elif reason is not None:

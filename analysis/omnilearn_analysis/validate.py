@@ -23,6 +23,15 @@ batch in both back ends, so step s covers the same samples even when the per-wor
 - time_to_epoch_error_pct: |T_sim - T_testbed| / T_testbed for the last epoch both runs completed, where T is the
   time from the first step's start to the first start of the next epoch, without evaluation pauses.
 
+Energy, one figure per run on every row (summary.json's `energy` block of each side, docs/energy.md):
+
+- testbed_energy_j, sim_energy_j: the joules of each run (empty where a side reports none);
+- energy_error_pct: signed, 100 * (sim - testbed) / testbed;
+- energy_source: how the testbed got its figure: "measured" (the host's energy counters), "modelled-cputime" (its
+  workers' CPU time at the scenario's power figures) or "modelled-phases" (GPU runs); "none" without one;
+- energy_within_15pct: the criterion |error| <= 15%, judged only against a measured testbed figure ("yes" or
+  "no"); "modelled" when the testbed's figure is itself modelled (reported, not judged).
+
 Compared steps: those both runs have, after the first `warmup` steps, without the last step of each epoch (a shrunken
 remainder) nor the first step of the next (the testbed evaluates in between, and its other ranks absorb that pause
 in their all-reduce).
@@ -40,7 +49,9 @@ from .runs import Run, RunFormatError, load_run
 
 COLUMNS = ["level", "worker", "steps", "testbed_iter_s", "sim_iter_s", "mean_iter_error_pct", "max_iter_error_pct",
            "noise_floor_pct", "repeat_mean_error_pct", "repeat_max_error_pct", "runs_mean_error_pct",
-           "compute_error_pct", "batch_trajectory_diff", "testbed_epoch_s", "sim_epoch_s", "time_to_epoch_error_pct"]
+           "compute_error_pct", "batch_trajectory_diff", "testbed_epoch_s", "sim_epoch_s", "time_to_epoch_error_pct",
+           "testbed_energy_j", "sim_energy_j", "energy_error_pct", "energy_source", "energy_within_15pct"]
+ENERGY_TOLERANCE_PCT = 15.0  # issue 27: the simulator's energy against measured testbed joules
 
 
 @dataclass
@@ -120,6 +131,39 @@ def _evaluated_after(run: Run) -> list[int]:
     return run.evaluations["step"].dropna().astype(int).tolist() if not run.evaluations.empty else []
 
 
+def energy_columns(testbed: Run, sim: Run) -> dict:
+    """The run-level energy columns (module doc): each side's joules, the signed error, the testbed's source and the
+    15% criterion, judged only where the testbed measured."""
+    tb = testbed.summary.get("energy") or {}
+    sm = sim.summary.get("energy") or {}
+    tj, sj = tb.get("joules"), sm.get("joules")
+    source = str(tb.get("source", "modelled-phases")) if tj is not None else "none"
+    error = 100.0 * (sj - tj) / tj if tj and sj is not None else float("nan")
+    if np.isnan(error):
+        within = ""
+    elif source == "measured":
+        within = "yes" if abs(error) <= ENERGY_TOLERANCE_PCT else "no"
+    else:
+        within = "modelled"
+    return {"testbed_energy_j": float(tj) if tj is not None else float("nan"),
+            "sim_energy_j": float(sj) if sj is not None else float("nan"),
+            "energy_error_pct": error, "energy_source": source, "energy_within_15pct": within}
+
+
+def format_energy(table: pd.DataFrame) -> str:
+    """One line on the runs' energy (the first row's energy columns), for the terminal."""
+    if table.empty:
+        return "energy: not compared (no rows)"
+    r = table.iloc[0]
+    if r["energy_source"] == "none" or np.isnan(r["sim_energy_j"]):
+        return "energy: not compared (" + ("the testbed run reports none" if r["energy_source"] == "none"
+                                           else "the simulator reports none: give the scenario an energy section") + ")"
+    verdict = {"yes": f"within {ENERGY_TOLERANCE_PCT:.0f}%", "no": f"NOT within {ENERGY_TOLERANCE_PCT:.0f}%",
+               "modelled": "modelled against modelled: reported, not judged"}[r["energy_within_15pct"]]
+    return (f"energy: testbed {r['testbed_energy_j']:.1f} J ({r['energy_source']}), sim {r['sim_energy_j']:.1f} J, "
+            f"error {r['energy_error_pct']:+.1f}% ({verdict})")
+
+
 def compare(testbed: Run, sim: Run, level: str | None = None, options: Options | None = None,
             repeats: list[Run] | tuple = ()) -> pd.DataFrame:
     """One row per worker plus an "all" row (the step period, step_periods); see the module doc. `repeats`: other
@@ -145,6 +189,7 @@ def compare(testbed: Run, sim: Run, level: str | None = None, options: Options |
             return per_step.join(step_periods(frame), how="inner").dropna().reset_index()
         return f[f["worker"] == worker][["step", "iter_s", "compute_s", "batch"]]
 
+    energy = energy_columns(testbed, sim)
     rows = []
     workers = sorted(set(tb["worker"].unique()) & set(sm["worker"].unique()))
     for worker in [*workers, "all"]:
@@ -179,6 +224,7 @@ def compare(testbed: Run, sim: Run, level: str | None = None, options: Options |
             "testbed_epoch_s": tb_epoch,
             "sim_epoch_s": sm_epoch,
             "time_to_epoch_error_pct": epoch_err,
+            **energy,
         })
     table = pd.DataFrame(rows, columns=COLUMNS)
     if repeats:

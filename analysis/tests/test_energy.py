@@ -32,6 +32,20 @@ def test_worker_bars_stack_every_phase(tmp_path):
     assert heights == sorted([4, 6, 2, 1, 2, 0, 2, 0])
 
 
+def test_testbed_runs_modelled_from_cpu_time_or_measured(tmp_path):
+    modelled = _run(tmp_path / "m", {"joules": 32.0, "source": "modelled-cputime", "note": "from the cgroups"},
+                    "worker,busy_j,idle_j,joules,cpu_s,allotted_core_s\n0,15,17,32,3,20\n")
+    rows, reason = energy.run_energy(modelled)
+    assert reason is None
+    heights = sorted(round(p.get_height(), 6) for p in energy.worker_bars(rows).axes[0].patches)
+    assert heights == [15, 17]
+    assert energy.energy_source(modelled) == "32.0 J, modelled-cputime: from the cgroups"
+    measured = _run(tmp_path / "r", {"joules": 40.0, "source": "measured", "note": "RAPL package-0: the whole host"})
+    assert energy.run_energy(measured) == (None, None)  # host-wide: no energy.csv
+    assert energy.energy_source(measured).startswith("40.0 J, measured: RAPL")
+    assert energy.energy_source(_run(tmp_path / "s", {"joules": 17.0}, CSV)) is None  # the simulator's block
+
+
 def test_sweep_energy_figures_per_policy():
     table = pd.DataFrame({
         "policy": ["uniform", "omnilearn", "uniform"], "total_time_s": [10, 8, 12],

@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 from omnilearn_analysis.runs import RunFormatError, load_run
-from omnilearn_analysis.validate import Options, compare, compared_steps, epoch_times, write_validation
+from omnilearn_analysis.validate import (Options, compare, compared_steps, epoch_times, format_energy,
+                                        write_validation)
 
 ROOT = Path(__file__).resolve().parents[2]
 STEPS_PER_EPOCH = 40
@@ -159,6 +160,7 @@ def test_command_line_prints_and_writes_validation_csv(runs, tmp_path):
                        timeout=120)
     assert r.returncode == 0, r.stderr
     assert "mean_err%" in r.stdout and "HLx" in r.stdout
+    assert "energy: not compared" in r.stdout
     table = pd.read_csv(out / "validation.csv")
     assert list(table.columns)[:4] == ["level", "worker", "steps", "testbed_iter_s"]
     assert table.loc[table["worker"] == "0", "max_iter_error_pct"].item() == pytest.approx(10.0)
@@ -171,3 +173,34 @@ def test_asp_runs_are_refused(runs, tmp_path):
     (asp / "iterations.csv").write_text((runs[1] / "iterations.csv").read_text())
     with pytest.raises(RunFormatError, match="BSP"):
         write_validation(runs[0], asp, tmp_path / "o")
+
+
+def with_energy(folder: Path, block: dict) -> Path:
+    summary = json.loads((folder / "summary.json").read_text())
+    summary["energy"] = block
+    (folder / "summary.json").write_text(json.dumps(summary))
+    return folder
+
+
+@pytest.mark.parametrize("source, sim_j, within", [("measured", 110.0, "yes"), ("measured", 80.0, "no"),
+                                                   ("modelled-cputime", 150.0, "modelled")])
+def test_energy_is_judged_against_measured_testbed_joules_only(runs, source, sim_j, within):
+    testbed = with_energy(runs[0], {"joules": 100.0, "source": source})
+    sim = with_energy(runs[1], {"joules": sim_j, "wait": "idle"})  # the simulator's block has no source
+    table = compare(load_run(testbed), load_run(sim))
+    assert (table["testbed_energy_j"] == 100.0).all() and (table["sim_energy_j"] == sim_j).all()
+    assert table["energy_error_pct"].iloc[0] == pytest.approx(sim_j - 100.0)  # signed, in % of 100 J
+    assert (table["energy_source"] == source).all()
+    assert (table["energy_within_15pct"] == within).all()
+    line = format_energy(table)
+    assert ("not judged" in line) == (within == "modelled")
+    assert ("NOT within 15%" in line) == (within == "no")
+
+
+def test_energy_without_figures_is_not_compared(runs):
+    testbed = with_energy(runs[0], {"reason": "no energy counters (...); no power figures for worker 0 (...)"})
+    table = compare(load_run(testbed), load_run(runs[1]))
+    assert (table["energy_source"] == "none").all()
+    assert table["testbed_energy_j"].isna().all() and table["energy_error_pct"].isna().all()
+    assert (table["energy_within_15pct"] == "").all()
+    assert format_energy(table) == "energy: not compared (the testbed run reports none)"

@@ -8,7 +8,7 @@
 
 namespace omnilearn::run {
 
-EnergyMeter EnergyMeter::for_scenario(const scenarios::Scenario& scenario) {
+Result<std::vector<WorkerPower>> worker_power(const scenarios::Scenario& scenario) {
   const scenarios::EnergySpec spec = scenario.energy.value_or(scenarios::EnergySpec{});
   std::vector<WorkerPower> workers;
   for (std::size_t k = 0; k < scenario.cluster.workers.size(); ++k) {
@@ -17,13 +17,20 @@ EnergyMeter EnergyMeter::for_scenario(const scenarios::Scenario& scenario) {
     d.override_with(node.gpu ? spec.gpu : spec.cpu);
     if (!d.idle_w || !d.has_busy()) {
       const char* kind = node.gpu ? "gpu" : "cpu";
-      return without_figures(spec, "no power figures for worker " + std::to_string(k) + " (" + node.name + ": " +
-                                       (scenario.cluster.preset.empty() ? "no preset; " : "") + "give energy." +
-                                       kind + ".idle and energy." + kind + ".busy)");
+      return Status::not_found("no power figures for worker " + std::to_string(k) + " (" + node.name + ": " +
+                               (scenario.cluster.preset.empty() ? "no preset; " : "") + "give energy." + kind +
+                               ".idle and energy." + kind + ".busy)");
     }
     workers.push_back(WorkerPower{std::move(d), static_cast<double>(std::max(node.cores, 1)), node.gpu});
   }
-  return EnergyMeter(spec, std::move(workers));
+  return workers;
+}
+
+EnergyMeter EnergyMeter::for_scenario(const scenarios::Scenario& scenario) {
+  const scenarios::EnergySpec spec = scenario.energy.value_or(scenarios::EnergySpec{});
+  auto workers = worker_power(scenario);
+  if (!workers) return without_figures(spec, workers.status().message());
+  return EnergyMeter(spec, std::move(workers).value());
 }
 
 EnergyMeter::EnergyMeter(scenarios::EnergySpec spec, std::vector<WorkerPower> workers)
@@ -75,6 +82,9 @@ void EnergyMeter::iteration(const IterationRecord& r) {
     compute = slowed;
     compute_power = idle + (busy - idle) * std::pow(f, spec_.power_exponent);
   }
+  if (r.worker < busy_fraction_.size() && busy_fraction_[r.worker] < 1.0) {
+    compute_power = idle + (compute_power - idle) * busy_fraction_[r.worker];
+  }
   const auto phase_power = [&](const scenarios::PhasePower& rule) {
     switch (rule.mode) {
       case scenarios::PhasePowerMode::kIdle: return idle;
@@ -113,6 +123,12 @@ void EnergyMeter::availability(WorkerId worker, double fraction, Seconds time_s)
   }
 }
 
+void EnergyMeter::set_busy_fraction(WorkerId worker, double fraction) {
+  if (!has_figures() || worker >= workers_.size() || !(fraction > 0.0)) return;
+  busy_fraction_.resize(workers_.size(), 1.0);
+  busy_fraction_[worker] = std::min(fraction, 1.0);
+}
+
 void EnergyMeter::evaluation(Seconds time_s) { evaluations_.emplace_back(time_s, joules_); }
 
 EnergySummary EnergyMeter::summary(Seconds total_time_s, std::optional<Seconds> time_to_target_s,
@@ -149,6 +165,16 @@ EnergySummary EnergyMeter::summary(Seconds total_time_s, std::optional<Seconds> 
 }
 
 std::string energy_csv(const EnergySummary& s) {
+  if (s.source == "modelled-cputime") {
+    std::string out = "worker,busy_j,idle_j,joules,cpu_s,allotted_core_s\n";
+    for (std::size_t k = 0; k < s.workers.size(); ++k) {
+      const WorkerEnergy& e = s.workers[k];
+      out += std::to_string(k);
+      for (double v : {e.compute_j, e.idle_j, e.joules(), e.cpu_s, e.allotted_core_s}) out += ',' + format_g(v, 17);
+      out += '\n';
+    }
+    return out;
+  }
   std::string out = "worker,compute_j,comm_j,wait_j,idle_j,joules,compute_s,comm_s,wait_s,idle_s\n";
   for (std::size_t k = 0; k < s.workers.size(); ++k) {
     const WorkerEnergy& e = s.workers[k];

@@ -96,7 +96,7 @@ void RunRecorder::complete(RunSummary& summary) const {
 
 Status RunRecorder::finish(const RunSummary& summary) {
   if (!writer_) return Status::ok();
-  if (summary.energy && summary.energy->reason.empty()) {
+  if (summary.energy && summary.energy->reason.empty() && !summary.energy->workers.empty()) {  // measured: host-wide
     OMNI_RETURN_IF_ERROR(
         write_file_atomically((std::filesystem::path(writer_->dir()) / "energy.csv").string(), energy_csv(*summary.energy)));
   }

@@ -240,6 +240,17 @@ std::string summary_json(const RunSummary& s) {
     nlohmann::ordered_json b;
     if (!e.reason.empty()) {
       b["reason"] = e.reason;
+    } else if (e.source == "measured" || e.source == "modelled-cputime") {
+      // The testbed's host-level figures: no phase split (the CPU time holds compute and communication alike).
+      b["joules"] = e.joules;
+      b["average_power_w"] = e.average_power_w;
+      if (e.source == "modelled-cputime") {
+        b["busy_j"] = e.compute_j;
+        b["idle_j"] = e.idle_j;
+      }
+      if (e.modelled_j) b["modelled_j"] = *e.modelled_j;
+      if (e.cpu_s) b["cpu_s"] = *e.cpu_s;
+      if (e.window_s) b["window_s"] = *e.window_s;
     } else {
       b["joules"] = e.joules;
       b["average_power_w"] = e.average_power_w;
@@ -252,6 +263,8 @@ std::string summary_json(const RunSummary& s) {
       if (e.energy_to_target_j) b["energy_to_target_j"] = *e.energy_to_target_j;
       if (e.joules_per_accuracy_point) b["joules_per_accuracy_point"] = *e.joules_per_accuracy_point;
     }
+    if (!e.source.empty()) b["source"] = e.source;  // testbed runs only: the simulator's block is unchanged
+    if (!e.note.empty()) b["note"] = e.note;
     j["energy"] = b;
   }
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";

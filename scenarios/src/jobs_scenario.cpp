@@ -1,10 +1,13 @@
 #include "omnilearn/scenarios/jobs_scenario.h"
 
+#include <cmath>
 #include <filesystem>
 
 #include "map_reader.h"
 #include "omnilearn/base/input_limits.h"
+#include "omnilearn/scenarios/enum_names.h"
 #include "omnilearn/scenarios/scenario_kind.h"
+#include "omnilearn/traces/csv_reader.h"
 #include "yaml_source.h"
 
 namespace omnilearn::scenarios {
@@ -81,7 +84,7 @@ Result<JobsScenario> parse_tree(std::string_view yaml_text, const std::string& s
   YAML::Node root = std::move(loaded).value();
   for (const std::string& o : overrides) OMNI_RETURN_IF_ERROR(source.apply_override(root, o));
   auto reader = MapReader::open(source, root, "",
-                                {"kind", "name", "seed", "workload", "job_policy", "cluster", "scheduler", "round",
+                                {"kind", "name", "seed", "workload", "job_policy", "asp_rule", "cluster", "scheduler", "round",
                                  "checkpoint", "restore", "placement", "las_thresholds", "node_bandwidth",
                                  "max_time", "packing", "parameters", "devices", "outputs"});
   if (!reader) return reader.status();
@@ -107,6 +110,10 @@ Result<JobsScenario> parse_tree(std::string_view yaml_text, const std::string& s
   if (!r.has("workload")) return r.error("workload", "missing (a jobs scenario needs a workload)");
   OMNI_RETURN_IF_ERROR(parse_workload(r, folder, s.workload));
   OMNI_RETURN_IF_ERROR(r.read("job_policy", s.job_policy));
+  OMNI_RETURN_IF_ERROR(r.read("asp_rule", s.asp_rule));
+  if (auto rule = parse_job_asp_rule(s.asp_rule); !rule.is_ok()) {
+    return r.error("asp_rule", rule.status().message().substr(std::string_view("asp_rule ").size()));
+  }
   OMNI_RETURN_IF_ERROR(r.read("cluster", s.cluster));
   if (is_cluster_file(s.cluster) && !std::filesystem::path(s.cluster).is_absolute()) {
     s.cluster = (folder / s.cluster).lexically_normal().string();
@@ -205,6 +212,7 @@ nlohmann::ordered_json jobs_scenario_json(const JobsScenario& s) {
   }
   j["workload"] = wj;
   j["job_policy"] = s.job_policy;
+  if (!s.asp_rule.empty()) j["asp_rule"] = s.asp_rule;  // written when set: manifests without it stay as they were
   j["cluster"] = s.cluster;
   j["scheduler"] = s.scheduler;
   j["round"] = s.round_s;
@@ -237,6 +245,55 @@ Result<ScenarioKind> read_scenario_kind(const std::string& path) {
     return source.error(kind, "kind", "expected training or jobs, got " + detail::describe(kind));
   } catch (const YAML::Exception& e) {
     return Status::parse_error(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+}
+
+Result<AspSpec> parse_job_asp_rule(std::string_view text) {
+  AspSpec spec;
+  if (text.empty()) return spec;
+  const std::size_t colon = text.find(':');
+  const std::string_view name = text.substr(0, colon);
+  const std::optional<std::string_view> parameter =
+      colon == std::string_view::npos ? std::nullopt : std::optional(text.substr(colon + 1));
+  const std::string quoted = "asp_rule '" + std::string(text) + "'";
+  const auto rule = enum_from_name<AspRule>(name);
+  if (!rule) {
+    std::string names;
+    for (const EnumName<AspRule>& n : kAspRuleNames) names += (names.empty() ? "" : ", ") + std::string(n.name);
+    return Status::invalid_argument(quoted + ": unknown rule; expected one of " + names);
+  }
+  spec.rule = *rule;
+  const auto whole = [&](std::int64_t& out) -> Status {
+    const auto v = parameter ? traces::parse_double(*parameter) : std::nullopt;
+    if (!v || *v < 0.0 || *v > 1e6 || *v != std::floor(*v)) {
+      return Status::invalid_argument(quoted + ": expected " + std::string(name) + ":N with a whole N in [0, 1000000]");
+    }
+    out = static_cast<std::int64_t>(*v);
+    return Status::ok();
+  };
+  switch (spec.rule) {
+    case AspRule::kSsp:
+      OMNI_RETURN_IF_ERROR(whole(spec.staleness_bound));
+      return spec;
+    case AspRule::kRingmaster:
+      if (parameter == "inf") {
+        spec.delay_threshold = kNoDelayThreshold;
+        return spec;
+      }
+      OMNI_RETURN_IF_ERROR(whole(spec.delay_threshold));
+      return spec;
+    case AspRule::kDcAsgd:
+      if (parameter) {
+        const auto v = traces::parse_double(*parameter);
+        if (!v || !std::isfinite(*v) || *v < 0.0) {
+          return Status::invalid_argument(quoted + ": expected dc-asgd or dc-asgd:LAMBDA with a finite LAMBDA >= 0");
+        }
+        spec.dc_lambda = *v;
+      }
+      return spec;
+    default:
+      if (parameter) return Status::invalid_argument(quoted + ": " + std::string(name) + " takes no parameter");
+      return spec;
   }
 }
 

@@ -45,6 +45,23 @@ Status check_problem(const MaxMinProblem& p) {
                                       " devices");
     }
   }
+  for (std::size_t i = 0; i < p.pairs.size(); ++i) {
+    const PackedCombination& c = p.pairs[i];
+    const std::string pair = "max-min fairness: pair " + std::to_string(i);
+    if (c.a >= p.workers.size() || c.b >= p.workers.size() || c.a == c.b || c.kind >= kinds) {
+      return Status::invalid_argument(pair + ": needs two different jobs and a kind of the problem");
+    }
+    if (p.workers[c.a] != 1 || p.workers[c.b] != 1) {
+      return Status::invalid_argument(pair + ": only one-worker jobs share a device");
+    }
+    if (p.throughput[c.a][c.kind] <= 0.0 || p.throughput[c.b][c.kind] <= 0.0) {
+      return Status::invalid_argument(pair + ": both jobs must run on its kind");
+    }
+    if (!std::isfinite(c.fraction_a) || !std::isfinite(c.fraction_b) || c.fraction_a < 0.0 || c.fraction_b < 0.0) {
+      return Status::invalid_argument(pair + ": fractions must be finite numbers >= 0, got " + format_g(c.fraction_a) +
+                                      " and " + format_g(c.fraction_b));
+    }
+  }
   return Status::ok();
 }
 
@@ -77,19 +94,30 @@ Result<TimeFractions> solve_max_min_fairness(const MaxMinProblem& p) {
   double all = 0.0;
   for (int c : p.capacity) all += c;
   std::vector<std::vector<double>> coef(jobs, std::vector<double>(kinds, 0.0));
+  std::vector<double> equal_shares(jobs, 0.0);
   for (std::size_t j = 0; j < jobs; ++j) {
     double equal_share = 0.0;
     for (std::size_t k = 0; k < kinds; ++k) equal_share += p.capacity[k] / all * p.throughput[j][k];
+    equal_shares[j] = equal_share;
     for (std::size_t k = 0; k < kinds; ++k) {
       if (p.workers[j] <= p.capacity[k]) coef[j][k] = p.workers[j] * p.throughput[j][k] / equal_share;
     }
   }
 
-  // Columns: x[j][k] at 1 + j * kinds + k, then t. Rows: the ratio rows (ratio_j - t >= 0), the job rows
-  // (sum_k x <= 1), the capacity rows (sum_j w_j x <= capacity).
+  // pair_coef[p]: the ratio of pairs[p]'s jobs a and b per unit of pair_x[p].
+  std::vector<std::pair<double, double>> pair_coef;
+  for (const PackedCombination& c : p.pairs) {
+    pair_coef.emplace_back(p.throughput[c.a][c.kind] * c.fraction_a / equal_shares[c.a],
+                           p.throughput[c.b][c.kind] * c.fraction_b / equal_shares[c.b]);
+  }
+
+  // Columns: x[j][k] at 1 + j * kinds + k, then t, then pair_x[p]. Rows: the ratio rows (ratio_j - t >= 0), the
+  // job rows (sum of the job's combinations <= 1), the capacity rows (sum_j w_j x + the kind's pairs <= capacity).
+  // Without pairs this is the LP of Gavel's max-min fairness alone, column for column.
   std::unique_ptr<glp_prob, ProblemDeleter> lp(glp_create_prob());
-  const int cols = static_cast<int>(jobs * kinds) + 1;
-  const int t_col = cols;
+  const int t_col = static_cast<int>(jobs * kinds) + 1;
+  const int cols = t_col + static_cast<int>(p.pairs.size());
+  auto pair_col = [&](std::size_t i) { return t_col + 1 + static_cast<int>(i); };
   glp_set_obj_dir(lp.get(), GLP_MAX);
   glp_add_cols(lp.get(), cols);
   glp_add_rows(lp.get(), static_cast<int>(2 * jobs + kinds));
@@ -121,19 +149,34 @@ Result<TimeFractions> solve_max_min_fairness(const MaxMinProblem& p) {
     glp_set_row_bnds(lp.get(), static_cast<int>(2 * jobs + k) + 1, GLP_UP, 0.0, p.capacity[k]);
   }
   glp_set_col_bnds(lp.get(), t_col, GLP_LO, 0.0, 0.0);
+  for (std::size_t i = 0; i < p.pairs.size(); ++i) {
+    const PackedCombination& c = p.pairs[i];
+    const int col = pair_col(i);
+    glp_set_col_bnds(lp.get(), col, GLP_DB, 0.0, 1.0);
+    entry(static_cast<int>(c.a) + 1, col, pair_coef[i].first);
+    entry(static_cast<int>(c.b) + 1, col, pair_coef[i].second);
+    entry(static_cast<int>(jobs + c.a) + 1, col, 1.0);
+    entry(static_cast<int>(jobs + c.b) + 1, col, 1.0);
+    entry(static_cast<int>(2 * jobs + c.kind) + 1, col, 1.0);
+  }
   glp_load_matrix(lp.get(), static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
 
   auto read_x = [&]() {
     out.x.assign(jobs, std::vector<double>(kinds, 0.0));
-    out.min_ratio = -1.0;
+    out.pair_x.assign(p.pairs.size(), 0.0);
+    std::vector<double> ratio(jobs, 0.0);
     for (std::size_t j = 0; j < jobs; ++j) {
-      double ratio = 0.0;
       for (std::size_t k = 0; k < kinds; ++k) {
         out.x[j][k] = std::clamp(glp_get_col_prim(lp.get(), x_col(j, k)), 0.0, 1.0);
-        ratio += coef[j][k] * out.x[j][k];
+        ratio[j] += coef[j][k] * out.x[j][k];
       }
-      out.min_ratio = out.min_ratio < 0.0 ? ratio : std::min(out.min_ratio, ratio);
     }
+    for (std::size_t i = 0; i < p.pairs.size(); ++i) {
+      out.pair_x[i] = std::clamp(glp_get_col_prim(lp.get(), pair_col(i)), 0.0, 1.0);
+      ratio[p.pairs[i].a] += pair_coef[i].first * out.pair_x[i];
+      ratio[p.pairs[i].b] += pair_coef[i].second * out.pair_x[i];
+    }
+    out.min_ratio = *std::min_element(ratio.begin(), ratio.end());
   };
 
   // Phase 1: the max-min optimum t*.
@@ -146,6 +189,9 @@ Result<TimeFractions> solve_max_min_fairness(const MaxMinProblem& p) {
   glp_set_obj_coef(lp.get(), t_col, 0.0);
   for (std::size_t j = 0; j < jobs; ++j) {
     for (std::size_t k = 0; k < kinds; ++k) glp_set_obj_coef(lp.get(), x_col(j, k), coef[j][k]);
+  }
+  for (std::size_t i = 0; i < p.pairs.size(); ++i) {
+    glp_set_obj_coef(lp.get(), pair_col(i), pair_coef[i].first + pair_coef[i].second);
   }
   glp_set_col_bnds(lp.get(), t_col, GLP_LO, t_star - 1e-12 * std::max(1.0, t_star), 0.0);
   if (run_simplex(lp.get(), "total-ratio phase").is_ok()) read_x();

@@ -6,19 +6,10 @@
 #include <optional>
 #include <set>
 
+#include "round_view.h"
+
 namespace omnilearn::scheduler {
 namespace {
-
-// The fractions (of `a`, of `b`) of the pair keyed `a`, `b` on `kind`, if listed.
-std::optional<std::pair<double, double>> pair_fractions(const RoundFacts& facts, const std::string& kind,
-                                                        const std::string& a, const std::string& b) {
-  for (const PackedPairFacts& p : facts.packed_pairs) {
-    if (p.kind != kind) continue;
-    if (p.key_a == a && p.key_b == b) return std::pair{p.fraction_a, p.fraction_b};
-    if (p.key_a == b && p.key_b == a) return std::pair{p.fraction_b, p.fraction_a};
-  }
-  return std::nullopt;
-}
 
 bool runs_on(const JobFacts& job, const std::string& kind) {
   auto it = job.throughput_per_worker.find(kind);
@@ -38,29 +29,10 @@ class PackingPolicy final : public SchedulingPolicy {
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return facts.jobs[a].arrival_s < facts.jobs[b].arrival_s; });
-    // Who shares what: the first in arrival order is the host, a second the guest; a third is an error.
-    std::map<DeviceSlot, std::vector<std::size_t>> holders;
-    for (const std::size_t j : order) {
-      for (const DeviceSlot& s : facts.jobs[j].current) holders[s].push_back(j);
-    }
-    RoundFacts base_facts = facts;
-    std::vector<std::optional<DeviceSlot>> shared(n);  // the device a job shares in the facts
-    for (const auto& [slot, js] : holders) {
-      if (js.size() <= 1) continue;
-      if (js.size() > 2) {
-        return Status::invalid_argument("job '" + facts.jobs[js[2]].id + "': current names slot " +
-                                        std::to_string(slot.slot) + " of host " + std::to_string(slot.host) +
-                                        ", which two other jobs hold (packing puts at most two jobs on a device)");
-      }
-      for (const std::size_t j : js) {
-        if (facts.jobs[j].current.size() != 1) {
-          return Status::invalid_argument("job '" + facts.jobs[j].id +
-                                          "': shares a device while holding several (only one-worker jobs are packed)");
-        }
-        shared[j] = slot;
-      }
-      base_facts.jobs[js[1]].current.clear();  // the guest: the base policy decides as if it held nothing
-    }
+    std::vector<std::optional<DeviceSlot>> shared;  // the device a job shares in the facts
+    auto unshared = detail::unshare_devices(facts, shared);
+    if (!unshared.is_ok()) return unshared.status();
+    const RoundFacts& base_facts = *unshared;  // the base policy decides as if the guests held nothing
     auto decided = base_->decide(base_facts);
     if (!decided.is_ok()) return decided.status();
     Allocation out = std::move(decided).value();
@@ -94,7 +66,7 @@ class PackingPolicy final : public SchedulingPolicy {
             host.packing_key.empty() || !runs_on(job, kind)) {
           continue;
         }
-        const auto f = pair_fractions(facts, kind, job.packing_key, host.packing_key);
+        const auto f = detail::pair_fractions(facts, kind, job.packing_key, host.packing_key);
         if (!f || f->first + f->second <= 1.0) continue;
         const double sum = f->first + f->second;
         const bool kept = shared[j] && *shared[j] == slot;

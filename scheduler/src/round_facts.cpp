@@ -77,6 +77,7 @@ Status validate_job(const JobFacts& job, const RoundFacts& facts, const std::set
   }
   OMNI_RETURN_IF_ERROR(check_kind_map(job, job.throughput_per_worker, "throughput_per_worker", kinds));
   OMNI_RETURN_IF_ERROR(check_kind_map(job, job.service_by_kind, "service_by_kind", kinds));
+  OMNI_RETURN_IF_ERROR(check_kind_map(job, job.packed_service_by_kind, "packed_service_by_kind", kinds));
   int usable = 0;
   for (const HostFacts& host : cluster.hosts) {
     auto it = job.throughput_per_worker.find(host.kind);

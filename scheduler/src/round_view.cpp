@@ -1,6 +1,7 @@
 #include "round_view.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <tuple>
 
@@ -37,6 +38,49 @@ double RoundView::best_throughput(std::size_t j) const { return *std::max_elemen
 
 double RoundView::rate(std::size_t j, const std::vector<int>& counts) const {
   return effective_throughput(tput[j], counts, balances[j]);
+}
+
+Result<RoundFacts> unshare_devices(const RoundFacts& facts, std::vector<std::optional<DeviceSlot>>& shared) {
+  const std::size_t n = facts.jobs.size();
+  // Arrival order (stable: ties keep the facts' order).
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return facts.jobs[a].arrival_s < facts.jobs[b].arrival_s; });
+  // Who shares what: the first in arrival order is the host, a second the guest; a third is an error.
+  std::map<DeviceSlot, std::vector<std::size_t>> holders;
+  for (const std::size_t j : order) {
+    for (const DeviceSlot& s : facts.jobs[j].current) holders[s].push_back(j);
+  }
+  RoundFacts out = facts;
+  shared.assign(n, std::nullopt);
+  for (const auto& [slot, js] : holders) {
+    if (js.size() <= 1) continue;
+    if (js.size() > 2) {
+      return Status::invalid_argument("job '" + facts.jobs[js[2]].id + "': current names slot " +
+                                      std::to_string(slot.slot) + " of host " + std::to_string(slot.host) +
+                                      ", which two other jobs hold (packing puts at most two jobs on a device)");
+    }
+    for (const std::size_t j : js) {
+      if (facts.jobs[j].current.size() != 1) {
+        return Status::invalid_argument("job '" + facts.jobs[j].id +
+                                        "': shares a device while holding several (only one-worker jobs are packed)");
+      }
+      shared[j] = slot;
+    }
+    out.jobs[js[1]].current.clear();  // the guest
+  }
+  return out;
+}
+
+std::optional<std::pair<double, double>> pair_fractions(const RoundFacts& facts, const std::string& kind,
+                                                        const std::string& a, const std::string& b) {
+  for (const PackedPairFacts& p : facts.packed_pairs) {
+    if (p.kind != kind) continue;
+    if (p.key_a == a && p.key_b == b) return std::pair{p.fraction_a, p.fraction_b};
+    if (p.key_a == b && p.key_b == a) return std::pair{p.fraction_b, p.fraction_a};
+  }
+  return std::nullopt;
 }
 
 std::vector<std::vector<DeviceSlot>> current_slots(const RoundFacts& facts) {

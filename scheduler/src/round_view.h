@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "omnilearn/scheduler/round_facts.h"
@@ -32,6 +34,16 @@ struct RoundView {
   // The job's samples/s on `counts` (effective_throughput, from the vectors above).
   double rate(std::size_t j, const std::vector<int>& counts) const;
 };
+
+// The facts with devices two jobs share (packing) held by one: on each shared device the earlier arrival (ties: the
+// earlier in RoundFacts::jobs) keeps it, the other (the guest) is given as holding nothing. `shared[j]` is set to the
+// device job j shares, if any. An error naming the job for a device three jobs hold, or a sharing job that holds
+// more than one device. For policies that pack; the result still needs validate_round_facts.
+Result<RoundFacts> unshare_devices(const RoundFacts& facts, std::vector<std::optional<DeviceSlot>>& shared);
+
+// The fractions (of `a`, of `b`) of the pair keyed `a`, `b` on `kind` in facts.packed_pairs, if listed.
+std::optional<std::pair<double, double>> pair_fractions(const RoundFacts& facts, const std::string& kind,
+                                                        const std::string& a, const std::string& b);
 
 // Each job's current slots.
 std::vector<std::vector<DeviceSlot>> current_slots(const RoundFacts& facts);

@@ -20,7 +20,7 @@ Result<std::unique_ptr<SchedulingPolicy>> SchedulerRegistry::make(std::string_vi
     return Status::not_found("unknown scheduler '" + std::string(name) + "' (expected one of: " + known + ")");
   }
   auto policy = it->second(options);
-  if (!policy.is_ok() || !options.packing) return policy;
+  if (!policy.is_ok() || !options.packing || (*policy)->packs_devices()) return policy;
   return make_packing_policy(std::move(policy).value(), options);
 }
 
@@ -37,6 +37,7 @@ SchedulerRegistry make_default_scheduler_registry() {
   (void)r.add("fifo", make_fifo_policy);
   (void)r.add("las", make_las_policy);
   (void)r.add("gavel", make_gavel_policy);
+  (void)r.add("gavel-packed", make_gavel_packed_policy);
   (void)r.add("balanced-mix", make_balanced_mix_policy);
   return r;
 }

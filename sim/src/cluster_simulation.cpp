@@ -24,8 +24,10 @@
 
 #include "finish_time_fairness.h"
 #include "omnilearn/controller/controller.h"
+#include "omnilearn/run/asp_schedule.h"
 #include "omnilearn/run/controller_factory.h"
 #include "omnilearn/run/run_folder.h"
+#include "omnilearn/scenarios/jobs_scenario.h"
 #include "omnilearn/scenarios/model_catalog.h"
 #include "omnilearn/scheduler/scheduler_registry.h"
 #include "omnilearn/sim/simulation.h"
@@ -62,6 +64,8 @@ struct Job {
   double total_samples = 0.0;
   double gradient_bytes = 0.0;
   std::map<std::string, double> throughput;  // one worker's samples/s per kind, at the job's per-worker batch
+  scenarios::AspSpec asp;                     // an ASP job's server rule (its asp_rule)
+  std::int64_t dropped_pushes = 0;            // ASP pushes its rule dropped (Ringmaster)
   JobOutcome outcome;
   bool arrived = false;
   Seconds waiting_since_s = 0.0;
@@ -75,6 +79,7 @@ struct Job {
   // packs them until the round after the partner leaves; "" and 1 otherwise.
   std::string packed_with;
   double packed_fraction = 1.0;
+  std::map<std::string, double> packed_device_s;  // the part of outcome.device_s spent packed, by kind
   // Steady stepping (several workers): the last two steps took the same time with the same plan. Reset when the
   // job's devices change.
   Seconds last_step_s = 0.0;
@@ -170,6 +175,10 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
   if (packing && options_.packed_speeds == nullptr) {
     return Status::invalid_argument("packing needs the packed-pair table (--packed-speeds)");
   }
+  if (policy_->packs_devices() && !packing) {
+    return Status::invalid_argument("scheduler '" + options_.scheduler +
+                                    "' packs jobs two to a device: it needs packing (packing: true, --packing)");
+  }
   allocations_csv_ = packing ? "time_s,job,kind,devices,packed_with\n" : "time_s,job,kind,devices\n";
   for (const scenarios::DeviceGroup& g : cluster_.groups) {
     for (std::int64_t n = 0; n < g.nodes; ++n) {
@@ -197,6 +206,11 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
                                       " is smaller than max_workers " + std::to_string(s.max_workers));
     }
     job.total_samples = s.epochs * static_cast<double>(s.dataset_samples);
+    if (s.mode == traces::JobMode::kAsp) {
+      auto asp = scenarios::parse_job_asp_rule(s.asp_rule);
+      if (!asp.is_ok()) return Status::invalid_argument(where + ": " + asp.status().message());
+      job.asp = *asp;
+    }
     {  // the job's batch policy, checked now rather than when the job first runs
       run::ControllerSpec spec;
       spec.policy = s.batch_policy;
@@ -293,7 +307,10 @@ bool devices_taken(Job& job, std::uint64_t generation, bool over, bool& interrup
 }
 
 void ClusterSim::release(Job& job, Seconds now_s) {
-  for (const scheduler::DeviceSlot& s : job.slots) job.outcome.device_s[hosts_[s.host].kind] += now_s - job.held_since_s;
+  for (const scheduler::DeviceSlot& s : job.slots) {
+    job.outcome.device_s[hosts_[s.host].kind] += now_s - job.held_since_s;
+    if (!job.packed_with.empty()) job.packed_device_s[hosts_[s.host].kind] += now_s - job.held_since_s;
+  }
   job.held_since_s = now_s;
 }
 
@@ -321,6 +338,7 @@ Status ClusterSim::decide(Seconds now_s) {
     f.balances_batches = job.spec->batch_policy != "uniform";
     f.current = job.slots;
     f.service_by_kind = job.outcome.device_s;
+    f.packed_service_by_kind = job.packed_device_s;
     f.waiting_s = job.slots.empty() ? now_s - job.waiting_since_s : 0.0;
     f.packing_key = job.packing_key;
     facts.jobs.push_back(std::move(f));
@@ -526,8 +544,17 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
     Seconds started_s = 0.0;
     Seconds compute_s = 0.0;
     BatchSize batch = 0;  // of the computation under way, or the one the pull under way carries
+    std::int64_t pulled = 0;  // the server's updates when it sent the parameters the worker computes on
+    bool held = false;        // its reply waits (SSP's bound): no activity
   };
   std::vector<Worker> w(n);
+  // The job's rule (docs/asp-rules.md), with the single-job server's code: AspSpec::applies drops a push too stale
+  // (Ringmaster); AspSchedule holds a reply until SSP's bound lets the worker go on. Every worker starts on the
+  // parameters as they are now.
+  run::AspSchedule schedule(job.asp, n);
+  const run::AspSchedule::LiveFn all_live = [](WorkerId) { return true; };
+  std::int64_t updates = job.outcome.steps;
+  for (Worker& x : w) x.pulled = updates;
   job.in_flight.clear();
   const auto start = [&](std::size_t k, sg4::ActivityPtr activity) {
     w[k].activity = std::move(activity);
@@ -548,12 +575,26 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
     return Status::ok();
   };
   bool finished = false;
-  // The server applies k's push now: an update; the job's controller sees k's compute time and plans; k pulls the
-  // parameters with its next batch (free on the server's node: it computes again at once).
+  // k pulls the parameters with its next batch (free on the server's node: it computes again at once).
+  const auto pull = [&](std::size_t k, BatchSize batch) -> Status {
+    w[k].batch = batch;
+    w[k].pulled = updates;
+    if (hosts[k] == server) return compute(k);
+    w[k].phase = Phase::kPull;
+    start(k, sg4::Comm::sendto_async(server, hosts[k], bytes));
+    return Status::ok();
+  };
+  // The server applies k's push now (an update, unless the rule drops it); the job's controller sees k's compute
+  // time and plans; k pulls, now or when the rule releases it.
   const auto apply = [&](std::size_t k) -> Status {
     const Seconds t = sg4::Engine::get_clock();
-    ++step_index;
-    ++job.outcome.steps;
+    if (job.asp.applies(updates - w[k].pulled)) {
+      ++updates;
+      ++step_index;
+      ++job.outcome.steps;
+    } else {
+      ++job.dropped_pushes;
+    }
     job.outcome.samples += static_cast<double>(w[k].batch);
     OMNI_RETURN_IF_ERROR(
         ctl.report(controller::IterationDone{static_cast<WorkerId>(k), step_index, t, w[k].compute_s, w[k].batch}));
@@ -563,10 +604,14 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
     }
     auto next = ctl.plan_next(controller::DecisionPoint{step_index, 0, t});
     if (!next.is_ok()) return next.status();
-    w[k].batch = next->batch[k];  // the pull carries k's next batch
-    if (hosts[k] == server) return compute(k);
-    w[k].phase = Phase::kPull;
-    start(k, sg4::Comm::sendto_async(server, hosts[k], bytes));
+    if (!schedule.holds()) return pull(k, next->batch[k]);
+    schedule.pushed(static_cast<WorkerId>(k), /*epoch_ended=*/false);
+    w[k].held = true;
+    bool barrier_opened = false;  // never: pulls follow every push
+    for (const WorkerId j : schedule.release(all_live, barrier_opened)) {
+      w[j].held = false;
+      OMNI_RETURN_IF_ERROR(pull(j, ctl.current_plan().batch[j]));
+    }
     return Status::ok();
   };
   const auto advance = [&](std::size_t k) -> Status {
@@ -592,7 +637,9 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
   }
   while (true) {
     std::vector<sg4::ActivityPtr> waiting;
-    for (const Worker& x : w) waiting.push_back(x.activity);
+    for (const Worker& x : w) {
+      if (!x.held) waiting.push_back(x.activity);
+    }
     job.in_flight = waiting;
     try {
       sg4::Activity::wait_any(waiting);
@@ -606,7 +653,7 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
     // What ended at this instant, in worker order (determinism).
     std::vector<std::size_t> ended;
     for (std::size_t k = 0; k < n; ++k) {
-      if (w[k].activity->get_state() == sg4::Activity::State::FINISHED) ended.push_back(k);
+      if (!w[k].held && w[k].activity->get_state() == sg4::Activity::State::FINISHED) ended.push_back(k);
     }
     for (const std::size_t k : ended) {
       OMNI_RETURN_IF_ERROR(advance(k));
@@ -801,7 +848,10 @@ Status ClusterSim::write(const ClusterSummary& summary) const {
   const std::vector<std::string> kinds = facts_.kinds();
   std::string jobs = "job,arrival_s,start_s,end_s,jct_s,queueing_s,steps,samples,restarts,batch_policy,workers";
   for (const std::string& k : kinds) jobs += ",device_s_" + k;
-  jobs += ",contention,fair_s,rho\n";
+  jobs += ",contention,fair_s,rho";
+  // The ASP rules' columns, when the job file names a rule.
+  const bool rules = std::any_of(jobs_.begin(), jobs_.end(), [](const Job& j) { return !j.spec->asp_rule.empty(); });
+  jobs += rules ? ",asp_rule,dropped_pushes\n" : "\n";
   const auto cell = [](bool known, double v) { return known ? shortest_number(v) : std::string(); };
   for (std::size_t j = 0; j < summary.jobs.size(); ++j) {
     const JobOutcome& o = summary.jobs[j];
@@ -812,7 +862,9 @@ Status ClusterSim::write(const ClusterSummary& summary) const {
             jobs_[j].spec->batch_policy + "," + std::to_string(jobs_[j].spec->workers);
     for (const std::string& k : kinds) jobs += "," + shortest_number(o.device_s.at(k));
     jobs += "," + cell(o.finished(), o.contention) + "," + cell(o.finished(), o.fair_s) + "," +
-            cell(o.finished(), o.finished() ? o.rho() : 0.0) + "\n";
+            cell(o.finished(), o.finished() ? o.rho() : 0.0);
+    if (rules) jobs += "," + jobs_[j].spec->asp_rule + "," + std::to_string(jobs_[j].dropped_pushes);
+    jobs += "\n";
   }
   nlohmann::ordered_json js;
   js["kind"] = "jobs";

@@ -18,6 +18,7 @@
 #include "collective_step.h"
 #include "omnilearn/run/availability_plan.h"
 #include "omnilearn/run/controller_factory.h"
+#include "omnilearn/run/energy_meter.h"
 #include "omnilearn/run/manifest.h"
 #include "omnilearn/run/run_recorder.h"
 #include "omnilearn/scenarios/network_spec.h"
@@ -125,6 +126,22 @@ Result<run::RunSummary> drive(simgrid::s4u::Engine& engine, RunContext& ctx) {
   return summary;
 }
 
+// The run's energy meter. Other load on the host (workload.model.host_cpu_available) water-fills the workers' CPU
+// shares and so stretches their compute: each is charged busy power only on the part of its share it got.
+run::EnergyMeter energy_meter(const scenarios::Scenario& scenario, const IterationCostModel& cost) {
+  run::EnergyMeter meter = run::EnergyMeter::for_scenario(scenario);
+  const auto available = scenario.workload.model.host_cpu_available;
+  if (!available) return meter;
+  std::vector<double> shares;
+  for (WorkerId k = 0; k < cost.worker_count(); ++k) {
+    if (const auto s = cost.cpu_share(k)) shares.push_back(*s);
+  }
+  if (shares.size() != cost.worker_count()) return meter;
+  const std::vector<double> granted = water_fill(shares, *available);
+  for (WorkerId k = 0; k < shares.size(); ++k) meter.set_busy_fraction(k, granted[k] / shares[k]);
+  return meter;
+}
+
 }  // namespace
 
 Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, const SimOptions& options) {
@@ -180,7 +197,7 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
     const run::Manifest manifest = make_manifest(scenario, options, *simgrid_args);
     auto recorder = open_recorder(scenario, options, manifest);
     if (!recorder) return recorder.status();
-    if (scenario.energy) (*recorder)->set_energy_meter(run::EnergyMeter::for_scenario(scenario));
+    if (scenario.energy) (*recorder)->set_energy_meter(energy_meter(scenario, *cost));
     run::StopRule stop(run::stop_limits(scenario));
     RunContext ctx{scenario, options, *platform, *cost, **availability, *controller, **recorder, stop};
     std::optional<VirtualTraining> training;

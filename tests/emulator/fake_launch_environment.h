@@ -25,6 +25,8 @@ class FakeLaunchEnvironment final : public LaunchEnvironment {
   bool host_dataset = false;  // prepare Fashion-MNIST as the host does, instead of leaving it alone
   Status groups_error;        // make_groups fails with it
   std::function<void(const std::vector<pid_t>&)> on_started;
+  // The energy counters the launch gets; unset: none (the test's result must not depend on the host's RAPL).
+  std::function<Result<std::unique_ptr<EnergyCounter>>()> counter;
 
   // What the test reads after it.
   int groups_made = 0;                       // make_groups calls
@@ -44,6 +46,10 @@ class FakeLaunchEnvironment final : public LaunchEnvironment {
   }
   void workers_started(const std::vector<pid_t>& pids) override {
     if (on_started) on_started(pids);
+  }
+  Result<std::unique_ptr<EnergyCounter>> energy_counter() override {
+    if (counter) return counter();
+    return Status::not_found("the test's environment has no energy counters");
   }
 
  private:

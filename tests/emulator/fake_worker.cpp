@@ -2,12 +2,14 @@
 // handling (start inside a cgroup, records, deaths, signals) is tested in milliseconds. Extra arguments:
 //   --fake-steps N      iterations to report (default 20)
 //   --fake-step-ms M    sleep per iteration (default 10)
+//   --fake-busy-ms M    then compute (spin) this long per iteration (default 0)
 //   --fake-exit R:C     rank R exits with code C halfway through
 //   --fake-ignore-term  ignore SIGTERM (the launcher must SIGKILL it)
 //   --fake-stop R:S     rank R stops itself (SIGSTOP) before step S
 //   --fake-hang R:S     rank R sleeps for good before step S (a hung call)
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
@@ -19,7 +21,7 @@
 
 int main(int argc, char** argv) {
   using namespace omnilearn;
-  int rank = 0, out_fd = -1, steps = 20, step_ms = 10, exit_rank = -1, exit_code = 0;
+  int rank = 0, out_fd = -1, steps = 20, step_ms = 10, busy_ms = 0, exit_rank = -1, exit_code = 0;
   int stop_rank = -1, stop_step = 0, hang_rank = -1, hang_step = 0;
   std::string config_path;
   auto rank_colon_step = [](const std::string& s, int& r, int& step) {
@@ -33,6 +35,7 @@ int main(int argc, char** argv) {
     else if (a == "--out-fd") out_fd = std::atoi(v);
     else if (a == "--fake-steps") steps = std::atoi(v);
     else if (a == "--fake-step-ms") step_ms = std::atoi(v);
+    else if (a == "--fake-busy-ms") busy_ms = std::atoi(v);
     else if (a == "--fake-exit") {
       const std::string s = v;
       exit_rank = std::atoi(s.substr(0, s.find(':')).c_str());
@@ -73,6 +76,8 @@ int main(int argc, char** argv) {
       for (;;) ::pause();
     }
     ::usleep(static_cast<useconds_t>(step_ms) * 1000);
+    const auto busy_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_ms);
+    for (volatile unsigned spin = 0; std::chrono::steady_clock::now() < busy_until;) spin = spin + 1;
     run::IterationRecord r;
     r.worker = static_cast<WorkerId>(rank), r.step = s, r.epoch = s / 10, r.start_s = 0.01 * s, r.compute_s = 0.008;
     r.comm_s = 0.001, r.wait_s = 0.001, r.batch = 32, r.loss = 1.0 / (s + 1);

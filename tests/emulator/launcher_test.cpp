@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -382,6 +384,113 @@ TEST(Launcher, MissingWorkerProgramIsAnError) {
   auto r = run_emulation(scenario, fake_options(dir + "/run", std::make_shared<FakeLaunchEnvironment>(dir + "/nope")));
   ASSERT_FALSE(r.is_ok());
   EXPECT_NE(r.status().message().find("not found"), std::string::npos);
+}
+
+// Energy: every run reports it. Scenarios with figures `energy: {cpu: {idle: 1, busy: 5}}` (w0 has 2 cores, w1 1).
+const char* kFigures = "energy: {cpu: {idle: 1, busy: 5}}\n";
+
+nlohmann::json energy_block(const std::string& run) {
+  return nlohmann::json::parse(std::ifstream(run + "/summary.json")).at("energy");
+}
+
+// The modelled block and energy.csv agree with the model, row by row: busy 5 W per core-second used, idle 1 W for
+// the rest of each node's cores over the window (w0 2 cores, w1 1); the whole between all-idle and all-busy.
+void expect_modelled_from_cpu_time(const std::string& run) {
+  const auto e = energy_block(run);
+  ASSERT_EQ(e.value("source", ""), "modelled-cputime") << e.dump();
+  const double w = e.at("window_s").get<double>(), joules = e.at("joules").get<double>();
+  EXPECT_GT(w, 0.0);
+  EXPECT_GE(joules, 3 * w * 1.0 - 1e-9);
+  EXPECT_LE(joules, 3 * w * 5.0 + 1e-9);
+  EXPECT_NEAR(joules, e.at("busy_j").get<double>() + e.at("idle_j").get<double>(), 1e-9 * joules);
+  EXPECT_GT(e.at("cpu_s").get<double>(), 0.0);
+  std::ifstream csv(run + "/energy.csv");
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "worker,busy_j,idle_j,joules,cpu_s,allotted_core_s");
+  double sum = 0.0;
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_TRUE(std::getline(csv, line)) << "row " << k;
+    double v[6];
+    ASSERT_EQ(std::sscanf(line.c_str(), "%lf,%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]), 6)
+        << line;
+    const double cores = k == 0 ? 2.0 : 1.0;
+    EXPECT_NEAR(v[5], cores * w, 1e-9) << line;
+    EXPECT_NEAR(v[1], 5.0 * v[4], 1e-9) << line;
+    EXPECT_NEAR(v[2], std::max(0.0, v[5] - v[4]) * 1.0, 1e-9) << line;
+    sum += v[3];
+  }
+  EXPECT_NEAR(sum, joules, 1e-9 * joules);
+}
+
+TEST(LauncherEnergy, ModelledFromEachProcessCpuTimeWithoutCgroupAccounting) {
+  const std::string dir = fresh_dir("energyproc");
+  const auto scenario = load(write_scenario(dir, "energyproc", 2, kFigures));
+  auto r = run_emulation(scenario, fake_options(dir + "/run", fake_env({"--fake-steps", "20", "--fake-busy-ms", "5"})));
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_EQ(r->exit_code, 0) << r->message;
+  expect_modelled_from_cpu_time(dir + "/run");
+  const std::string note = energy_block(dir + "/run").value("note", "");
+  EXPECT_NE(note.find("/proc/PID/stat"), std::string::npos) << note;  // the fake throttler accounts nothing
+  EXPECT_NE(note.find("no energy counters"), std::string::npos) << note;
+}
+
+TEST(LauncherEnergy, ModelledFromTheWorkersCgroups) {
+  SKIP_WITHOUT_CGROUPS();
+  const std::string dir = fresh_dir("energycg");
+  const auto scenario = load(write_scenario(dir, "energycg", 2, kFigures));
+  auto r = run_emulation(scenario, fake_options(dir + "/run", fake_env({"--fake-steps", "20", "--fake-busy-ms", "5"},
+                                                                       /*host_groups=*/true)));
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_EQ(r->exit_code, 0) << r->message;
+  expect_modelled_from_cpu_time(dir + "/run");
+  const std::string note = energy_block(dir + "/run").value("note", "");
+  EXPECT_NE(note.find("cgroups"), std::string::npos) << note;
+  expect_no_cgroups_left("energycg");
+}
+
+// A counter that has counted 10 J more at each reading.
+class SteadyCounter final : public EnergyCounter {
+ public:
+  std::string description() const override { return "steady test counter"; }
+  Result<double> joules() override { return 10.0 * static_cast<double>(reads_++); }
+
+ private:
+  int reads_ = 0;
+};
+
+TEST(LauncherEnergy, MeasuredWhereTheHostHasCounters) {
+  const std::string dir = fresh_dir("energymeasured");
+  const auto scenario = load(write_scenario(dir, "energymeasured", 2, kFigures));
+  auto env = fake_env({"--fake-steps", "20"});
+  env->counter = []() -> Result<std::unique_ptr<EnergyCounter>> {
+    return std::unique_ptr<EnergyCounter>(std::make_unique<SteadyCounter>());
+  };
+  auto r = run_emulation(scenario, fake_options(dir + "/run", env));
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_EQ(r->exit_code, 0) << r->message;
+  const auto e = energy_block(dir + "/run");
+  EXPECT_EQ(e.value("source", ""), "measured") << e.dump();
+  const double joules = e.at("joules").get<double>();
+  EXPECT_GT(joules, 0.0);
+  EXPECT_EQ(std::fmod(joules, 10.0), 0.0);  // whole readings of the counter
+  EXPECT_TRUE(e.contains("modelled_j"));
+  EXPECT_NE(e.value("note", "").find("steady test counter: the whole host"), std::string::npos) << e.dump();
+  EXPECT_FALSE(fs::exists(dir + "/run/energy.csv"));  // host-wide: no per-worker rows
+}
+
+TEST(LauncherEnergy, WithoutCountersOrFiguresTheRunSaysWhy) {
+  const std::string dir = fresh_dir("energynone");
+  const auto scenario = load(write_scenario(dir, "energynone"));  // explicit nodes, no preset, no energy section
+  auto r = run_emulation(scenario, fake_options(dir + "/run", fake_env({"--fake-steps", "5"})));
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_EQ(r->exit_code, 0) << r->message;
+  const auto e = energy_block(dir + "/run");
+  const std::string reason = e.value("reason", "");
+  EXPECT_NE(reason.find("no energy counters"), std::string::npos) << e.dump();
+  EXPECT_NE(reason.find("no power figures for worker 0"), std::string::npos) << e.dump();
+  EXPECT_FALSE(e.contains("joules"));
+  EXPECT_FALSE(fs::exists(dir + "/run/energy.csv"));
 }
 
 }  // namespace

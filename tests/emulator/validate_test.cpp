@@ -1,8 +1,8 @@
 // `omnilearn validate` end to end on a small BSP scenario (two LeNet workers, 1024 Fashion-MNIST samples, 2 epochs):
 // two real testbed runs under cgroup CPU quotas (--repeats 2), the exchange probe, the simulator with a given
 // calibration (--skip-calibrate: a calibration takes minutes) and the comparison. Checks the stages' folders and
-// validation.csv, including the repeat columns. Needs root (cgroups), Fashion-MNIST and Debian's python3 with pandas;
-// skips with the reason otherwise.
+// validation.csv, including the repeat and energy columns. Needs root (cgroups), Fashion-MNIST and Debian's python3
+// with pandas; skips with the reason otherwise.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -76,7 +76,9 @@ TEST(Validate, TwoTestbedRunsTheProbeAndTheSimulatorAreCompared) {
   // describes every host: t = 0 + 0.001 s x b at a full core, and a share s runs at s of that speed. (A calibration
   // written by hand for the bare network would describe only the host it was measured on.)
   const std::string scenario = testing::write_scenario(
-      dir, "val", 2, "emulator: {cpu_budget: 1.0, eval_samples: 500, target_accuracy: 0, sample_cost_s: 0.001}\n",
+      dir, "val", 2,
+      "emulator: {cpu_budget: 1.0, eval_samples: 500, target_accuracy: 0, sample_cost_s: 0.001}\n"
+      "energy: {cpu: {idle: 1, busy: 5}}\n",
       1024, 64, 2);
   fs::create_directories(dir + "/cal");
   std::ofstream(dir + "/cal/profile.yaml") << "name: lenet-calibrated\nparameters: 22310\nflops_per_sample: 2.3e6\n"
@@ -111,6 +113,18 @@ TEST(Validate, TwoTestbedRunsTheProbeAndTheSimulatorAreCompared) {
     const double tb = std::stod(row.at("testbed_iter_s")), sim = std::stod(row.at("sim_iter_s"));
     EXPECT_GT(sim, 0.5 * tb);
     EXPECT_LT(sim, 2.0 * tb);
+    // The runs' energy: the testbed's measured (RAPL) or modelled from its workers' CPU time, judged against the
+    // 15% criterion only when measured; both within a factor of two of each other, as the times are.
+    const std::string source = row.at("energy_source");
+    EXPECT_TRUE(source == "modelled-cputime" || source == "measured") << source;
+    EXPECT_EQ(row.at("energy_within_15pct") == "modelled", source == "modelled-cputime")
+        << row.at("energy_within_15pct");
+    const double tb_j = std::stod(row.at("testbed_energy_j")), sim_j = std::stod(row.at("sim_energy_j"));
+    EXPECT_GT(tb_j, 0.0);
+    if (source == "modelled-cputime") {
+      EXPECT_GT(sim_j, 0.5 * tb_j);
+      EXPECT_LT(sim_j, 2.0 * tb_j);
+    }
   }
 }
 

@@ -217,5 +217,68 @@ TEST(EnergyMeter, ParseErrors) {
   EXPECT_EQ(s.energy->comm.mode, scenarios::PhasePowerMode::kIdle);
 }
 
+// The testbed's blocks (source set): a CPU-time model with its own energy.csv columns; a measured one host-wide,
+// without energy.csv.
+TEST(EnergyMeter, TestbedBlocksCarryTheirSource) {
+  for (const bool measured : {false, true}) {
+    TempDir tmp;
+    auto w = RunWriter::open((tmp.path() / "r").string(), "{}", false);
+    ASSERT_TRUE(w.is_ok());
+    RunRecorder rec(std::move(w).value(), RecorderOptions{true, false});
+    RunSummary sum;
+    EnergySummary e;
+    e.source = measured ? "measured" : "modelled-cputime";
+    e.note = "a note";
+    e.joules = 32.0, e.average_power_w = 3.2, e.compute_j = 15.0, e.idle_j = 17.0, e.cpu_s = 3.0, e.window_s = 10.0;
+    if (measured) {
+      e.modelled_j = 30.0;
+    } else {
+      WorkerEnergy row;
+      row.compute_j = 15.0, row.idle_j = 17.0, row.cpu_s = 3.0, row.allotted_core_s = 20.0;
+      e.workers.push_back(row);
+    }
+    sum.energy = e;
+    ASSERT_TRUE(rec.finish(sum).is_ok());
+    const auto j = nlohmann::ordered_json::parse(read_file(tmp.path() / "r" / "summary.json"));
+    if (measured) {
+      EXPECT_EQ(j["energy"].dump(), R"({"joules":32.0,"average_power_w":3.2,"modelled_j":30.0,"cpu_s":3.0,)"
+                                    R"("window_s":10.0,"source":"measured","note":"a note"})");
+      EXPECT_FALSE(std::filesystem::exists(tmp.path() / "r" / "energy.csv"));
+    } else {
+      EXPECT_EQ(j["energy"].dump(), R"({"joules":32.0,"average_power_w":3.2,"busy_j":15.0,"idle_j":17.0,"cpu_s":3.0,)"
+                                    R"("window_s":10.0,"source":"modelled-cputime","note":"a note"})");
+      EXPECT_EQ(read_file(tmp.path() / "r" / "energy.csv"),
+                "worker,busy_j,idle_j,joules,cpu_s,allotted_core_s\n0,15,17,32,3,20\n");
+    }
+  }
+}
+
+TEST(EnergyMeter, WorkerPowerNamesTheWorkerWithoutFigures) {
+  auto none = worker_power(parse(std::string(kExplicit)));
+  ASSERT_FALSE(none.is_ok());
+  EXPECT_EQ(none.status().message(),
+            "no power figures for worker 0 (a: no preset; give energy.cpu.idle and energy.cpu.busy)");
+  auto some = worker_power(parse(std::string(kExplicit) + "energy: {cpu: {idle: 1, busy: 2}}\n"));
+  ASSERT_TRUE(some.is_ok()) << some.status().message();
+  ASSERT_EQ(some->size(), 1u);
+  EXPECT_DOUBLE_EQ((*some)[0].count, 2.0);
+  EXPECT_DOUBLE_EQ((*some)[0].idle_w(), 2.0);
+}
+
+TEST(EnergyMeter, AWorkerGrantedPartOfItsCpuIsBusyOnlyOnThatPart) {
+  // 2 cores at 1 W idle and 5 W busy per core, computing 4 s with a quarter of its CPU (other load took the rest):
+  // (1 + 0.25 * 4) * 2 W = 4 W, 16 J; then 1 s of waiting at idle, 2 J.
+  EnergyMeter m(scenarios::EnergySpec{}, {cpu(2, 1.0, 5.0)});
+  m.set_busy_fraction(0, 0.25);
+  m.iteration(row(0, 0.0, 4.0, 1.0, 0.0));
+  const EnergySummary e = m.summary(5.0, std::nullopt, std::nullopt);
+  EXPECT_DOUBLE_EQ(e.compute_j, 16.0);
+  EXPECT_DOUBLE_EQ(e.wait_j, 2.0);
+  EnergyMeter full(scenarios::EnergySpec{}, {cpu(2, 1.0, 5.0)});
+  full.set_busy_fraction(0, 1.0);  // the default: unchanged
+  full.iteration(row(0, 0.0, 4.0, 1.0, 0.0));
+  EXPECT_DOUBLE_EQ(full.summary(5.0, std::nullopt, std::nullopt).compute_j, 40.0);
+}
+
 }  // namespace
 }  // namespace omnilearn::run

@@ -99,6 +99,7 @@ TEST(JobsScenario, Refusals) {
       {"kind: jobs\nworkload: {file: w.csv}\nplacement: diagonal\n", {}, "s.yaml:3: placement:"},
       {"kind: jobs\nworkload: {file: w.csv}\n", {"round=0"}, "s.yaml (--set round=0): round:"},
       {"kind: jobs\nworkload: {file: w.csv}\n", {"sheduler=las"}, "sheduler: unknown key"},
+      {"kind: jobs\nworkload: {file: w.csv}\nasp_rule: ssp\n", {}, "s.yaml:3: asp_rule: 'ssp': expected ssp:N"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.yaml);
@@ -106,6 +107,49 @@ TEST(JobsScenario, Refusals) {
     ASSERT_FALSE(s.is_ok());
     EXPECT_NE(s.status().message().find(c.message), std::string::npos) << s.status().message();
   }
+}
+
+TEST(JobsScenario, AspRulesAsAJobFileSpellsThem) {
+  auto plain = parse_job_asp_rule("");
+  ASSERT_TRUE(plain.is_ok());
+  EXPECT_EQ(plain->rule, AspRule::kAsgd);
+  auto ssp = parse_job_asp_rule("ssp:3");
+  ASSERT_TRUE(ssp.is_ok());
+  EXPECT_EQ(ssp->rule, AspRule::kSsp);
+  EXPECT_EQ(ssp->staleness_bound, 3);
+  auto ring = parse_job_asp_rule("ringmaster:inf");
+  ASSERT_TRUE(ring.is_ok());
+  EXPECT_EQ(ring->delay_threshold, kNoDelayThreshold);
+  EXPECT_TRUE(ring->applies(1000000));
+  auto ring8 = parse_job_asp_rule("ringmaster:8");
+  ASSERT_TRUE(ring8.is_ok());
+  EXPECT_TRUE(ring8->applies(8));
+  EXPECT_FALSE(ring8->applies(9));
+  auto dc = parse_job_asp_rule("dc-asgd:0.1");
+  ASSERT_TRUE(dc.is_ok());
+  EXPECT_EQ(dc->rule, AspRule::kDcAsgd);
+  EXPECT_DOUBLE_EQ(dc->dc_lambda, 0.1);
+  EXPECT_DOUBLE_EQ(parse_job_asp_rule("dc-asgd")->dc_lambda, 0.04);
+  EXPECT_EQ(parse_job_asp_rule("staleness-aware")->rule, AspRule::kStalenessAware);
+  for (const auto& [text, message] :
+       {std::pair{"ssp", "asp_rule 'ssp': expected ssp:N with a whole N in [0, 1000000]"},
+        std::pair{"ssp:1.5", "asp_rule 'ssp:1.5': expected ssp:N"},
+        std::pair{"ringmaster:-1", "asp_rule 'ringmaster:-1': expected ringmaster:N"},
+        std::pair{"rescaled:2", "asp_rule 'rescaled:2': rescaled takes no parameter"},
+        std::pair{"dc-asgd:x", "asp_rule 'dc-asgd:x': expected dc-asgd or dc-asgd:LAMBDA"},
+        std::pair{"hogwild", "asp_rule 'hogwild': unknown rule; expected one of asgd, staleness-aware"}}) {
+    auto bad = parse_job_asp_rule(text);
+    ASSERT_FALSE(bad.is_ok()) << text;
+    EXPECT_EQ(bad.status().message().rfind(message, 0), 0u) << bad.status().message();
+  }
+  // The scenario key: every ASP job's rule, in the manifest only when set.
+  auto s = parse_jobs_scenario("kind: jobs\nworkload: {file: w.csv}\nasp_rule: ringmaster:4\n", "s.yaml");
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  EXPECT_EQ(s->asp_rule, "ringmaster:4");
+  EXPECT_EQ(jobs_scenario_json(*s)["asp_rule"], "ringmaster:4");
+  auto none = parse_jobs_scenario("kind: jobs\nworkload: {file: w.csv}\n", "s.yaml");
+  ASSERT_TRUE(none.is_ok());
+  EXPECT_FALSE(jobs_scenario_json(*none).contains("asp_rule"));
 }
 
 TEST(JobsScenario, KindOfFilesAndOfSweeps) {

@@ -16,7 +16,7 @@ using testing::job;
 // Equal shares (3/4 K80, 1/4 V100): E_A = 7/4, E_B = 5/4. K80 never binds (3 devices, 2 jobs), so each job runs all
 // the time, A on V100 for a and B for b = 1 - a: ratio_A = (1 + 3a) / (7/4), ratio_B = (2 - a) / (5/4). Equal at
 // a = 9/22: both 14/11. Either job's ratio rises only by taking V100 time from the other, so this is the optimum.
-MaxMinProblem hand_case() { return {{3, 1}, {1, 1}, {{1.0, 4.0}, {1.0, 2.0}}}; }
+MaxMinProblem hand_case() { return {{3, 1}, {1, 1}, {{1.0, 4.0}, {1.0, 2.0}}, {}}; }
 
 TEST(MaxMinFairness, TwoJobsTwoKindsMatchTheHandComputedOptimum) {
   auto x = solve_max_min_fairness(hand_case());
@@ -32,18 +32,18 @@ TEST(MaxMinFairness, ScaleFactorsAndClosedKinds) {
   // One kind of 4 devices; a 2-worker job A and a 1-worker job B of equal speed (E = 1): ratio_A = 2 x_A,
   // ratio_B = x_B (an equal share counts devices, so a wider job needs less time for the same ratio). Both fit at
   // once: the min is B's, at most 1; the second LP then gives A all its time too.
-  auto x = solve_max_min_fairness({{4}, {2, 1}, {{1.0}, {1.0}}});
+  auto x = solve_max_min_fairness({{4}, {2, 1}, {{1.0}, {1.0}}, {}});
   ASSERT_TRUE(x.is_ok()) << x.status().message();
   EXPECT_NEAR(x->min_ratio, 1.0, 1e-7);
   EXPECT_NEAR(x->x[1][0], 1.0, 1e-7);
   EXPECT_NEAR(x->x[0][0], 1.0, 1e-7);
   // With 2 devices they share: 2 x_A + x_B <= 2; the min is largest at 2 x_A = x_B = 1.
-  x = solve_max_min_fairness({{2}, {2, 1}, {{1.0}, {1.0}}});
+  x = solve_max_min_fairness({{2}, {2, 1}, {{1.0}, {1.0}}, {}});
   ASSERT_TRUE(x.is_ok());
   EXPECT_NEAR(x->x[0][0], 0.5, 1e-7);
   EXPECT_NEAR(x->x[1][0], 1.0, 1e-7);
   // A kind with fewer devices than the job's workers is closed to it.
-  x = solve_max_min_fairness({{1, 4}, {2}, {{9.0, 1.0}}});
+  x = solve_max_min_fairness({{1, 4}, {2}, {{9.0, 1.0}}, {}});
   ASSERT_TRUE(x.is_ok());
   EXPECT_EQ(x->x[0][0], 0.0);
   EXPECT_NEAR(x->x[0][1], 1.0, 1e-7);
@@ -117,12 +117,12 @@ TEST(MaxMinFairness, NoFeasibleAllocationBeatsTheLpAndEveryJobGetsItsEqualShare)
 }
 
 TEST(MaxMinFairness, BadProblemsAreRefused) {
-  EXPECT_FALSE(solve_max_min_fairness({{2}, {1}, {{-1.0}}}).is_ok());
-  auto closed = solve_max_min_fairness({{2, 2}, {3}, {{1.0, 1.0}}});
+  EXPECT_FALSE(solve_max_min_fairness({{2}, {1}, {{-1.0}}, {}}).is_ok());
+  auto closed = solve_max_min_fairness({{2, 2}, {3}, {{1.0, 1.0}}, {}});
   ASSERT_FALSE(closed.is_ok());
   EXPECT_NE(closed.status().message().find("job 0: no kind has both a throughput > 0 and 3 devices"),
             std::string::npos);
-  EXPECT_FALSE(solve_max_min_fairness({{2}, {1, 1}, {{1.0}}}).is_ok());
+  EXPECT_FALSE(solve_max_min_fairness({{2}, {1, 1}, {{1.0}}, {}}).is_ok());
 }
 
 TEST(RoundMechanism, HighestRatioOfShareToReceivedFirst) {

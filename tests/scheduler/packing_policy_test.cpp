@@ -108,7 +108,7 @@ TEST(PackingPolicyTest, TheLargerGainWinsTiesToTheLowerSlot) {
 // Random rounds under every policy: a slot holds at most two jobs, each sharing job holds one slot, counts stay
 // within [min, max], and the same facts give the same allocation.
 TEST(PackingPolicyTest, RandomRoundsKeepTheInvariantsAndAreDeterministic) {
-  for (const std::string name : {"fifo", "las", "gavel", "balanced-mix"}) {
+  for (const std::string name : {"fifo", "las", "gavel", "gavel-packed", "balanced-mix"}) {
     auto p = testing::make(name, packing_options());
     auto q = testing::make(name, packing_options());
     std::mt19937 rng(7);

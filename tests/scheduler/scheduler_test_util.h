@@ -51,12 +51,19 @@ inline Allocation decide_ok(SchedulingPolicy& policy, const RoundFacts& facts) {
   return a.is_ok() ? *a : Allocation{};
 }
 
-// Feeds an allocation back as the next round's facts: `current`, service by kind and waiting time over round_s.
+// Feeds an allocation back as the next round's facts: `current`, service by kind (and packed service, for a job
+// sharing its one device) and waiting time over round_s.
 inline void advance(RoundFacts& facts, const Allocation& a, Seconds round_s) {
   for (std::size_t j = 0; j < facts.jobs.size(); ++j) {
     JobFacts& job = facts.jobs[j];
     job.current = a.jobs[j].slots;
-    for (const DeviceSlot& s : job.current) job.service_by_kind[facts.cluster.hosts[s.host].kind] += round_s;
+    for (const DeviceSlot& s : job.current) {
+      const std::string& kind = facts.cluster.hosts[s.host].kind;
+      job.service_by_kind[kind] += round_s;
+      for (std::size_t other = 0; other < facts.jobs.size(); ++other) {
+        if (other != j && a.jobs[other].slots == std::vector<DeviceSlot>{s}) job.packed_service_by_kind[kind] += round_s;
+      }
+    }
     job.waiting_s = job.current.empty() ? job.waiting_s + round_s : 0.0;
   }
   facts.now_s += round_s;

@@ -109,5 +109,86 @@ TEST(ClusterAsp, LasPreemptingAspJobsGivesTheSameBytesTwice) {
   }
 }
 
+// The job of TwoWorkersOfDifferentKinds... under `rule` (its asp_rule).
+std::string run_two_kinds(const std::string& rule, const std::string& dir) {
+  scenarios::DeviceCluster c;
+  c.name = "two";
+  c.groups = {group("fast", 1, 1), group("slow", 1, 1)};
+  traces::JobSpec j = asp_job("a", 0, 2, 3200, 64);
+  j.asp_rule = rule;
+  return run_jobs({j}, c, {}, dir);
+}
+
+TEST(ClusterAsp, RingmasterDropsTheSlowWorkersStalePushes) {
+  // As TwoWorkersOfDifferentKinds: worker 0 pushes at 0.1 i, worker 1 at 0.3 + 0.4 i. Between worker 1's pull and
+  // its push worker 0 updates at least twice, so with R = 1 every push of worker 1 is dropped; worker 0's pushes
+  // then meet no other update (staleness 0) and are all applied. A dropped push still trains its samples (as in a
+  // single-job run), so the end is where asgd's is: the 100th push, worker 0's 80th at 8 s (worker 1's 20th at 7.9).
+  const std::string dir = test_dir("asp-ringmaster");
+  ASSERT_EQ(run_two_kinds("ringmaster:1", dir), "");
+  const auto rows = read_csv(dir + "/jobs.csv");
+  EXPECT_NEAR(cell(rows, "a", "end_s"), nth_update({0.1, 0.3}, {0.1, 0.4}, 100), 1e-9);
+  EXPECT_EQ(cell(rows, "a", "steps"), 80);
+  EXPECT_EQ(cell(rows, "a", "dropped_pushes"), 20);
+  EXPECT_EQ(rows.at(0).at("asp_rule"), "ringmaster:1");
+  // R = inf drops nothing: asgd's updates.
+  const std::string none = test_dir("asp-ringmaster-inf");
+  ASSERT_EQ(run_two_kinds("ringmaster:inf", none), "");
+  EXPECT_EQ(cell(read_csv(none + "/jobs.csv"), "a", "steps"), 100);
+  EXPECT_EQ(cell(read_csv(none + "/jobs.csv"), "a", "dropped_pushes"), 0);
+}
+
+TEST(ClusterAsp, SspWithBoundZeroRunsInLockStep) {
+  // s = 0: a worker may not start iteration c + 1 before the other finished iteration c. Worker 0 (0.1 s, on the
+  // server's node) pushes at 0.1 and waits for worker 1's push at 0.3; both go on at once: worker 0 pushes at 0.4
+  // and waits, worker 1 (pull 0.1, compute 0.2, push 0.1) pushes at 0.7, and so on. Worker 0 updates at 0.1, then
+  // 0.4 + 0.4 i; worker 1 at 0.3 + 0.4 i: after the first, the 99th of the merged rest ends the job, at 19.9 s.
+  const std::string dir = test_dir("asp-ssp0");
+  ASSERT_EQ(run_two_kinds("ssp:0", dir), "");
+  const auto rows = read_csv(dir + "/jobs.csv");
+  EXPECT_NEAR(cell(rows, "a", "end_s"), nth_update({0.4, 0.3}, {0.4, 0.4}, 99), 1e-9);
+  EXPECT_NEAR(cell(rows, "a", "end_s"), 19.9, 1e-9);
+  EXPECT_EQ(cell(rows, "a", "steps"), 100);
+  EXPECT_EQ(cell(rows, "a", "dropped_pushes"), 0);
+  // A bound the fast worker never reaches is asgd.
+  const std::string loose = test_dir("asp-ssp-loose");
+  ASSERT_EQ(run_two_kinds("ssp:1000", loose), "");
+  EXPECT_NEAR(cell(read_csv(loose + "/jobs.csv"), "a", "end_s"), nth_update({0.1, 0.3}, {0.1, 0.4}, 100), 1e-9);
+}
+
+TEST(ClusterAsp, ABadRuleNamesTheJob) {
+  EXPECT_EQ(run_two_kinds("ssp", test_dir("asp-bad-rule")),
+            "job 'a': asp_rule 'ssp': expected ssp:N with a whole N in [0, 1000000]");
+  EXPECT_NE(run_two_kinds("hogwild", test_dir("asp-bad-rule-2")).find("job 'a': asp_rule 'hogwild': unknown rule"),
+            std::string::npos);
+}
+
+TEST(ClusterAsp, RulesUnderLasPreemptionsGiveTheSameBytesTwice) {
+  ClusterSimOptions o;
+  o.scheduler = "las";
+  o.scheduling.round_s = 2;
+  o.scheduling.las_thresholds = {3.0};
+  o.scheduling.checkpoint_s = 0.5;
+  o.scheduling.restore_s = 0.5;
+  scenarios::DeviceCluster c;
+  c.name = "mixed";
+  c.groups = {group("fast", 1, 2), group("slow", 1, 2)};
+  std::vector<traces::JobSpec> jobs = {asp_job("a", 0, 2, 9600, 64), asp_job("b", 1, 2, 6400, 64),
+                                       asp_job("c", 3, 3, 6400, 96)};
+  jobs[0].asp_rule = "ssp:1";
+  jobs[1].asp_rule = "ringmaster:2";
+  jobs[2].asp_rule = "staleness-aware";
+  const std::string x = test_dir("asp-rules-x");
+  const std::string y = test_dir("asp-rules-y");
+  ASSERT_EQ(run_jobs(jobs, c, o, x), "");
+  ASSERT_EQ(run_jobs(jobs, c, o, y), "");
+  const auto rows = read_csv(x + "/jobs.csv");
+  EXPECT_GE(cell(rows, "a", "restarts") + cell(rows, "b", "restarts") + cell(rows, "c", "restarts"), 1);
+  for (const char* f : {"jobs.csv", "allocations.csv", "timeline.json"}) {
+    EXPECT_FALSE(read_text(x + "/" + f).empty()) << f;
+    EXPECT_EQ(read_text(x + "/" + f), read_text(y + "/" + f)) << f;
+  }
+}
+
 }  // namespace
 }  // namespace omnilearn::sim

@@ -35,7 +35,8 @@ TEST(JobFileTest, ReadsEveryFieldOfAHandWrittenFile) {
                                 .max_workers = 4,
                                 .global_batch = 512,
                                 .mode = JobMode::kBsp,
-                                .batch_policy = "uniform"});
+                                .batch_policy = "uniform",
+                                .asp_rule = ""});
   EXPECT_FALSE((*jobs)[0].elastic());
   test::expect_job((*jobs)[1], {.name = "b,1",
                                 .arrival_s = 12.5,
@@ -49,7 +50,8 @@ TEST(JobFileTest, ReadsEveryFieldOfAHandWrittenFile) {
                                 .max_workers = 8,
                                 .global_batch = 64,
                                 .mode = JobMode::kAsp,
-                                .batch_policy = "omnilearn"});
+                                .batch_policy = "omnilearn",
+                                .asp_rule = ""});
   EXPECT_TRUE((*jobs)[1].elastic());
 
   // The canonical text reads back to the same jobs, and formats to the same text.
@@ -108,6 +110,33 @@ TEST(JobFileTest, RefusesAWrongHeaderAndAFileWithoutJobs) {
   ASSERT_FALSE(empty.is_ok());
   EXPECT_EQ(empty.status().message().rfind("j.csv:2: no jobs", 0), 0u) << empty.status().message();
   EXPECT_FALSE(read_job_file("/nonexistent/j.csv").is_ok());
+}
+
+TEST(JobFileTest, TheAspRuleColumnIsOptional) {
+  const std::string header = std::string(kHeader).insert(std::string(kHeader).size() - 1, ",asp_rule");
+  const std::string text = header +
+                           "a,0,resnet18,cifar10,100,1,,2,,,8,asp,uniform,ringmaster:inf\n"
+                           "b,1,resnet18,cifar10,100,1,,2,,,8,asp,uniform,\n"
+                           "c,2,resnet18,cifar10,100,1,,2,,,8,bsp,uniform,\n";
+  auto jobs = parse_job_file(text, "j.csv");
+  ASSERT_TRUE(jobs.is_ok()) << jobs.status().message();
+  EXPECT_EQ((*jobs)[0].asp_rule, "ringmaster:inf");
+  EXPECT_EQ((*jobs)[1].asp_rule, "");
+  // Written back with the column while a job has a rule, and without it (the 13 columns) when none does.
+  const std::string canonical = format_job_file(*jobs);
+  EXPECT_EQ(canonical, text);
+  (*jobs)[0].asp_rule.clear();
+  EXPECT_EQ(format_job_file(*jobs).substr(0, std::string(kHeader).size()), kHeader);
+  // A rule on a bsp job, a malformed one, a row missing the column.
+  for (const auto& [row, expected] :
+       {std::pair{"x,3,resnet18,cifar10,100,1,,2,,,8,bsp,uniform,ssp:2", "asp_rule 'ssp:2' is not valid; expected "
+                                                                         "nothing for a bsp job"},
+        std::pair{"x,3,resnet18,cifar10,100,1,,2,,,8,asp,uniform,SSP 2", "asp_rule 'SSP 2' is not valid"},
+        std::pair{"x,3,resnet18,cifar10,100,1,,2,,,8,asp,uniform", "row has 13 fields; expected 14"}}) {
+    auto bad = parse_job_file(text + row + "\n", "j.csv");
+    ASSERT_FALSE(bad.is_ok()) << row;
+    EXPECT_EQ(bad.status().message().rfind(std::string("j.csv:5: ") + expected, 0), 0u) << bad.status().message();
+  }
 }
 
 TEST(JobFileTest, ValidateJobNamesTheJobAndTheField) {

@@ -70,7 +70,8 @@ TEST(JobImporterTest, PolluxWorkloadRowsBecomeRigidJobsInArrivalOrder) {
                                 .min_workers = 6,
                                 .max_workers = 6,
                                 .global_batch = 2048,
-                                .batch_policy = "omnilearn"});
+                                .batch_policy = "omnilearn",
+                                .asp_rule = ""});
   EXPECT_EQ((*jobs)[2].model, "deepspeech2");
   EXPECT_EQ((*jobs)[2].epochs, 80.0);
 

@@ -25,6 +25,7 @@ inline void expect_job(const JobSpec& job, const JobSpec& want) {
   EXPECT_EQ(job.global_batch, want.global_batch);
   EXPECT_EQ(job.mode, want.mode);
   EXPECT_EQ(job.batch_policy, want.batch_policy);
+  EXPECT_EQ(job.asp_rule, want.asp_rule);
 }
 
 }  // namespace omnilearn::traces::test

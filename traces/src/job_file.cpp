@@ -90,6 +90,18 @@ Status parse_row(const std::vector<std::string>& f, const std::string& where, Jo
   job.mode = *mode;
   job.batch_policy = f[12];
   if (!token(job.batch_policy)) return bad("batch_policy", f[12], "a policy name (uniform, omnilearn, ...)");
+  job.asp_rule = f.size() > kColumns ? f[kColumns] : std::string();
+  if (!job.asp_rule.empty()) {
+    if (job.mode != JobMode::kAsp) return bad("asp_rule", job.asp_rule, "nothing for a bsp job");
+    const std::size_t colon = job.asp_rule.find(':');
+    const std::string_view name = std::string_view(job.asp_rule).substr(0, colon);
+    const bool named = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+    });
+    if (!named || (colon != std::string::npos && !token(std::string_view(job.asp_rule).substr(colon + 1)))) {
+      return bad("asp_rule", job.asp_rule, "a rule, with its parameter after ':' (asgd, ssp:2, ringmaster:8, ...)");
+    }
+  }
   return Status::ok();
 }
 
@@ -107,6 +119,7 @@ Result<std::vector<JobSpec>> parse_job_file(std::string_view text, std::string_v
   std::vector<JobSpec> jobs;
   std::set<std::string, std::less<>> names;
   bool have_header = false;
+  std::size_t columns = kColumns;  // one more with the asp_rule column
   std::size_t last_line = 0;
   detail::TableLines lines(text, source);
   std::string_view line;
@@ -117,9 +130,12 @@ Result<std::vector<JobSpec>> parse_job_file(std::string_view text, std::string_v
       for (char c : line) {
         if (c != ' ' && c != '\t') compact.push_back(c);
       }
-      if (compact != kJobFileHeader) {
+      const std::string with_rule = std::string(kJobFileHeader) + "," + std::string(kJobFileAspRuleColumn);
+      if (compact == with_rule) columns = kColumns + 1;
+      if (compact != kJobFileHeader && compact != with_rule) {
         return Status::parse_error(where + ": header '" + std::string(line.substr(0, 200)) + "' is wrong; expected '" +
-                                   std::string(kJobFileHeader) + "'");
+                                   std::string(kJobFileHeader) + "' (and optionally '," +
+                                   std::string(kJobFileAspRuleColumn) + "')");
       }
       have_header = true;
       continue;
@@ -128,9 +144,10 @@ Result<std::vector<JobSpec>> parse_job_file(std::string_view text, std::string_v
       return Status::parse_error(where + ": more than " + std::to_string(kMaxJobs) + " jobs; expected at most that many");
     }
     const std::vector<std::string> f = split_fields(line);
-    if (f.size() != kColumns) {
+    if (f.size() != columns) {
       return Status::parse_error(where + ": row has " + std::to_string(f.size()) + " fields; expected " +
-                                 std::to_string(kColumns) + " (" + std::string(kJobFileHeader) + ")");
+                                 std::to_string(columns) + " (" + std::string(kJobFileHeader) +
+                                 (columns > kColumns ? "," + std::string(kJobFileAspRuleColumn) : std::string()) + ")");
     }
     JobSpec job;
     OMNI_RETURN_IF_ERROR(parse_row(f, where, job));
@@ -161,7 +178,9 @@ Result<std::vector<JobSpec>> read_job_file(const std::string& path) {
 
 std::string format_job_file(const std::vector<JobSpec>& jobs, std::string_view comment) {
   std::string out = comment_lines(comment);
+  const bool rules = std::any_of(jobs.begin(), jobs.end(), [](const JobSpec& j) { return !j.asp_rule.empty(); });
   out += kJobFileHeader;
+  if (rules) out += "," + std::string(kJobFileAspRuleColumn);
   out += '\n';
   const auto count = [](std::int64_t v) { return std::to_string(v); };
   for (const JobSpec& j : jobs) {
@@ -171,7 +190,8 @@ std::string format_job_file(const std::vector<JobSpec>& jobs, std::string_view c
            (j.target > 0.0 ? shortest_number(j.target) : std::string()) + ',' + count(j.workers) + ',' +
            (j.elastic() ? count(j.min_workers) : std::string()) + ',' +
            (j.elastic() ? count(j.max_workers) : std::string()) + ',' + count(j.global_batch) + ',' +
-           std::string(job_mode_name(j.mode)) + ',' + j.batch_policy + '\n';
+           std::string(job_mode_name(j.mode)) + ',' + j.batch_policy +
+           (rules ? ',' + quote_field(j.asp_rule) : std::string()) + '\n';
   }
   return out;
 }

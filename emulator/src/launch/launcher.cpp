@@ -23,8 +23,10 @@
 #include "omnilearn/emulator/mps_daemon.h"
 #include "omnilearn/emulator/names.h"
 #include "omnilearn/emulator/testbed_config.h"
-#include "omnilearn/run/run_recorder.h"
+#include "omnilearn/emulator/testbed_energy.h"
 #include "omnilearn/emulator/worker_protocol.h"
+#include "omnilearn/run/energy_meter.h"
+#include "omnilearn/run/run_recorder.h"
 #include "gpu_launch.h"
 #include "launch_support.h"
 #include "worker_process.h"
@@ -90,6 +92,7 @@ class Launch {
   Status make_groups();
   Status write_configuration();
   Status apply_initial_availability();
+  void setup_energy();
   // Local process k: the ASP parameter server (the last one) or worker mine_.begin + k, its Gloo rank and threads.
   struct Role {
     bool server = false;
@@ -107,6 +110,11 @@ class Launch {
   Status check_exits(bool& all_exited);
   bool poll_once();
   void stop_all();
+  // An energy reading after a poll round: the counter always, the window's end when iterations arrived.
+  void sample_energy() {
+    if (energy_ && training_started_) energy_->sample(elapsed(), iteration_seen_);
+    iteration_seen_ = false;
+  }
   LaunchResult result();
 
   const scenarios::Scenario& scenario_;
@@ -136,6 +144,11 @@ class Launch {
   std::unique_ptr<run::RunRecorder> recorder_;
   std::optional<SignalGuard> signals_;
   Clock::time_point t0_;
+  // The run's energy (CPU runs on one host): measured by the host's counters or modelled from the workers' CPU time.
+  // GPU runs are charged from their phase records (the recorder's EnergyMeter); several hosts report a reason.
+  std::optional<TestbedEnergyMeter> energy_;
+  std::string energy_reason_;
+  bool iteration_seen_ = false;  // since the last energy reading
 
   std::vector<std::unique_ptr<detail::WorkerProcess>> workers_;
   std::vector<std::string> buffers_;
@@ -248,7 +261,54 @@ Status Launch::write_configuration() {
   if (!writer) return writer.status();
   recorder_ = std::make_unique<run::RunRecorder>(std::move(writer).value(),
                                                  run::RecorderOptions{true, scenario_.outputs.timeline});
+  setup_energy();
   return Status::ok();
+}
+
+// Every run reports energy (docs/energy.md, "On the testbed"). CPU workers on one host: the host's counters when it
+// has them, and the model from CPU time (the throttler's per-worker accounting, else each process's /proc/PID/stat)
+// at the scenario's power figures. GPU workers: RAPL sees only the CPU packages and NVML is not built, so their phase
+// records are charged as the simulator charges them.
+void Launch::setup_energy() {
+  if (cuda_) {
+    recorder_->set_energy_meter(run::EnergyMeter::for_scenario(scenario_));
+    return;
+  }
+  if (several_) {
+    energy_reason_ = "not reported for a run over several hosts: each node could count only its own";
+    return;
+  }
+  TestbedEnergyMeter::Sources s;
+  auto counter = env_->energy_counter();
+  if (counter) {
+    s.counter = std::move(counter).value();
+  } else {
+    s.counter_reason = counter.status().message();
+  }
+  auto power = run::worker_power(scenario_);
+  if (power) {
+    for (std::size_t k = 0; k < n_ && k < power->size(); ++k) {
+      const run::WorkerPower& p = (*power)[k];
+      s.workers.push_back({shares_[k], p.count, p.device.idle_w.value_or(0.0), p.device.busy_at(1.0)});
+    }
+  } else {
+    s.figures_reason = power.status().message();
+  }
+  const bool cgroup = throttler_->cpu_usage_s(0).is_ok();
+  s.cpu_time_origin =
+      cgroup ? "the workers' cgroups (cpuacct)" : "the worker processes (/proc/PID/stat: the throttler accounts none)";
+  s.cpu_times = [this, cgroup]() -> Result<std::vector<Seconds>> {
+    std::vector<Seconds> times;
+    for (std::size_t k = 0; k < local_n_; ++k) {
+      Result<double> used = cgroup ? throttler_->cpu_usage_s(static_cast<WorkerId>(k))
+                            : k < workers_.size() ? process_cpu_s(workers_[k]->pid())
+                                                  : Result<double>(Status::not_found("worker not started"));
+      if (!used) return used.status();
+      times.push_back(*used);
+    }
+    return times;
+  };
+  energy_.emplace(std::move(s));
 }
 
 // Initial availability (before anyone starts, so nobody runs at the wrong level). Each node applies its own
@@ -353,6 +413,7 @@ void Launch::handle_line(std::size_t k, std::string_view line) {
   }
   if (const auto* r = std::get_if<run::IterationRecord>(&*msg)) {
     recorder_->iteration(*r);
+    iteration_seen_ = true;
     last_row_s_[k] = elapsed();
     if (is_local(r->worker)) last_row_s_[local_id(r->worker)] = last_row_s_[k];
   } else if (const auto* p = std::get_if<run::PlanRecord>(&*msg)) {
@@ -364,6 +425,7 @@ void Launch::handle_line(std::size_t k, std::string_view line) {
     if (x->key == "training_start_s") {
       replay_origin_s_ = x->value;
       if (!training_started_) std::fill(last_row_s_.begin(), last_row_s_.end(), elapsed());
+      if (energy_) energy_->start(elapsed());
       training_started_ = true;
     }
   } else if (const auto* d = std::get_if<DoneRecord>(&*msg)) {
@@ -474,6 +536,7 @@ bool Launch::poll_once() {
   for (std::size_t i = 1; i < fds.size(); ++i) {
     if (fds[i].revents != 0) drain(owner[i]);
   }
+  sample_energy();
   if (stop_signal_ != 0) return false;
   failure_ = replay_availability();
   if (failure_.is_ok()) failure_ = check_liveness();
@@ -484,6 +547,7 @@ bool Launch::poll_once() {
   for (std::size_t k = 0; k < workers_.size(); ++k) {
     while (workers_[k]->report_fd() >= 0) drain(k);
   }
+  sample_energy();
   return false;
 }
 
@@ -539,6 +603,16 @@ LaunchResult Launch::result() {
   const auto start = extra_.find("training_start_s");
   recorder_->fill_from_records(s, start != extra_.end() ? start->second : 0.0);
   recorder_->complete(s);
+  if (energy_) {
+    s.energy = energy_->summary();
+  } else if (!energy_reason_.empty()) {
+    s.energy.emplace().reason = energy_reason_;
+  } else if (s.energy) {
+    s.energy->source = "modelled-phases";
+    s.energy->note =
+        "GPU workers charged from their phase records at the scenario's power figures, as the simulator charges "
+        "them: RAPL counts the CPU packages only, and the GPU's counters (NVML) are not read";
+  }
   if (const auto it = extra_.find("time_to_target_s"); it != extra_.end() && it->second >= 0.0) s.time_to_target_s = it->second;
   s.extra = extra_;
   s.extra.erase("time_to_target_s");

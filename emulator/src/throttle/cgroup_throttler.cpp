@@ -180,11 +180,16 @@ Result<double> CgroupThrottler::cpu_usage_s(WorkerId worker) const {
     }
     return Status::io_error("cpu.stat has no usage_usec");
   }
-  const std::string file = path(worker, "cpuacct") + "/cpuacct.usage";
-  std::ifstream in(file);
-  long long ns = 0;
-  if (!(in >> ns)) return Status::io_error("cannot read " + file);
-  return static_cast<double>(ns) * 1e-9;
+  long long total_ns = 0;
+  for (const bool comm : {false, true}) {
+    if (comm && !split_comm_) break;
+    const std::string file = path(worker, "cpuacct") + (comm ? "-comm" : "") + "/cpuacct.usage";  // comm_group()
+    std::ifstream in(file);
+    long long ns = 0;
+    if (!(in >> ns)) return Status::io_error("cannot read " + file);
+    total_ns += ns;
+  }
+  return static_cast<double>(total_ns) * 1e-9;
 }
 
 // The path of `worker`'s group in controller `controller` (one of controllers_).

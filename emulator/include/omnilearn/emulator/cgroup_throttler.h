@@ -50,8 +50,9 @@ class CgroupThrottler final : public FreezableThrottler {
   // The tasks files of w<k>-comm and w<k> in every controller when the quota holds compute only (cgroup v1);
   // empty otherwise.
   ThreadFiles thread_files(WorkerId worker) const;
-  // CPU time (seconds) `worker`'s group has used so far, from cpuacct.usage (v1) or cpu.stat (v2).
-  Result<double> cpu_usage_s(WorkerId worker) const;
+  // CPU time (seconds) `worker`'s group has used so far, from cpuacct.usage (v1, with its w<k>-comm group's when the
+  // quota holds compute only) or cpu.stat (v2).
+  Result<double> cpu_usage_s(WorkerId worker) const override;
 
  private:
   friend Result<std::unique_ptr<CgroupThrottler>> make_cgroup_throttler(const CgroupThrottlerOptions& options);

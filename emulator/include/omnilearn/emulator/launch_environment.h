@@ -1,16 +1,18 @@
 // LaunchEnvironment: what the testbed launcher asks of the host, behind one seam (as LevelDB's Env): the worker
-// program, the dataset, the workers' resource groups, and a look at the workers once they run. HostLaunchEnvironment
-// is the real one and run_emulation's default; tests pass a fake (tests/emulator/fake_launch_environment.h). A launch
-// calls its environment from the launcher's thread only.
+// program, the dataset, the workers' resource groups, a look at the workers once they run, and the energy counters.
+// HostLaunchEnvironment is the real one and run_emulation's default; tests pass a fake
+// (tests/emulator/fake_launch_environment.h). A launch calls its environment from the launcher's thread only.
 #pragma once
 
 #include <sys/types.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "omnilearn/base/status.h"
+#include "omnilearn/emulator/energy_counter.h"
 #include "omnilearn/emulator/resource_throttler.h"
 #include "omnilearn/scenarios/scenario.h"
 
@@ -38,6 +40,8 @@ class LaunchEnvironment {
   // Called once every process of the launch runs, with their pids (this node's workers in order, then the ASP
   // parameter server).
   virtual void workers_started(const std::vector<pid_t>& pids) { (void)pids; }
+  // The host's energy counters (energy_counter.h), or an error saying why there are none.
+  virtual Result<std::unique_ptr<EnergyCounter>> energy_counter() { return open_host_energy_counter(); }
 };
 
 // This host: the installed worker program (or the one given), Fashion-MNIST from the Debian package, one cgroup per

@@ -24,6 +24,12 @@ class ResourceThrottler {
   virtual Status apply(WorkerId worker, double fraction) = 0;
   // Kills every task still in the groups and deletes them. Idempotent; also done by the destructor.
   virtual Status remove() = 0;
+  // CPU time (seconds) `worker`'s group has used so far, where the throttler accounts it (cgroups); an error
+  // otherwise, and then the caller reads the worker's process instead.
+  virtual Result<double> cpu_usage_s(WorkerId worker) const {
+    (void)worker;
+    return Status::not_found("this throttler does not account CPU time");
+  }
 };
 
 // A throttler that can also stop every task of a worker's group at once and resume it (the cgroup freezer): what

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "omnilearn/base/status.h"
 #include "omnilearn/base/units.h"
 #include "omnilearn/run/records.h"
 #include "omnilearn/scenarios/scenario.h"
@@ -28,6 +29,10 @@ struct WorkerPower {
   double busy_w(double batch) const { return count * device.busy_at(batch); }
 };
 
+// Each worker's figures: the preset's, overridden by the `energy:` section's cpu / gpu fields (the section's defaults
+// when the scenario has none). A worker without idle and busy figures is an error that says which and what to give.
+Result<std::vector<WorkerPower>> worker_power(const scenarios::Scenario& scenario);
+
 class EnergyMeter {
  public:
   // The meter of a scenario with an `energy:` section: each worker's figures from the preset, overridden by the
@@ -40,6 +45,11 @@ class EnergyMeter {
   void iteration(const IterationRecord& r);
   void availability(WorkerId worker, double fraction, Seconds time_s);
   void evaluation(Seconds time_s);  // remembers the energy spent so far (energy to target)
+  // Worker `worker` gets only `fraction` (in (0, 1]) of its CPU while it computes: other load on the host took the
+  // rest (workload.model.host_cpu_available, as `omnilearn validate` measures it), which stretches its compute. It
+  // then draws idle + fraction x (busy - idle) while computing: busy power on the CPU it got, idle on the rest, as
+  // the testbed's model from CPU time charges it. 1 (the default) changes nothing.
+  void set_busy_fraction(WorkerId worker, double fraction);
 
   // The block for summary.json and energy.csv's rows, for a run of `total_time_s`.
   EnergySummary summary(Seconds total_time_s, std::optional<Seconds> time_to_target_s,
@@ -58,12 +68,13 @@ class EnergyMeter {
   scenarios::EnergySpec spec_;
   std::vector<WorkerPower> power_;
   std::vector<Worker> workers_;
+  std::vector<double> busy_fraction_;  // per worker (set_busy_fraction); empty: 1 for all
   std::string reason_;
   double joules_ = 0.0;                                  // phases charged so far
   std::vector<std::pair<Seconds, double>> evaluations_;  // (time, joules so far)
 };
 
-// energy.csv's text: one row per worker.
+// energy.csv's text: one row per worker (testbed runs modelled from CPU time: their own columns).
 std::string energy_csv(const EnergySummary& summary);
 
 }  // namespace omnilearn::run

@@ -60,12 +60,22 @@ struct EvaluationRecord {
 struct WorkerEnergy {
   double compute_j = 0.0, comm_j = 0.0, wait_j = 0.0, idle_j = 0.0;
   Seconds compute_s = 0.0, comm_s = 0.0, wait_s = 0.0, idle_s = 0.0;
+  // Testbed runs modelled from CPU time (source "modelled-cputime"): compute_j is the busy part, idle_j the rest;
+  // the worker's CPU time and its allotted core-time over the window, in the emulated node's cores.
+  Seconds cpu_s = 0.0, allotted_core_s = 0.0;
   double joules() const { return compute_j + comm_j + wait_j + idle_j; }
 };
 
-// summary.json's `energy` block (EnergyMeter). Without power figures only `reason` is set.
+// summary.json's `energy` block (EnergyMeter, or the testbed's TestbedEnergyMeter). Without power figures only
+// `reason` is set.
 struct EnergySummary {
   std::string reason;  // why there is no energy ("no power figures for worker 0 (...)"); empty when there is
+  // Testbed runs only (empty in the simulator's, and then not written): "measured" (the host's energy counters),
+  // "modelled-cputime" (the workers' CPU time at the power figures) or "modelled-phases" (EnergyMeter), and a note
+  // on what the figure covers.
+  std::string source, note;
+  std::optional<Seconds> cpu_s, window_s;  // measured and modelled-cputime: the workers' CPU time, the window
+  std::optional<double> modelled_j;        // measured: the modelled-cputime figure of the same window, beside it
   double joules = 0.0, average_power_w = 0.0;
   double compute_j = 0.0, comm_j = 0.0, wait_j = 0.0, idle_j = 0.0;
   std::string wait;    // the waiting rule ("idle", "busy", "auto" or watts)

@@ -50,8 +50,8 @@ class RunRecorder {
   // writes energy.csv when the meter has power figures.
   void set_energy_meter(EnergyMeter meter) { energy_.emplace(std::move(meter)); }
 
-  // Closes every file, writes energy.csv (when measured), then summary.json (RunWriter::finish). Returns the first
-  // I/O error met.
+  // Closes every file, writes energy.csv (when summary.energy has per-worker rows), then summary.json
+  // (RunWriter::finish). Returns the first I/O error met.
   Status finish(const RunSummary& summary);
   // Closes every file of a run stopped before its end: rows whole, timeline.json valid, no summary.json.
   Status close() { return writer_ ? writer_->close() : Status::ok(); }

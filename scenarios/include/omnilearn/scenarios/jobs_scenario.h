@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "omnilearn/base/status.h"
+#include "omnilearn/scenarios/scenario.h"
 
 namespace omnilearn::scenarios {
 
@@ -46,8 +47,9 @@ struct JobsScenario {
   std::uint64_t seed = 1;
   JobsWorkload workload;
   std::string job_policy;          // every job's batch policy instead of the workload's ("" = keep)
+  std::string asp_rule;            // every ASP job's rule instead of the workload's ("" = keep; parse_job_asp_rule)
   std::string cluster = "gavel";   // a preset (gavel, sia, pollux) or a cluster YAML file (resolved)
-  std::string scheduler = "fifo";  // fifo | las | gavel | balanced-mix | ...
+  std::string scheduler = "fifo";  // fifo | las | gavel | gavel-packed | balanced-mix | ...
   double round_s = 60.0;
   double checkpoint_s = 0.0;
   double restore_s = 0.0;
@@ -71,5 +73,10 @@ Result<JobsScenario> parse_jobs_scenario(std::string_view yaml_text, const std::
 
 // The resolved scenario, every default written out (the run folder's manifest.json).
 nlohmann::ordered_json jobs_scenario_json(const JobsScenario& s);
+
+// A job file's asp_rule (traces/JOBS.md) as the server's rule of that ASP job, spelled as workload.asp.rule
+// (docs/asp-rules.md) with the rule's parameter after ':': "" or asgd, staleness-aware, rescaled, dc-asgd or
+// dc-asgd:LAMBDA, ssp:S, ringmaster:R or ringmaster:inf. An error saying what was expected.
+Result<AspSpec> parse_job_asp_rule(std::string_view text);
 
 }  // namespace omnilearn::scenarios

@@ -56,6 +56,9 @@ struct JobFacts {
   // Worker-seconds the job has run on each kind since it arrived (one worker for one second is 1), by kind name.
   // Their sum is the job's attained service (Tiresias's workers x time).
   std::map<std::string, double> service_by_kind;
+  // With packing: the part of service_by_kind spent sharing a device with another job, by kind name (gavel-packed
+  // weighs a job's time packed apart from its time alone). Empty when it never shared.
+  std::map<std::string, double> packed_service_by_kind;
   Seconds waiting_s = 0.0;  // seconds since the job last held devices (since arrival if it never ran)
   // With packing (SchedulerOptions::packing): what RoundFacts::packed_pairs names this job by (its model and
   // batch, say); empty: never packed. Two jobs may then share one device (each holding that one slot).

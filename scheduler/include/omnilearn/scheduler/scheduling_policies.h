@@ -15,6 +15,10 @@ Result<std::unique_ptr<SchedulingPolicy>> make_fifo_policy(const SchedulerOption
 Result<std::unique_ptr<SchedulingPolicy>> make_las_policy(const SchedulerOptions& options);
 // Gavel's heterogeneity-aware max-min fairness: its LP (solved by GLPK) and its round-based mechanism.
 Result<std::unique_ptr<SchedulingPolicy>> make_gavel_policy(const SchedulerOptions& options);
+// Gavel's max-min fairness with space sharing: the LP over single jobs and packed pairs of one-worker jobs
+// (RoundFacts::packed_pairs that gain), rounded by the same mechanism. Packs only with options.packing (without it,
+// the same allocations as gavel).
+Result<std::unique_ptr<SchedulingPolicy>> make_gavel_packed_policy(const SchedulerOptions& options);
 // Ours: LAS's order, devices valued at each job's effective throughput, mixed kinds for jobs that balance batches.
 Result<std::unique_ptr<SchedulingPolicy>> make_balanced_mix_policy(const SchedulerOptions& options);
 

@@ -68,6 +68,9 @@ class SchedulingPolicy {
   // job this policy cannot serve. A returned allocation never gives a slot to two jobs, never exceeds a host's
   // slots, gives each job 0 or [min_workers, max_workers] devices and only of kinds it can run on.
   virtual Result<Allocation> decide(const RoundFacts& facts) = 0;
+  // Whether the policy itself gives one device to two jobs (packing): then the registry adds no packing pass, and
+  // its allocations may name a slot for exactly two jobs.
+  virtual bool packs_devices() const { return false; }
 };
 
 // Sets `a.change` and `a.restart_s` from what `job` held (job.current) and what it gets (a.slots, sorted).

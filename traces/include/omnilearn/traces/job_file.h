@@ -35,6 +35,9 @@ struct JobSpec {
   std::int64_t global_batch = 0;     // samples per step over all workers, >= workers
   JobMode mode = JobMode::kBsp;
   std::string batch_policy = "uniform";  // the job's own batch controller: uniform, omnilearn, ...
+  // An ASP job's server rule (the optional asp_rule column): "" for plain ASGD, else a rule name with its parameter
+  // after ':' (ssp:2, ringmaster:8, ringmaster:inf, dc-asgd:0.1, staleness-aware). Only its form is checked here.
+  std::string asp_rule;
 
   bool elastic() const { return min_workers < max_workers; }
 };
@@ -43,6 +46,10 @@ struct JobSpec {
 inline constexpr std::string_view kJobFileHeader =
     "name,arrival_s,model,dataset,dataset_samples,epochs,target,workers,min_workers,max_workers,global_batch,mode,"
     "batch_policy";
+
+// The optional last column: with it, the header is kJobFileHeader + "," + kJobFileAspRuleColumn and every row has one
+// more field.
+inline constexpr std::string_view kJobFileAspRuleColumn = "asp_rule";
 
 // At most this many jobs in one file (read, imported or generated): the input limit of base/input_limits.h.
 inline constexpr std::size_t kMaxJobs = limits::kMaxJobs;
@@ -56,7 +63,8 @@ Result<std::vector<JobSpec>> read_job_file(const std::string& path);
 Status validate_job(const JobSpec& job);
 
 // The canonical text: `# comment` lines, the header, one row per job (numbers in their shortest exact form, empty
-// min/max_workers for rigid jobs, empty epochs or target when 0). parse_job_file(format_job_file(j)) equals j.
+// min/max_workers for rigid jobs, empty epochs or target when 0; the asp_rule column only when a job has a rule).
+// parse_job_file(format_job_file(j)) equals j.
 std::string format_job_file(const std::vector<JobSpec>& jobs, std::string_view comment = {});
 // Writes format_job_file atomically (a reader never sees half a file).
 Status write_job_file(const std::vector<JobSpec>& jobs, const std::string& path, std::string_view comment = {});
