@@ -27,8 +27,10 @@ using omnilearn::cli::parse_subcommand;
 using omnilearn::cli::parse_window;
 
 constexpr const char* kUsage =
-    "usage: omnilearn jobs <run|import|generate|check> [options]   (each takes --help)\n\n"
+    "usage: omnilearn jobs <run|emulate|validate|import|generate|check> [options]   (each takes --help)\n\n"
     "  run       simulate a job file on a heterogeneous cluster under a scheduler: JCTs, allocations\n"
+    "  emulate   run a job file on this host's testbed (CPU shares as devices) under a live scheduler\n"
+    "  validate  the simulator against the testbed on a job file: JCTs and step times per job\n"
     "  import    convert a Pollux workload or a Philly-shaped job trace into a job file (traces/JOBS.md)\n"
     "  generate  draw a Philly-like workload: job sizes and durations from Philly, Poisson arrivals at a load\n"
     "  check     read a job file and summarise it (jobs, arrivals, workers, models and their device speeds)\n\n"
@@ -194,5 +196,10 @@ int run_check(const std::vector<std::string>& args) {
 
 int run_jobs_command(const std::vector<std::string>& args) {
   return omnilearn::cli::run_subcommand("omnilearn jobs", kUsage, args,
-                                        {{"run", omnilearn::cli::run_jobs_run}, {"import", run_import}, {"generate", run_generate}, {"check", run_check}});
+                                        {{"run", omnilearn::cli::run_jobs_run},
+#if defined(OMNILEARN_HAVE_SIM) && defined(OMNILEARN_HAVE_EMULATOR)
+                                         {"emulate", omnilearn::cli::run_jobs_emulate},
+                                         {"validate", omnilearn::cli::run_jobs_validate},
+#endif
+                                         {"import", run_import}, {"generate", run_generate}, {"check", run_check}});
 }

@@ -121,6 +121,10 @@ Result<os::JobsScenario> load_run_scenario(const std::string& jobs, const std::v
 
 }  // namespace
 
+Result<os::JobsScenario> load_jobs_run_scenario(const std::string& jobs, const po::variables_map& vm) {
+  return load_run_scenario(jobs, option_overrides(vm));
+}
+
 int run_jobs_run(const std::vector<std::string>& args) {
   std::string file;
   std::string out;
@@ -175,7 +179,7 @@ int run_jobs_run(const std::vector<std::string>& args) {
       "  omnilearn jobs run jobs.csv --cluster sia --scheduler las --round 360 --restore 30 --out runs/jobs-las\n";
   po::variables_map vm;
   if (auto done = parse_subcommand(args, desc, pos, vm, examples)) return *done;
-  auto scenario = load_run_scenario(file, option_overrides(vm));
+  auto scenario = load_jobs_run_scenario(file, vm);
   if (!scenario) return fail(scenario.status());
   if (vm["energy"].as<bool>() && !scenario->energy) scenario->energy.emplace();
   const os::JobsScenario& s = *scenario;

@@ -116,7 +116,8 @@ void RunWriter::add(const IterationRecord& r) {
                     (r.loss ? num(*r.loss) : "") + ',' + (r.accuracy ? num(*r.accuracy) : "") + ',' +
                     (r.staleness ? num(*r.staleness) : "") + '\n';
   iterations_ << row;
-  if (++iteration_rows_ % kFlushEvery == 0) iterations_.flush();
+  // The first row at once: a reader waiting for training to start (omnilearn jobs emulate) sees it.
+  if (++iteration_rows_ % kFlushEvery == 0 || iteration_rows_ == 1) iterations_.flush();
   note_error(iterations_, "iterations.csv");
 }
 

@@ -70,6 +70,7 @@ TEST(CgroupThrottler, CreateApplyAttachRemove) {
   EXPECT_EQ(read(dir + "/w0/cpu.cfs_quota_us"), "5000");
   EXPECT_EQ(read(dir + "/w1/cpu.cfs_quota_us"), "1000");  // 0.05 cores: 1 ms per 20 ms
   EXPECT_EQ(read(dir + "/w1/cpu.cfs_period_us"), "20000");
+  EXPECT_EQ(read(dir + "/cpu.shares"), "262144");  // the run's folder outweighs the host's other processes
   ASSERT_TRUE(th.apply(0, 0.5).is_ok());
   EXPECT_EQ(read(dir + "/w0/cpu.cfs_quota_us"), "2500");
   EXPECT_FALSE(th.apply(0, 1.5).is_ok());

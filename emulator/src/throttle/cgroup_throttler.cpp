@@ -31,6 +31,7 @@ namespace {
 
 constexpr std::int64_t kMinQuotaUs = 1000;     // the kernel's minimum quota
 constexpr std::int64_t kMaxPeriodUs = 1000000; // the kernel's maximum period
+constexpr std::uint64_t kTopCpuShares = 262144;  // cgroup v1's largest cpu.shares
 
 std::string num(std::int64_t v) { return std::to_string(v); }
 
@@ -217,6 +218,11 @@ Status CgroupThrottler::create_one(const std::string& name) {
   for (const std::string& c : controllers_) {
     cgroup_controller* ctl = h.add(c.c_str());
     if (ctl == nullptr) return Status::internal("cgroup_add_controller(" + c + ") failed for " + name);
+    if (c == "cpu" && name == folder_ && !v2_) {
+      // The run's folder outweighs the host's other processes (1024 each), so that what else runs here takes CPU
+      // from the workers' quotas as little as the scheduler allows.
+      cgroup_add_value_uint64(ctl, "cpu.shares", kTopCpuShares);
+    }
     if (c == "cpuset") {
       // cgroup v1 cpuset groups start with empty cpus/mems; fill them before any task arrives.
       const std::string mems = read_first_line(mounts_.back() + "/cpuset.mems");
