@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "omnilearn/base/format.h"
 #include "omnilearn/scenarios/cluster_preset.h"
@@ -59,6 +60,29 @@ double EnergyMeter::charge(Worker& w, std::size_t k, Seconds start, Seconds dura
   return joules;
 }
 
+double EnergyMeter::phase_power(const scenarios::PhasePower& rule, const WorkerPower& p, double idle,
+                                double busy) const {
+  switch (rule.mode) {
+    case scenarios::PhasePowerMode::kIdle: return idle;
+    case scenarios::PhasePowerMode::kBusy: return busy;
+    case scenarios::PhasePowerMode::kWatts: return p.count * rule.watts;
+    case scenarios::PhasePowerMode::kAuto: return p.gpu ? busy : idle;
+  }
+  return idle;
+}
+
+StepWorker EnergyMeter::step_power(WorkerId worker, BatchSize batch, Seconds time_s) const {
+  const WorkerPower& p = power_[worker];
+  const auto& f = workers_[worker].fractions;
+  const auto at = std::upper_bound(f.begin(), f.end(), time_s, [](Seconds t, const auto& c) { return t < c.first; });
+  const double fraction = at == f.begin() ? 1.0 : std::prev(at)->second;
+  if (fraction <= 0.0) return StepWorker{0.0, p.off_w(), p.off_w(), p.off_w()};
+  const double idle = p.idle_w();
+  if (batch == 0) return StepWorker{0.0, fraction * idle, fraction * idle, fraction * idle};
+  const double busy = p.busy_w(static_cast<double>(batch));
+  return StepWorker{0.0, fraction * idle, fraction * busy, fraction * phase_power(spec_.wait, p, idle, busy)};
+}
+
 void EnergyMeter::iteration(const IterationRecord& r) {
   if (!has_figures() || r.worker >= workers_.size()) return;
   Worker& w = workers_[r.worker];
@@ -67,29 +91,23 @@ void EnergyMeter::iteration(const IterationRecord& r) {
   const double idle = p.idle_w(), busy = p.busy_w(batch);
   Seconds compute = r.compute_s, wait = r.wait_s;
   double compute_power = busy;
-  if (spec_.slow_with_slack && wait > 0.0 && compute > 0.0) {
+  if (r.frequency < 1.0) {
+    // energy.objective: the driver slowed the step by this factor (compute is the slowed time).
+    compute_power = idle + (busy - idle) * std::pow(r.frequency, spec_.power_exponent);
+  } else if (spec_.slow_with_slack && wait > 0.0 && compute > 0.0) {
     // The worker computes just slowly enough to arrive with the slowest: the step time is unchanged.
-    const double f = std::max(spec_.min_frequency, compute / (compute + wait));
+    const double f = slack_frequency(compute, wait, spec_.min_frequency);
     const Seconds slowed = std::min(compute / f, compute + wait);
     wait -= slowed - compute;
     compute = slowed;
     compute_power = idle + (busy - idle) * std::pow(f, spec_.power_exponent);
   }
-  const auto phase_power = [&](const scenarios::PhasePower& rule) {
-    switch (rule.mode) {
-      case scenarios::PhasePowerMode::kIdle: return idle;
-      case scenarios::PhasePowerMode::kBusy: return busy;
-      case scenarios::PhasePowerMode::kWatts: return p.count * rule.watts;
-      case scenarios::PhasePowerMode::kAuto: return p.gpu ? busy : idle;
-    }
-    return idle;
-  };
   Seconds t = r.start_s;
   const double cj = charge(w, r.worker, t, compute, compute_power);
   t += compute;
-  const double wj = charge(w, r.worker, t, wait, phase_power(spec_.wait));
+  const double wj = charge(w, r.worker, t, wait, phase_power(spec_.wait, p, idle, busy));
   t += wait;
-  const double mj = charge(w, r.worker, t, r.comm_s, phase_power(spec_.comm));
+  const double mj = charge(w, r.worker, t, r.comm_s, phase_power(spec_.comm, p, idle, busy));
   w.e.compute_j += cj, w.e.wait_j += wj, w.e.comm_j += mj;
   w.e.compute_s += compute, w.e.wait_s += wait, w.e.comm_s += r.comm_s;
   joules_ += cj + wj + mj;
@@ -122,6 +140,7 @@ EnergySummary EnergyMeter::summary(Seconds total_time_s, std::optional<Seconds> 
   if (!has_figures()) return s;
   s.wait = scenarios::phase_power_name(spec_.wait);
   s.slow_with_slack = spec_.slow_with_slack;
+  if (spec_.objective) s.objective = scenarios::objective_name(*spec_.objective);
   for (std::size_t k = 0; k < workers_.size(); ++k) {
     const Worker& w = workers_[k];
     WorkerEnergy e = w.e;

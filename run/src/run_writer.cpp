@@ -248,6 +248,7 @@ std::string summary_json(const RunSummary& s) {
       b["idle_j"] = e.idle_j;
       b["wait"] = e.wait;
       b["slow_with_slack"] = e.slow_with_slack;
+      if (!e.objective.empty()) b["objective"] = e.objective;
       if (e.energy_to_target_j) b["energy_to_target_j"] = *e.energy_to_target_j;
       if (e.joules_per_accuracy_point) b["joules_per_accuracy_point"] = *e.joules_per_accuracy_point;
     }

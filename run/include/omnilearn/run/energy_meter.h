@@ -14,6 +14,7 @@
 
 #include "omnilearn/base/units.h"
 #include "omnilearn/run/records.h"
+#include "omnilearn/run/step_frequency.h"
 #include "omnilearn/scenarios/scenario.h"
 
 namespace omnilearn::run {
@@ -45,6 +46,12 @@ class EnergyMeter {
   EnergySummary summary(Seconds total_time_s, std::optional<Seconds> time_to_target_s,
                         std::optional<double> final_accuracy) const;
   bool has_figures() const { return reason_.empty(); }
+  const scenarios::EnergySpec& spec() const { return spec_; }
+
+  // Worker k's power at `time_s` for a step's frequency choice (step_frequency.h), scaled by its availability then:
+  // computing at `batch` (idle, busy and wait: the `wait` rule), or, with batch 0 (outside the step), what it draws
+  // meanwhile (idle, or off while down) as `idle_w`. Requires has_figures().
+  StepWorker step_power(WorkerId worker, BatchSize batch, Seconds time_s) const;
 
  private:
   struct Worker {
@@ -54,6 +61,7 @@ class EnergyMeter {
   };
   // Charges [start, start + duration) at `power_w` (the whole node's) under the worker's availability.
   double charge(Worker& w, std::size_t k, Seconds start, Seconds duration, double power_w);
+  double phase_power(const scenarios::PhasePower& rule, const WorkerPower& p, double idle, double busy) const;
 
   scenarios::EnergySpec spec_;
   std::vector<WorkerPower> power_;
