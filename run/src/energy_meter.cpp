@@ -3,26 +3,101 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <string_view>
 
 #include "omnilearn/base/format.h"
 #include "omnilearn/scenarios/cluster_preset.h"
+#include "omnilearn/scenarios/quantity_parser.h"
 
 namespace omnilearn::run {
 
+namespace {
+
+std::vector<std::string_view> split(std::string_view text, char at) {
+  std::vector<std::string_view> parts;
+  for (std::size_t i; (i = text.find(at)) != std::string_view::npos; text.remove_prefix(i + 1)) {
+    parts.push_back(text.substr(0, i));
+  }
+  parts.push_back(text);
+  return parts;
+}
+
+}  // namespace
+
+std::optional<double> parse_watts(std::string_view text) {
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  const std::optional<double> w = scenarios::parse_number(text);
+  if (!w || !(*w >= 0.0) || !std::isfinite(*w)) return std::nullopt;
+  return w;
+}
+
+Result<scenarios::DevicePower> host_wattage_power(const HostWattage& host) {
+  scenarios::DevicePower d;
+  const double share = 1.0 / std::max(host.workers, 1);
+  const std::string where = "host '" + host.host + "': property ";
+  if (!host.per_state.empty()) {
+    const std::vector<std::string_view> states = split(host.per_state, ',');
+    const std::string bad = where + "wattage_per_state '" + host.per_state + "'";
+    if (states.size() != static_cast<std::size_t>(host.pstates)) {
+      return Status::invalid_argument(bad + " has " + std::to_string(states.size()) + " power states, the host " +
+                                      std::to_string(host.pstates) + " (give idle:busy or idle:epsilon:allcores "
+                                      "watts for each of its speeds)");
+    }
+    for (std::size_t i = 0; i < states.size(); ++i) {
+      const std::vector<std::string_view> w = split(states[i], ':');
+      std::vector<double> values;
+      for (std::string_view part : w) {
+        if (auto v = parse_watts(part)) values.push_back(*v);
+      }
+      if ((w.size() != 2 && w.size() != 3) || values.size() != w.size()) {
+        return Status::invalid_argument(bad + ": power state " + std::to_string(i) + " is '" + std::string(states[i]) +
+                                        "', expected idle:busy or idle:epsilon:allcores (watts >= 0)");
+      }
+      if (static_cast<int>(i) == host.pstate) d.idle_w = values.front() * share, d.busy_w = values.back() * share;
+    }
+  }
+  if (!host.off.empty()) {
+    const std::optional<double> off = parse_watts(host.off);
+    if (!off) return Status::invalid_argument(where + "wattage_off '" + host.off + "' is not watts (a number >= 0)");
+    d.off_w = *off * share;
+  }
+  if (d.idle_w || d.off_w) d.source = "platform file, host '" + host.host + "'";
+  return d;
+}
+
 EnergyMeter EnergyMeter::for_scenario(const scenarios::Scenario& scenario) {
+  auto meter = for_scenario(scenario, {});
+  return std::move(*meter);  // without hosts' properties nothing can fail
+}
+
+Result<EnergyMeter> EnergyMeter::for_scenario(const scenarios::Scenario& scenario,
+                                              const std::vector<HostWattage>& hosts) {
   const scenarios::EnergySpec spec = scenario.energy.value_or(scenarios::EnergySpec{});
   std::vector<WorkerPower> workers;
   for (std::size_t k = 0; k < scenario.cluster.workers.size(); ++k) {
     const scenarios::NodeSpec& node = scenario.cluster.workers[k];
+    const double count = static_cast<double>(std::max(node.cores, 1));
     scenarios::DevicePower d = scenarios::preset_power(scenario.cluster.preset, node).value_or(scenarios::DevicePower{});
+    if (k < hosts.size()) {
+      // The host's figures are its whole node's: per core (or device) here, as the preset's and the section's are.
+      auto own = host_wattage_power(hosts[k]);
+      if (!own) return Status::invalid_argument("cluster.platform: " + own.status().message());
+      for (std::optional<double>* w : {&own->idle_w, &own->busy_w, &own->off_w}) {
+        if (*w) **w /= count;
+      }
+      d.override_with(*own);
+    }
     d.override_with(node.gpu ? spec.gpu : spec.cpu);
     if (!d.idle_w || !d.has_busy()) {
       const char* kind = node.gpu ? "gpu" : "cpu";
+      const bool file = scenario.cluster.topology == scenarios::Topology::kPlatformFile;
       return without_figures(spec, "no power figures for worker " + std::to_string(k) + " (" + node.name + ": " +
                                        (scenario.cluster.preset.empty() ? "no preset; " : "") + "give energy." +
-                                       kind + ".idle and energy." + kind + ".busy)");
+                                       kind + ".idle and energy." + kind + ".busy" +
+                                       (file ? ", or the host's wattage_per_state" : "") + ")");
     }
-    workers.push_back(WorkerPower{std::move(d), static_cast<double>(std::max(node.cores, 1)), node.gpu});
+    workers.push_back(WorkerPower{std::move(d), count, node.gpu});
   }
   return EnergyMeter(spec, std::move(workers));
 }

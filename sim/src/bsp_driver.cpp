@@ -60,6 +60,7 @@ void BspDriver::start() {
   const auto n = static_cast<unsigned>(slots_.size());
   per_worker_ = per_worker_actors(ctx_.options, n);
   analytic_ = !per_worker_ && analytic_compute_applies(ctx_.scenario);
+  if (ctx_.links != nullptr) collective_.set_link_energy(ctx_.links);
   objective_ = ctx_.recorder.energy_meter() != nullptr && ctx_.recorder.energy_meter()->spec().objective;
   if (analytic_) read_peak_speeds();
   if (per_worker_) {

@@ -121,3 +121,36 @@ TEST(StepFrequency, MeterChargesTheRecordsFactor) {
 
 }  // namespace
 }  // namespace omnilearn::run
+
+namespace omnilearn::run {
+namespace {
+
+// A platform file's host figures (SimGrid's wattage_per_state): the power state's idle and last (all cores) value,
+// shared among the host's workers; malformed properties are errors naming the host and the property.
+TEST(HostWattage, PowerStateFiguresAndErrors) {
+  HostWattage h{"alpha", "10:100, 5:7:50", "2", /*pstate=*/1, /*pstates=*/2, /*workers=*/2};
+  auto d = host_wattage_power(h);
+  ASSERT_TRUE(d.is_ok()) << d.status().message();
+  EXPECT_DOUBLE_EQ(*d->idle_w, 2.5);
+  EXPECT_DOUBLE_EQ(*d->busy_w, 25.0);
+  EXPECT_DOUBLE_EQ(*d->off_w, 1.0);
+  h.pstates = 3;
+  auto count = host_wattage_power(h);
+  ASSERT_FALSE(count.is_ok());
+  EXPECT_NE(count.status().message().find("host 'alpha': property wattage_per_state '10:100, 5:7:50' has 2 power "
+                                          "states, the host 3"),
+            std::string::npos)
+      << count.status().message();
+  h.pstates = 2, h.per_state = "10:100, 5";
+  auto short_state = host_wattage_power(h);
+  ASSERT_FALSE(short_state.is_ok());
+  EXPECT_NE(short_state.status().message().find("power state 1 is ' 5'"), std::string::npos)
+      << short_state.status().message();
+  h.per_state.clear(), h.off = "-1";
+  auto off = host_wattage_power(h);
+  ASSERT_FALSE(off.is_ok());
+  EXPECT_NE(off.status().message().find("host 'alpha': property wattage_off '-1'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace omnilearn::run
