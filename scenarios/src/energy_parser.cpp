@@ -131,7 +131,8 @@ Status read_objective(const MapReader& parent, std::optional<EnergyObjective>& o
 Status parse_energy(const ParseContext& ctx, const YAML::Node& node, EnergySpec& out) {
   if (node.IsNull()) return Status::ok();  // `energy:` alone: the defaults
   auto r = MapReader::open(ctx.source, node, "energy",
-                           {"wait", "comm", "cpu", "gpu", "slow_with_slack", "min_frequency", "power_exponent", "objective"});
+                           {"wait", "comm", "cpu", "gpu", "slow_with_slack", "min_frequency", "power_exponent",
+                            "objective"});
   if (!r) return r.status();
   OMNI_RETURN_IF_ERROR(read_phase(*r, "wait", true, out.wait));
   OMNI_RETURN_IF_ERROR(read_phase(*r, "comm", false, out.comm));

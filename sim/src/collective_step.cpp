@@ -168,7 +168,8 @@ void CollectiveStep::measure_flow_level() {
     // In the order of the links' names, so that the sums are the same from run to run.
     auto& list = link_bytes_[participants_];
     list.assign(bytes.begin(), bytes.end());
-    std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.first->get_name() < b.first->get_name(); });
+    std::sort(list.begin(), list.end(),
+              [](const auto& a, const auto& b) { return a.first->get_name() < b.first->get_name(); });
   }
   const Seconds measured = run_schedule(schedule, hosts);
   measured_[participants_] = measured;

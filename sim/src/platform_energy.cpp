@@ -3,12 +3,10 @@
 #include <exception>
 #include <map>
 #include <optional>
-#include <string_view>
-
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
-
+#include <string_view>
 
 namespace omnilearn::sim {
 namespace {
@@ -65,7 +63,8 @@ Result<LinkEnergy> LinkEnergy::for_platform(const sg4::Engine& engine) {
     if (added) {
       const std::string_view text = range;
       const std::size_t colon = text.find(':');
-      const std::optional<double> idle = colon == std::string_view::npos ? std::nullopt : run::parse_watts(text.substr(0, colon));
+      const std::optional<double> idle =
+          colon == std::string_view::npos ? std::nullopt : run::parse_watts(text.substr(0, colon));
       const std::optional<double> busy =
           colon == std::string_view::npos ? std::nullopt : run::parse_watts(text.substr(colon + 1));
       if (!idle || !busy) {

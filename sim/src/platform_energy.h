@@ -4,11 +4,11 @@
 // Not thread-safe: the simulation thread.
 #pragma once
 
+#include <simgrid/forward.h>
+
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <simgrid/forward.h>
 
 #include "omnilearn/base/status.h"
 #include "omnilearn/base/units.h"

@@ -83,8 +83,8 @@ TEST(StepFrequency, LargeEnergyBoundKeepsTheShortestStep) {
 // One worker, 1 s at full speed, 10 W idle, 100 W busy, floor 0.2: a phase of T costs 10 T + 90 / T^2, least at
 // T = (2 x 90 / 10)^(1/3) = 18^(1/3): slowing further costs more idle power than it saves.
 TEST(StepFrequency, LeastEnergyStopsWhereIdlePowerOutweighsTheSaving) {
-  const StepFrequencies f = choose_step_frequencies({worker(1.0, 10, 100, 10)}, 0.0,
-                                                    model(Kind::kEnergyWithin, 0, /*min_frequency=*/0.2));
+  const StepFrequencies f =
+      choose_step_frequencies({worker(1.0, 10, 100, 10)}, 0.0, model(Kind::kEnergyWithin, 0, /*min_frequency=*/0.2));
   const double t = std::cbrt(18.0);
   EXPECT_NEAR(f.compute_phase_s, t, 1e-4);
   EXPECT_NEAR(f.frequency[0], 1.0 / t, 1e-4);

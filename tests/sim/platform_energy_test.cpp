@@ -33,7 +33,9 @@ std::string write_platform(const std::string& dir, const std::string& b_wattage 
                       << b_wattage << R"("/></host>
     <host id="ps" speed="1Gf"/>
     <router id="switch"/>
-    <link id="la" bandwidth="1GBps" latency="1us" sharing_policy="SPLITDUPLEX"><prop id="wattage_range" value="2:4"/></link>
+    <link id="la" bandwidth="1GBps" latency="1us" sharing_policy="SPLITDUPLEX">
+      <prop id="wattage_range" value="2:4"/>
+    </link>
     <link id="lb" bandwidth="1GBps" latency="1us"><prop id="wattage_range" value="3:5"/></link>
     <link id="lps" bandwidth="1GBps" latency="1us"/>
     <route src="a" dst="switch"><link_ctn id="la" direction="UP"/></route>
@@ -47,9 +49,11 @@ std::string write_platform(const std::string& dir, const std::string& b_wattage 
 
 scenarios::Scenario platform_scenario(const std::string& platform, const std::string& energy = "{wait: idle}") {
   auto s = scenarios::parse_scenario(
-      "seed: 1\nmode: bsp\ncluster: {platform: {file: " + platform + ", parameter_server: ps}}\n"
-      "workload: {model: resnet18, dataset: cifar10, dataset_samples: 512, global_batch: 64, epochs: 1}\n"
-      "policy: {name: uniform}\nenergy: " + energy + "\n",
+      "seed: 1\nmode: bsp\ncluster: {platform: {file: " + platform +
+          ", parameter_server: ps}}\n"
+          "workload: {model: resnet18, dataset: cifar10, dataset_samples: 512, global_batch: 64, epochs: 1}\n"
+          "policy: {name: uniform}\nenergy: " +
+          energy + "\n",
       "platform-energy.yaml");
   EXPECT_TRUE(s.is_ok()) << s.status().message();
   return *s;
@@ -81,7 +85,8 @@ TEST(PlatformEnergy, HostsBringTheirOwnWattage) {
 // The section's fields still replace the file's (per core: these hosts have one).
 TEST(PlatformEnergy, TheEnergySectionOverridesTheFile) {
   const std::string dir = testing::test_dir("run");
-  ASSERT_EQ(testing::run_in_child(platform_scenario(write_platform(testing::test_dir("platform")), "{wait: idle, cpu: {busy: 7}}"), dir),
+  ASSERT_EQ(testing::run_in_child(
+                platform_scenario(write_platform(testing::test_dir("platform")), "{wait: idle, cpu: {busy: 7}}"), dir),
             "");
   const auto rows = testing::read_csv(dir + "/energy.csv");
   ASSERT_EQ(rows.size(), 2u);
@@ -90,8 +95,8 @@ TEST(PlatformEnergy, TheEnergySectionOverridesTheFile) {
 
 TEST(PlatformEnergy, AMalformedPropertyNamesTheHostAndTheProperty) {
   const std::string dir = testing::test_dir("run");
-  const std::string error =
-      testing::run_in_child(platform_scenario(write_platform(testing::test_dir("platform"), "20:lots"), "{wait: idle}"), dir);
+  const std::string error = testing::run_in_child(
+      platform_scenario(write_platform(testing::test_dir("platform"), "20:lots"), "{wait: idle}"), dir);
   EXPECT_NE(error.find("host 'b'"), std::string::npos) << error;
   EXPECT_NE(error.find("wattage_per_state '20:lots'"), std::string::npos) << error;
 }
@@ -103,7 +108,8 @@ TEST(PlatformEnergy, LinksAreChargedIdleOverTheRunAndBusyForTheirBytes) {
   const std::string dir = testing::test_dir("run");
   const scenarios::Scenario s = platform_scenario(write_platform(testing::test_dir("platform")));
   ASSERT_EQ(testing::run_in_child(s, dir), "");
-  const double g = s.workload.model.gradient_bytes > 0.0 ? s.workload.model.gradient_bytes : 4.0 * s.workload.model.parameters;
+  const double g =
+      s.workload.model.gradient_bytes > 0.0 ? s.workload.model.gradient_bytes : 4.0 * s.workload.model.parameters;
   const double t = testing::summary_number(dir, "total_time_s"), steps = testing::summary_number(dir, "iterations");
   ASSERT_GT(steps, 0.0);
   const double expected = 5.0 * t + 4.0 * 2.0 * g * steps / 1e9;

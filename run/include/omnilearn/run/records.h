@@ -72,7 +72,7 @@ struct EnergySummary {
   std::string wait;    // the waiting rule ("idle", "busy", "auto" or watts)
   bool slow_with_slack = false;
   std::optional<double> links_j;  // a platform file's links with power figures (not in joules: the workers')
-  std::string objective;  // energy.objective's name (objective_name); empty without one
+  std::string objective;          // energy.objective's name (objective_name); empty without one
   std::optional<double> energy_to_target_j;        // virtual-time runs that reached the target
   std::optional<double> joules_per_accuracy_point;  // virtual-time runs: joules / (final accuracy x 100)
   std::vector<WorkerEnergy> workers;                // energy.csv's rows (not in summary.json)
