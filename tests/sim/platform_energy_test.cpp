@@ -18,7 +18,8 @@ namespace {
 // Two workers a (pstate 1 of two: 500 Mflop/s, 5 W idle, 50 W busy, 1 W off) and b (1 Gflop/s, 20 W idle, 200 W with
 // all cores: epsilon unused), a server `ps`; a split-duplex link from a (2 W idle, 4 W busy) and a shared one from b
 // (3 W, 5 W), both 1 GB/s, to one switch.
-std::string write_platform(const std::string& dir, const std::string& b_wattage = "20:30:200") {
+std::string write_platform(const std::string& dir, const std::string& b_wattage = "20:30:200",
+                           const std::string& la_range = "2:4") {
   std::filesystem::create_directories(dir);
   const std::string path = dir + "/watts.xml";
   std::ofstream(path) << R"(<?xml version='1.0'?>
@@ -34,7 +35,8 @@ std::string write_platform(const std::string& dir, const std::string& b_wattage 
     <host id="ps" speed="1Gf"/>
     <router id="switch"/>
     <link id="la" bandwidth="1GBps" latency="1us" sharing_policy="SPLITDUPLEX">
-      <prop id="wattage_range" value="2:4"/>
+      <prop id="wattage_range" value=")"
+                      << la_range << R"("/>
     </link>
     <link id="lb" bandwidth="1GBps" latency="1us"><prop id="wattage_range" value="3:5"/></link>
     <link id="lps" bandwidth="1GBps" latency="1us"/>
@@ -99,6 +101,13 @@ TEST(PlatformEnergy, AMalformedPropertyNamesTheHostAndTheProperty) {
       platform_scenario(write_platform(testing::test_dir("platform"), "20:lots"), "{wait: idle}"), dir);
   EXPECT_NE(error.find("host 'b'"), std::string::npos) << error;
   EXPECT_NE(error.find("wattage_per_state '20:lots'"), std::string::npos) << error;
+}
+
+TEST(PlatformEnergy, AMalformedLinkPropertyNamesTheLink) {
+  const std::string dir = testing::test_dir("run");
+  const std::string error = testing::run_in_child(
+      platform_scenario(write_platform(testing::test_dir("platform"), "20:30:200", "2")), dir);
+  EXPECT_NE(error.find("link 'la': property wattage_range '2' is not idle:busy"), std::string::npos) << error;
 }
 
 // links_j: every link's idle power over the run, plus (busy - idle) x bytes / bandwidth. Each step's two-worker ring
