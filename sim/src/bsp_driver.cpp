@@ -245,7 +245,7 @@ Seconds BspDriver::slow_step(Seconds step_start_s) {
   const run::EnergyMeter& meter = *ctx_.recorder.energy_meter();
   std::vector<run::StepWorker> workers;
   std::vector<WorkerId> chosen;
-  double other_w = 0.0;
+  double other_w = ctx_.links != nullptr ? ctx_.links->idle_w() : 0.0;  // the links draw it however long the step
   Seconds end = now();
   for (WorkerId k = 0; k < slots_.size(); ++k) {
     const Slot& s = slots_[k];

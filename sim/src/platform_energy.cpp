@@ -82,6 +82,12 @@ void LinkEnergy::carry(const sg4::Link* link, double bytes) {
   if (auto it = index_.find(link); it != index_.end()) links_[it->second].bytes += bytes;
 }
 
+double LinkEnergy::idle_w() const {
+  double w = 0.0;
+  for (const Figures& l : links_) w += l.idle_w;
+  return w;
+}
+
 double LinkEnergy::joules(Seconds total_time_s) const {
   double j = 0.0;
   for (const Figures& l : links_) {

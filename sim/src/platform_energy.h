@@ -31,6 +31,8 @@ class LinkEnergy {
   bool empty() const { return links_.empty(); }
   // `bytes` crossed `link` (nothing when it has no figures).
   void carry(const simgrid::s4u::Link* link, double bytes);
+  // The links' idle power together (what a longer step costs them).
+  double idle_w() const;
   // Joules of a run that lasted `total_time_s`.
   double joules(Seconds total_time_s) const;
 
