@@ -82,6 +82,19 @@ void LinkEnergy::carry(const sg4::Link* link, double bytes) {
   if (auto it = index_.find(link); it != index_.end()) links_[it->second].bytes += bytes;
 }
 
+void LinkEnergy::carry_route(const sg4::Host* src, const sg4::Host* dst, double bytes) {
+  auto [it, added] = routes_.try_emplace({src, dst});
+  if (added) {
+    std::vector<sg4::Link*> route;
+    double latency = 0.0;
+    src->route_to(dst, route, &latency);
+    for (const sg4::Link* l : route) {
+      if (auto at = index_.find(l); at != index_.end()) it->second.push_back(at->second);
+    }
+  }
+  for (std::size_t i : it->second) links_[i].bytes += bytes;
+}
+
 double LinkEnergy::idle_w() const {
   double w = 0.0;
   for (const Figures& l : links_) w += l.idle_w;

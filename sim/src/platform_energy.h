@@ -6,8 +6,10 @@
 
 #include <simgrid/forward.h>
 
+#include <map>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "omnilearn/base/status.h"
@@ -31,6 +33,8 @@ class LinkEnergy {
   bool empty() const { return links_.empty(); }
   // `bytes` crossed `link` (nothing when it has no figures).
   void carry(const simgrid::s4u::Link* link, double bytes);
+  // `bytes` went from `src` to `dst`: each link of the route with figures carried them (routes remembered).
+  void carry_route(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst, double bytes);
   // The links' idle power together (what a longer step costs them).
   double idle_w() const;
   // Joules of a run that lasted `total_time_s`.
@@ -42,6 +46,8 @@ class LinkEnergy {
   };
   std::vector<Figures> links_;
   std::unordered_map<const simgrid::s4u::Link*, std::size_t> index_;  // each direction of a split-duplex link too
+  // Per (source, destination): the indices in links_ of its route's links with figures.
+  std::map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, std::vector<std::size_t>> routes_;
 };
 
 }  // namespace omnilearn::sim

@@ -125,6 +125,22 @@ TEST(PlatformEnergy, LinksAreChargedIdleOverTheRunAndBusyForTheirBytes) {
   EXPECT_NEAR(testing::summary_number(dir, "links_j"), expected, 1e-9 * expected);
 }
 
+// ASP: each iteration's push (a -> ps over la up, b -> ps over lb) and its reply with the parameters (back) carry G
+// each over the worker's link: 5 W x T + 2 W x 2G x iterations / 1 GB/s (both links' busy - idle is 2 W).
+TEST(PlatformEnergy, AspPushesAndPullsChargeTheWorkersLinks) {
+  const std::string dir = testing::test_dir("run");
+  scenarios::Scenario s = platform_scenario(write_platform(testing::test_dir("platform")));
+  s.mode = controller::TrainingMode::kAsp;
+  ASSERT_EQ(testing::run_in_child(s, dir), "");
+  const double g = static_cast<double>(static_cast<std::uint64_t>(
+      s.workload.model.gradient_bytes > 0.0 ? s.workload.model.gradient_bytes : 4.0 * s.workload.model.parameters));
+  const double rows = static_cast<double>(testing::read_csv(dir + "/iterations.csv").size());
+  ASSERT_GT(rows, 0.0);
+  const double t = testing::summary_number(dir, "total_time_s");
+  const double expected = 5.0 * t + 2.0 * 2.0 * g * rows / 1e9;
+  EXPECT_NEAR(testing::summary_number(dir, "links_j"), expected, 1e-9 * expected);
+}
+
 // Without a link's figures the block has no links_j.
 TEST(PlatformEnergy, NoLinkFiguresNoLinksField) {
   const std::string dir = testing::test_dir("run");
