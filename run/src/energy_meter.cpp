@@ -2,34 +2,115 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <string_view>
 
 #include "omnilearn/base/format.h"
 #include "omnilearn/scenarios/cluster_preset.h"
+#include "omnilearn/scenarios/quantity_parser.h"
 
 namespace omnilearn::run {
 
-Result<std::vector<WorkerPower>> worker_power(const scenarios::Scenario& scenario) {
+namespace {
+
+std::vector<std::string_view> split(std::string_view text, char at) {
+  std::vector<std::string_view> parts;
+  for (std::size_t i; (i = text.find(at)) != std::string_view::npos; text.remove_prefix(i + 1)) {
+    parts.push_back(text.substr(0, i));
+  }
+  parts.push_back(text);
+  return parts;
+}
+
+}  // namespace
+
+std::optional<double> parse_watts(std::string_view text) {
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  const std::optional<double> w = scenarios::parse_number(text);
+  if (!w || !(*w >= 0.0) || !std::isfinite(*w)) return std::nullopt;
+  return w;
+}
+
+Result<scenarios::DevicePower> host_wattage_power(const HostWattage& host) {
+  scenarios::DevicePower d;
+  const double share = 1.0 / std::max(host.workers, 1);
+  const std::string where = "host '" + host.host + "': property ";
+  if (!host.per_state.empty()) {
+    const std::vector<std::string_view> states = split(host.per_state, ',');
+    const std::string bad = where + "wattage_per_state '" + host.per_state + "'";
+    if (states.size() != static_cast<std::size_t>(host.pstates)) {
+      return Status::invalid_argument(bad + " has " + std::to_string(states.size()) + " power states, the host " +
+                                      std::to_string(host.pstates) + " (give idle:busy or idle:epsilon:allcores "
+                                      "watts for each of its speeds)");
+    }
+    for (std::size_t i = 0; i < states.size(); ++i) {
+      const std::vector<std::string_view> w = split(states[i], ':');
+      std::vector<double> values;
+      for (std::string_view part : w) {
+        if (auto v = parse_watts(part)) values.push_back(*v);
+      }
+      if ((w.size() != 2 && w.size() != 3) || values.size() != w.size()) {
+        return Status::invalid_argument(bad + ": power state " + std::to_string(i) + " is '" + std::string(states[i]) +
+                                        "', expected idle:busy or idle:epsilon:allcores (watts >= 0)");
+      }
+      if (static_cast<int>(i) == host.pstate) d.idle_w = values.front() * share, d.busy_w = values.back() * share;
+    }
+  }
+  if (!host.off.empty()) {
+    const std::optional<double> off = parse_watts(host.off);
+    if (!off) return Status::invalid_argument(where + "wattage_off '" + host.off + "' is not watts (a number >= 0)");
+    d.off_w = *off * share;
+  }
+  if (d.idle_w || d.off_w) d.source = "platform file, host '" + host.host + "'";
+  return d;
+}
+
+Result<std::vector<WorkerPower>> worker_power(const scenarios::Scenario& scenario,
+                                              const std::vector<HostWattage>& hosts) {
   const scenarios::EnergySpec spec = scenario.energy.value_or(scenarios::EnergySpec{});
   std::vector<WorkerPower> workers;
   for (std::size_t k = 0; k < scenario.cluster.workers.size(); ++k) {
     const scenarios::NodeSpec& node = scenario.cluster.workers[k];
+    const double count = static_cast<double>(std::max(node.cores, 1));
     scenarios::DevicePower d = scenarios::preset_power(scenario.cluster.preset, node).value_or(scenarios::DevicePower{});
+    if (k < hosts.size()) {
+      // The host's figures are its whole node's: per core (or device) here, as the preset's and the section's are.
+      auto own = host_wattage_power(hosts[k]);
+      if (!own) return Status::invalid_argument("cluster.platform: " + own.status().message());
+      for (std::optional<double>* w : {&own->idle_w, &own->busy_w, &own->off_w}) {
+        if (*w) **w /= count;
+      }
+      d.override_with(*own);
+    }
     d.override_with(node.gpu ? spec.gpu : spec.cpu);
     if (!d.idle_w || !d.has_busy()) {
       const char* kind = node.gpu ? "gpu" : "cpu";
+      const bool file = scenario.cluster.topology == scenarios::Topology::kPlatformFile;
       return Status::not_found("no power figures for worker " + std::to_string(k) + " (" + node.name + ": " +
                                (scenario.cluster.preset.empty() ? "no preset; " : "") + "give energy." + kind +
-                               ".idle and energy." + kind + ".busy)");
+                               ".idle and energy." + kind + ".busy" + (file ? ", or the host's wattage_per_state" : "") +
+                               ")");
     }
-    workers.push_back(WorkerPower{std::move(d), static_cast<double>(std::max(node.cores, 1)), node.gpu});
+    workers.push_back(WorkerPower{std::move(d), count, node.gpu});
   }
   return workers;
 }
 
 EnergyMeter EnergyMeter::for_scenario(const scenarios::Scenario& scenario) {
+  auto meter = for_scenario(scenario, {});
+  return std::move(*meter);  // without hosts' properties nothing can fail
+}
+
+Result<EnergyMeter> EnergyMeter::for_scenario(const scenarios::Scenario& scenario,
+                                              const std::vector<HostWattage>& hosts) {
   const scenarios::EnergySpec spec = scenario.energy.value_or(scenarios::EnergySpec{});
-  auto workers = worker_power(scenario);
-  if (!workers) return without_figures(spec, workers.status().message());
+  auto workers = worker_power(scenario, hosts);
+  if (!workers) {
+    // Missing figures leave the run without energy and say why; a malformed property is an error.
+    if (workers.status().code() == StatusCode::kNotFound) return without_figures(spec, workers.status().message());
+    return workers.status();
+  }
   return EnergyMeter(spec, std::move(workers).value());
 }
 
@@ -66,6 +147,29 @@ double EnergyMeter::charge(Worker& w, std::size_t k, Seconds start, Seconds dura
   return joules;
 }
 
+double EnergyMeter::phase_power(const scenarios::PhasePower& rule, const WorkerPower& p, double idle,
+                                double busy) const {
+  switch (rule.mode) {
+    case scenarios::PhasePowerMode::kIdle: return idle;
+    case scenarios::PhasePowerMode::kBusy: return busy;
+    case scenarios::PhasePowerMode::kWatts: return p.count * rule.watts;
+    case scenarios::PhasePowerMode::kAuto: return p.gpu ? busy : idle;
+  }
+  return idle;
+}
+
+StepWorker EnergyMeter::step_power(WorkerId worker, BatchSize batch, Seconds time_s) const {
+  const WorkerPower& p = power_[worker];
+  const auto& f = workers_[worker].fractions;
+  const auto at = std::upper_bound(f.begin(), f.end(), time_s, [](Seconds t, const auto& c) { return t < c.first; });
+  const double fraction = at == f.begin() ? 1.0 : std::prev(at)->second;
+  if (fraction <= 0.0) return StepWorker{0.0, p.off_w(), p.off_w(), p.off_w()};
+  const double idle = p.idle_w();
+  if (batch == 0) return StepWorker{0.0, fraction * idle, fraction * idle, fraction * idle};
+  const double busy = p.busy_w(static_cast<double>(batch));
+  return StepWorker{0.0, fraction * idle, fraction * busy, fraction * phase_power(spec_.wait, p, idle, busy)};
+}
+
 void EnergyMeter::iteration(const IterationRecord& r) {
   if (!has_figures() || r.worker >= workers_.size()) return;
   Worker& w = workers_[r.worker];
@@ -74,9 +178,12 @@ void EnergyMeter::iteration(const IterationRecord& r) {
   const double idle = p.idle_w(), busy = p.busy_w(batch);
   Seconds compute = r.compute_s, wait = r.wait_s;
   double compute_power = busy;
-  if (spec_.slow_with_slack && wait > 0.0 && compute > 0.0) {
+  if (r.frequency < 1.0) {
+    // energy.objective: the driver slowed the step by this factor (compute is the slowed time).
+    compute_power = idle + (busy - idle) * std::pow(r.frequency, spec_.power_exponent);
+  } else if (spec_.slow_with_slack && wait > 0.0 && compute > 0.0) {
     // The worker computes just slowly enough to arrive with the slowest: the step time is unchanged.
-    const double f = std::max(spec_.min_frequency, compute / (compute + wait));
+    const double f = slack_frequency(compute, wait, spec_.min_frequency);
     const Seconds slowed = std::min(compute / f, compute + wait);
     wait -= slowed - compute;
     compute = slowed;
@@ -85,21 +192,12 @@ void EnergyMeter::iteration(const IterationRecord& r) {
   if (r.worker < busy_fraction_.size() && busy_fraction_[r.worker] < 1.0) {
     compute_power = idle + (compute_power - idle) * busy_fraction_[r.worker];
   }
-  const auto phase_power = [&](const scenarios::PhasePower& rule) {
-    switch (rule.mode) {
-      case scenarios::PhasePowerMode::kIdle: return idle;
-      case scenarios::PhasePowerMode::kBusy: return busy;
-      case scenarios::PhasePowerMode::kWatts: return p.count * rule.watts;
-      case scenarios::PhasePowerMode::kAuto: return p.gpu ? busy : idle;
-    }
-    return idle;
-  };
   Seconds t = r.start_s;
   const double cj = charge(w, r.worker, t, compute, compute_power);
   t += compute;
-  const double wj = charge(w, r.worker, t, wait, phase_power(spec_.wait));
+  const double wj = charge(w, r.worker, t, wait, phase_power(spec_.wait, p, idle, busy));
   t += wait;
-  const double mj = charge(w, r.worker, t, r.comm_s, phase_power(spec_.comm));
+  const double mj = charge(w, r.worker, t, r.comm_s, phase_power(spec_.comm, p, idle, busy));
   w.e.compute_j += cj, w.e.wait_j += wj, w.e.comm_j += mj;
   w.e.compute_s += compute, w.e.wait_s += wait, w.e.comm_s += r.comm_s;
   joules_ += cj + wj + mj;
@@ -138,6 +236,7 @@ EnergySummary EnergyMeter::summary(Seconds total_time_s, std::optional<Seconds> 
   if (!has_figures()) return s;
   s.wait = scenarios::phase_power_name(spec_.wait);
   s.slow_with_slack = spec_.slow_with_slack;
+  if (spec_.objective) s.objective = scenarios::objective_name(*spec_.objective);
   for (std::size_t k = 0; k < workers_.size(); ++k) {
     const Worker& w = workers_[k];
     WorkerEnergy e = w.e;

@@ -258,8 +258,10 @@ std::string summary_json(const RunSummary& s) {
       b["comm_j"] = e.comm_j;
       b["wait_j"] = e.wait_j;
       b["idle_j"] = e.idle_j;
+      if (e.links_j) b["links_j"] = *e.links_j;
       b["wait"] = e.wait;
       b["slow_with_slack"] = e.slow_with_slack;
+      if (!e.objective.empty()) b["objective"] = e.objective;
       if (e.energy_to_target_j) b["energy_to_target_j"] = *e.energy_to_target_j;
       if (e.joules_per_accuracy_point) b["joules_per_accuracy_point"] = *e.joules_per_accuracy_point;
     }

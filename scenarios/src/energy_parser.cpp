@@ -34,6 +34,11 @@ void DevicePower::override_with(const DevicePower& over) {
   if (!over.source.empty()) source = over.source;
 }
 
+std::string objective_name(const EnergyObjective& o) {
+  return std::string(o.kind == EnergyObjective::Kind::kEnergyWithin ? "energy_within " : "time_within ") +
+         format_g(o.percent);
+}
+
 std::string phase_power_name(const PhasePower& p) {
   switch (p.mode) {
     case PhasePowerMode::kAuto: return "auto";
@@ -103,12 +108,31 @@ Status read_device(const MapReader& parent, std::string_view key, bool gpu, Devi
   return Status::ok();
 }
 
+// `objective: {energy_within: X}` or `{time_within: Y}` (percent).
+Status read_objective(const MapReader& parent, std::optional<EnergyObjective>& out) {
+  if (!parent.has("objective")) return Status::ok();
+  auto r = MapReader::open(parent.source(), parent.get("objective"), parent.field("objective"),
+                           {"energy_within", "time_within"});
+  if (!r) return r.status();
+  if (r->has("energy_within") == r->has("time_within")) {
+    return parent.error("objective", "give one of energy_within (shortest step within X% of its least energy) or "
+                                     "time_within (least energy within Y% of its shortest time)");
+  }
+  EnergyObjective o;
+  const bool energy = r->has("energy_within");
+  o.kind = energy ? EnergyObjective::Kind::kEnergyWithin : EnergyObjective::Kind::kTimeWithin;
+  OMNI_RETURN_IF_ERROR(r->read(energy ? "energy_within" : "time_within", o.percent, Range::kNonNegative));
+  out = o;
+  return Status::ok();
+}
+
 }  // namespace
 
 Status parse_energy(const ParseContext& ctx, const YAML::Node& node, EnergySpec& out) {
   if (node.IsNull()) return Status::ok();  // `energy:` alone: the defaults
   auto r = MapReader::open(ctx.source, node, "energy",
-                           {"wait", "comm", "cpu", "gpu", "slow_with_slack", "min_frequency", "power_exponent"});
+                           {"wait", "comm", "cpu", "gpu", "slow_with_slack", "min_frequency", "power_exponent",
+                            "objective"});
   if (!r) return r.status();
   OMNI_RETURN_IF_ERROR(read_phase(*r, "wait", true, out.wait));
   OMNI_RETURN_IF_ERROR(read_phase(*r, "comm", false, out.comm));
@@ -117,6 +141,10 @@ Status parse_energy(const ParseContext& ctx, const YAML::Node& node, EnergySpec&
   OMNI_RETURN_IF_ERROR(r->read("slow_with_slack", out.slow_with_slack));
   OMNI_RETURN_IF_ERROR(r->read("min_frequency", out.min_frequency, Range::kOpenUnit));
   OMNI_RETURN_IF_ERROR(r->read("power_exponent", out.power_exponent, Range::kPositive));
+  OMNI_RETURN_IF_ERROR(read_objective(*r, out.objective));
+  if (out.objective && out.slow_with_slack) {
+    return r->error("objective", "chooses every worker's frequency each step: give it or slow_with_slack, not both");
+  }
   return Status::ok();
 }
 

@@ -177,6 +177,10 @@ std::string scenario_to_json(const Scenario& s) {
                           {"cpu", device(e.cpu)},                {"gpu", device(e.gpu)},
                           {"slow_with_slack", e.slow_with_slack}, {"min_frequency", e.min_frequency},
                           {"power_exponent", e.power_exponent}};
+    if (e.objective) {
+      const bool energy = e.objective->kind == EnergyObjective::Kind::kEnergyWithin;
+      root["energy"]["objective"] = Json{{energy ? "energy_within" : "time_within", e.objective->percent}};
+    }
   }
   // Strings are checked as UTF-8 when read; `replace` keeps the dump from throwing on any that were not (a
   // model name from a file name, a scenario built in code).

@@ -169,6 +169,9 @@ void AspDriver::send_down_notice(WorkerId k) {
 }
 
 void AspDriver::post_in_order(WorkerId k, std::uint64_t bytes) {
+  if (ctx_.links != nullptr) {
+    ctx_.links->carry_route(ctx_.platform.workers[k], ctx_.platform.parameter_server, static_cast<double>(bytes));
+  }
   if (link_) {
     link_->posted.push_back(AnalyticLink::Posted{now(), k, static_cast<double>(bytes)});
     // The server sleeps until the link's next event: a push joining before it changes every flow's share.
@@ -314,6 +317,11 @@ void AspDriver::fill_reply(WorkerId k, bool pull) {
   if (ctx_.training != nullptr) ctx_.training->asp_pull(k);
 }
 
+void AspDriver::charge_reply(WorkerId k) {
+  if (ctx_.links == nullptr) return;
+  ctx_.links->carry_route(ctx_.platform.parameter_server, ctx_.platform.workers[k], static_cast<double>(reply_bytes(k)));
+}
+
 std::uint64_t AspDriver::reply_bytes(WorkerId k) const {
   return pulls_[k] ? static_cast<std::uint64_t>(ctx_.cost.gradient_bytes()) : kReplyHeaderBytes;
 }
@@ -339,7 +347,10 @@ void AspDriver::server() {
     } else {
       apply_push(push->worker, replies_);
     }
-    for (const WorkerId j : replies_) slots_[j].inbox->put_init(&slots_[j].reply, reply_bytes(j))->detach();
+    for (const WorkerId j : replies_) {
+      charge_reply(j);
+      slots_[j].inbox->put_init(&slots_[j].reply, reply_bytes(j))->detach();
+    }
   }
 }
 
@@ -386,6 +397,7 @@ void AspDriver::serve_link_events(Seconds t) {
       apply_push(k, replies_);
     }
     for (const WorkerId j : replies_) {
+      charge_reply(j);
       link.pull.add(j, link.spec.worker_class[j], static_cast<double>(reply_bytes(j)), t + link.spec.pull_latency_s[j]);
     }
   }

@@ -130,6 +130,8 @@ class AspDriver {
   void fill_reply(WorkerId k, bool pull);
   // Bytes of the reply to k: the parameters, or a header when the reply carries none (pull: per-epoch).
   std::uint64_t reply_bytes(WorkerId k) const;
+  // A platform file's links with figures (ctx_.links) carry the reply to worker k (its pushes: post_in_order).
+  void charge_reply(WorkerId k);
   void plan(Seconds t);
   void server();       // flows: receives the pushes, sends the pulls
   void link_server();  // analytic link: wakes at each of the link's events

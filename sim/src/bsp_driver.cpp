@@ -60,6 +60,8 @@ void BspDriver::start() {
   const auto n = static_cast<unsigned>(slots_.size());
   per_worker_ = per_worker_actors(ctx_.options, n);
   analytic_ = !per_worker_ && analytic_compute_applies(ctx_.scenario);
+  if (ctx_.links != nullptr) collective_.set_link_energy(ctx_.links);
+  objective_ = ctx_.recorder.energy_meter() != nullptr && ctx_.recorder.energy_meter()->spec().objective;
   if (analytic_) read_peak_speeds();
   if (per_worker_) {
     start_ = sg4::Barrier::create(n + 1);
@@ -113,13 +115,18 @@ void BspDriver::worker(WorkerId k) {
     }
     slot.exec = nullptr;
     const Seconds t1 = now();
+    // Stored before the compute barrier: slow_step reads every participant's.
+    slot.compute_s = t1 - t0;
+    slot.compute_end_s = t1;
     compute_->wait();
-    const Seconds t2 = now();
+    Seconds t2 = now();
+    if (objective_) {
+      t2 = slow_step(t0);
+      if (t2 > now()) sg4::this_actor::sleep_until(t2);
+    }
     // Every participant takes part in the all-reduce (collective_step.h), an aborted one too.
     const Seconds comm_end = collective_.run(k, t0, t2);
     // Stored before the end barrier: the coordinator reads them as soon as it is released.
-    slot.compute_s = t1 - t0;
-    slot.compute_end_s = t1;
     slot.comm_start_s = t2;
     slot.comm_end_s = comm_end;
     end_->wait();
@@ -217,6 +224,10 @@ void BspDriver::run_step_coordinated() {
     end_->wait();
     t2 = now();
   }
+  if (objective_) {
+    t2 = slow_step(t0);
+    if (t2 > now()) sg4::this_actor::sleep_until(t2);
+  }
   // The all-reduce (collective_step.h) as the worker actors run it: an aborted participant takes part, but its
   // all-reduce ends when it starts.
   const std::vector<Seconds>& ends = collective_.run_for_all(t0, t2);
@@ -226,6 +237,39 @@ void BspDriver::run_step_coordinated() {
     slot.comm_start_s = t2;
     slot.comm_end_s = ends[i];
   }
+}
+
+Seconds BspDriver::slow_step(Seconds step_start_s) {
+  if (slowed_step_ == step_) return slowed_end_s_;
+  slowed_step_ = step_;
+  const run::EnergyMeter& meter = *ctx_.recorder.energy_meter();
+  std::vector<run::StepWorker> workers;
+  std::vector<WorkerId> chosen;
+  double other_w = ctx_.links != nullptr ? ctx_.links->idle_w() : 0.0;  // the links draw it however long the step
+  Seconds end = now();
+  for (WorkerId k = 0; k < slots_.size(); ++k) {
+    const Slot& s = slots_[k];
+    end = std::max(end, s.compute_end_s);
+    if (!s.participating || s.aborted) {
+      // Outside the step (or down since it lost its computation): its power over the phase, whatever its length.
+      other_w += meter.step_power(k, 0, s.participating ? s.compute_end_s : step_start_s).idle_w;
+      continue;
+    }
+    run::StepWorker w = meter.step_power(k, s.batch, step_start_s);
+    w.compute_s = s.compute_s;
+    workers.push_back(w);
+    chosen.push_back(k);
+  }
+  const run::StepFrequencies f = run::choose_step_frequencies(workers, other_w, meter.spec());
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    Slot& s = slots_[chosen[i]];
+    if (!(f.frequency[i] < 1.0)) continue;
+    s.frequency = f.frequency[i];
+    s.compute_end_s = step_start_s + s.compute_s / s.frequency;
+    end = std::max(end, s.compute_end_s);
+  }
+  slowed_end_s_ = end;
+  return end;
 }
 
 void BspDriver::lose(WorkerId k) {
@@ -252,6 +296,7 @@ std::size_t BspDriver::prepare_step() {
     s.batch = plan.batch[k];
     s.participating = s.batch > 0 && !ctx_.availability.is_down(k);
     s.aborted = false;
+    s.frequency = 1.0;
     s.compute_s = s.compute_end_s = s.comm_start_s = s.comm_end_s = 0.0;
     if (s.participating) participants.push_back(k);
   }
@@ -299,7 +344,8 @@ void BspDriver::close_step(Seconds step_start_s) {
     r.step = step_;
     r.epoch = progress_.epoch();
     r.start_s = step_start_s;
-    r.compute_s = s.compute_s;
+    r.compute_s = s.frequency < 1.0 ? s.compute_end_s - step_start_s : s.compute_s;
+    r.frequency = s.frequency;
     r.comm_s = s.comm_end_s - s.comm_start_s;
     r.wait_s = (s.comm_start_s - s.compute_end_s) + (t - s.comm_end_s);
     r.batch = s.aborted ? 0 : s.batch;  // an aborted iteration processed nothing

@@ -47,7 +47,8 @@ class BspDriver {
     double flops = 0.0;       // this step's work (coordinator mode: drawn by the coordinator in worker order)
     double peak_flops = 0.0;  // analytic path: the host's speed in its power state (read_peak_speeds())
     Seconds cancel_s = 0.0;   // when on_availability cancelled `exec` (the steppers' activity path)
-    Seconds compute_s = 0.0;  // this step's, written by the worker before the end barrier
+    Seconds compute_s = 0.0;  // this step's at full speed, written by the worker before the compute barrier
+    double frequency = 1.0;   // energy.objective: the factor it computed at (slow_step)
     Seconds compute_end_s = 0.0, comm_start_s = 0.0, comm_end_s = 0.0;
   };
 
@@ -73,6 +74,11 @@ class BspDriver {
   // Worker k went down mid-step: its iteration is lost (its all-reduce ends at once).
   void lose(WorkerId k);
   void close_step(Seconds step_start_s);
+  // energy.objective, once everyone has computed: this step's frequency factors (run/step_frequency.h) from the
+  // compute times at full speed and the meter's power figures; each participant's computation then ends at
+  // step start + compute / factor. Returns when the last ends (no earlier than now). The first caller of a step
+  // decides; the others get the same end. A change of availability during the stretch does not cancel anything.
+  Seconds slow_step(Seconds step_start_s);
   // The run's stop condition: the progress's, or (virtual-time training) the target or time budget.
   bool finished() { return progress_.done() || (ctx_.training != nullptr && ctx_.training->done()); }
   void fail(const Status& status);
@@ -87,6 +93,9 @@ class BspDriver {
   simgrid::s4u::BarrierPtr end_;      // all workers + coordinator: the step's all-reduce is complete
   simgrid::s4u::BarrierPtr compute_;  // this step's participants: everyone has computed
   std::int64_t step_ = 0;
+  bool objective_ = false;           // energy.objective applies (BSP with power figures)
+  std::int64_t slowed_step_ = -1;    // the step slow_step decided last, and its end
+  Seconds slowed_end_s_ = 0.0;
   bool done_ = false;
   bool per_worker_ = true;  // one actor per worker (else the coordinator drives every step)
   bool analytic_ = false;   // coordinator mode without activities (else steppers start them)

@@ -153,7 +153,25 @@ void CollectiveStep::measure_flow_level() {
     }
   }
   const std::int64_t chunks = tree_chunks(spec, participants_.size(), bucket_bytes_, alpha, bandwidth);
-  const Seconds measured = run_schedule(make_schedule(spec, participants_, bucket_bytes_, chunks), hosts);
+  const CollectiveSchedule schedule = make_schedule(spec, participants_, bucket_bytes_, chunks);
+  if (link_energy_ != nullptr) {
+    std::map<const simgrid::s4u::Link*, double> bytes;
+    std::vector<simgrid::s4u::Link*> route;
+    for (const CollectivePhase& phase : schedule.phases) {
+      for (const CollectiveFlow& f : phase.flows) {
+        double latency = 0.0;
+        route.clear();
+        hosts[f.src]->route_to(hosts[f.dst], route, &latency);
+        for (const simgrid::s4u::Link* l : route) bytes[l] += f.bytes * phase.repeat * static_cast<double>(buckets_);
+      }
+    }
+    // In the order of the links' names, so that the sums are the same from run to run.
+    auto& list = link_bytes_[participants_];
+    list.assign(bytes.begin(), bytes.end());
+    std::sort(list.begin(), list.end(),
+              [](const auto& a, const auto& b) { return a.first->get_name() < b.first->get_name(); });
+  }
+  const Seconds measured = run_schedule(schedule, hosts);
   measured_[participants_] = measured;
   bucket_s_ = measured;
   ++flow_level_runs_;
@@ -168,6 +186,7 @@ Seconds CollectiveStep::run(WorkerId k, Seconds step_start_s, Seconds compute_en
     if (k == participants_.front()) measure_flow_level();
     done_->wait();
   }
+  if (k == participants_.front()) charge_links();
   if (lost_[k]) return compute_end_s;
   const double backward = scenario_.workload.model.backward_fraction;
   return overlapped_end_s(step_start_s, compute_end_s, buckets_, backward, bucket_s_) + fixed_s_;
@@ -180,6 +199,7 @@ const std::vector<Seconds>& CollectiveStep::run_for_all(Seconds step_start_s, Se
     return ends_;
   }
   if (bucket_s_ < 0.0) measure_flow_level();
+  charge_links();
   const double backward = scenario_.workload.model.backward_fraction;
   const Seconds end = overlapped_end_s(step_start_s, compute_end_s, buckets_, backward, bucket_s_) + fixed_s_;
   for (std::size_t i = 0; i < participants_.size(); ++i) ends_[i] = lost_[participants_[i]] ? compute_end_s : end;
@@ -218,6 +238,13 @@ void CollectiveStep::run_ring_for_all(Seconds compute_end_s) {
     comm->wait();
     ends_[i] = comm->get_finish_time() + ring_[participants_[i]].extra_latency_s;
   }
+}
+
+void CollectiveStep::charge_links() {
+  if (link_energy_ == nullptr) return;
+  const auto it = link_bytes_.find(participants_);
+  if (it == link_bytes_.end()) return;  // fewer than two participants: no flows
+  for (const auto& [link, bytes] : it->second) link_energy_->carry(link, bytes);
 }
 
 void CollectiveStep::add_summary(run::RunSummary& summary) const {

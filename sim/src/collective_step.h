@@ -20,6 +20,7 @@
 #include "omnilearn/run/records.h"
 #include "omnilearn/scenarios/scenario.h"
 #include "platform_builder.h"
+#include "platform_energy.h"
 
 namespace omnilearn::sim {
 
@@ -56,6 +57,9 @@ class CollectiveStep {
   // The same for every participant at once, from the one actor that drives a step (BspDriver's coordinator mode):
   // the i-th participant's end is the i-th value.
   const std::vector<Seconds>& run_for_all(Seconds step_start_s, Seconds compute_end_s);
+  // Each step's all-reduce charges the bytes its flows carry over each link to `links` (platform files whose links
+  // have power figures; the flow-level path only, which is the one such platforms take). Call before the first step.
+  void set_link_energy(LinkEnergy* links) { link_energy_ = links; }
   // summary.json's fields on the all-reduce (none for the star's plain ring).
   void add_summary(run::RunSummary& summary) const;
 
@@ -73,6 +77,8 @@ class CollectiveStep {
   std::optional<Seconds> star_time_s(const std::vector<WorkerId>& participants) const;
   // The flow-level run of this step's schedule on the platform (from the calling actor), remembered per set.
   void measure_flow_level();
+  // Charges this step's all-reduce to link_energy_ (once a step, when its schedule is known).
+  void charge_links();
 
   const scenarios::Scenario& scenario_;
   const SimPlatform& platform_;
@@ -96,6 +102,9 @@ class CollectiveStep {
   std::map<std::vector<WorkerId>, Seconds> measured_;  // bucket time per participant set (either path)
   simgrid::s4u::BarrierPtr done_;  // per-worker actors: they wait here for the leader's flow-level run (made by run())
   std::int64_t flow_level_runs_ = 0;
+  LinkEnergy* link_energy_ = nullptr;
+  // Per participant set: the bytes one all-reduce (every bucket) carries over each link, from its schedule's routes.
+  std::map<std::vector<WorkerId>, std::vector<std::pair<const simgrid::s4u::Link*, double>>> link_bytes_;
 };
 
 }  // namespace omnilearn::sim

@@ -10,6 +10,7 @@
 #include "omnilearn/sim/iteration_cost_model.h"
 #include "omnilearn/sim/simulation.h"
 #include "platform_builder.h"
+#include "platform_energy.h"
 #include "virtual_training.h"
 
 namespace omnilearn::sim {
@@ -26,6 +27,7 @@ struct RunContext {
   // virtual-time training (a time-only run has neither, so emulator.time_budget_s and target_accuracy do not apply).
   run::StopRule& stop;
   VirtualTraining* training = nullptr;  // workload.numerics: real (else null: time only)
+  LinkEnergy* links = nullptr;          // a platform file's links with power figures, under `energy:` (else null)
 };
 
 }  // namespace omnilearn::sim

@@ -24,6 +24,7 @@
 #include "omnilearn/scenarios/network_spec.h"
 #include "omnilearn/sim/iteration_cost_model.h"
 #include "platform_builder.h"
+#include "platform_energy.h"
 #include "run_context.h"
 #include "simgrid_settings.h"
 
@@ -128,8 +129,11 @@ Result<run::RunSummary> drive(simgrid::s4u::Engine& engine, RunContext& ctx) {
 
 // The run's energy meter. Other load on the host (workload.model.host_cpu_available) water-fills the workers' CPU
 // shares and so stretches their compute: each is charged busy power only on the part of its share it got.
-run::EnergyMeter energy_meter(const scenarios::Scenario& scenario, const IterationCostModel& cost) {
-  run::EnergyMeter meter = run::EnergyMeter::for_scenario(scenario);
+Result<run::EnergyMeter> energy_meter(const scenarios::Scenario& scenario, const IterationCostModel& cost,
+                                      const std::vector<run::HostWattage>& hosts) {
+  auto made = run::EnergyMeter::for_scenario(scenario, hosts);
+  if (!made) return made.status();
+  run::EnergyMeter meter = std::move(*made);
   const auto available = scenario.workload.model.host_cpu_available;
   if (!available) return meter;
   std::vector<double> shares;
@@ -197,9 +201,18 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
     const run::Manifest manifest = make_manifest(scenario, options, *simgrid_args);
     auto recorder = open_recorder(scenario, options, manifest);
     if (!recorder) return recorder.status();
-    if (scenario.energy) (*recorder)->set_energy_meter(energy_meter(scenario, *cost));
+    std::optional<LinkEnergy> links;
+    if (scenario.energy) {
+      auto meter = energy_meter(scenario, *cost, host_wattages(scenario.cluster, *platform));
+      if (!meter) return meter.status();
+      (*recorder)->set_energy_meter(std::move(*meter));
+      auto link_energy = LinkEnergy::for_platform(engine);
+      if (!link_energy) return link_energy.status();
+      if (!link_energy->empty()) links.emplace(std::move(*link_energy));
+    }
     run::StopRule stop(run::stop_limits(scenario));
     RunContext ctx{scenario, options, *platform, *cost, **availability, *controller, **recorder, stop};
+    if (links) ctx.links = &*links;
     std::optional<VirtualTraining> training;
     if (*numerics) ctx.training = &training.emplace(scenario, std::move(*numerics), **recorder, stop);
     auto summary = scenario.mode == controller::TrainingMode::kAsp ? drive<AspDriver>(engine, ctx)
@@ -213,6 +226,9 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
     summary->policy = scenario.policy.name;
     summary->stop_reason = stop.reason();
     (*recorder)->complete(*summary);
+    if (links && summary->energy && summary->energy->reason.empty()) {
+      summary->energy->links_j = links->joules(summary->total_time_s);
+    }
     OMNI_RETURN_IF_ERROR((*recorder)->finish(*summary));
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     OMNI_RETURN_IF_ERROR((*recorder)->rewrite_manifest(manifest.text(elapsed)));

@@ -280,5 +280,25 @@ TEST(EnergyMeter, AWorkerGrantedPartOfItsCpuIsBusyOnlyOnThatPart) {
   EXPECT_DOUBLE_EQ(full.summary(5.0, std::nullopt, std::nullopt).compute_j, 40.0);
 }
 
+// energy.objective: one of energy_within and time_within, a percent >= 0, and not with slow_with_slack.
+TEST(EnergyMeter, ObjectiveParsesAndRefusesAmbiguity) {
+  const scenarios::Scenario s = parse(std::string(kExplicit) + "energy: {objective: {time_within: 5}}\n");
+  ASSERT_TRUE(s.energy->objective.has_value());
+  EXPECT_EQ(s.energy->objective->kind, scenarios::EnergyObjective::Kind::kTimeWithin);
+  EXPECT_DOUBLE_EQ(s.energy->objective->percent, 5.0);
+  EXPECT_EQ(scenarios::objective_name(*s.energy->objective), "time_within 5");
+  const auto error = [](const std::string& energy) {
+    auto bad = scenarios::parse_scenario(std::string(kExplicit) + energy, "energy-test.yaml");
+    return bad.is_ok() ? std::string("parsed") : bad.status().message();
+  };
+  EXPECT_NE(error("energy: {objective: {time_within: 5, energy_within: 10}}\n").find("give one of energy_within"),
+            std::string::npos);
+  EXPECT_NE(error("energy: {objective: {}}\n").find("give one of energy_within"), std::string::npos);
+  EXPECT_NE(error("energy: {objective: {energy_within: -1}}\n").find("energy.objective.energy_within"),
+            std::string::npos);
+  EXPECT_NE(error("energy: {slow_with_slack: true, objective: {energy_within: 10}}\n").find("not both"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace omnilearn::run

@@ -9,12 +9,14 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "omnilearn/base/status.h"
 #include "omnilearn/base/units.h"
 #include "omnilearn/run/records.h"
+#include "omnilearn/run/step_frequency.h"
 #include "omnilearn/scenarios/scenario.h"
 
 namespace omnilearn::run {
@@ -29,15 +31,40 @@ struct WorkerPower {
   double busy_w(double batch) const { return count * device.busy_at(batch); }
 };
 
-// Each worker's figures: the preset's, overridden by the `energy:` section's cpu / gpu fields (the section's defaults
-// when the scenario has none). A worker without idle and busy figures is an error that says which and what to give.
-Result<std::vector<WorkerPower>> worker_power(const scenarios::Scenario& scenario);
+// A worker's host's own power properties as a SimGrid platform file gives them (the host energy plugin's format,
+// SimGrid 3.32): `wattage_per_state`, "idle:busy" or "idle:epsilon:allcores" per power state, comma-separated, and
+// `wattage_off`, in watts for the whole host. Read by the simulator from the loaded platform.
+struct HostWattage {
+  std::string host;
+  std::string per_state;  // empty: the host has none
+  std::string off;        // empty: none
+  int pstate = 0;         // the host's power state, and how many it has
+  int pstates = 1;
+  int workers = 1;        // workers sharing the host: each gets this share of its figures
+};
+
+// Watts in a platform file's property: a number >= 0, spaces around it allowed.
+std::optional<double> parse_watts(std::string_view text);
+
+// The host's figures at its power state, per worker: idle, busy (all cores: a worker computes on its whole node;
+// epsilon is not used) and off, each divided by `workers`. Unset fields where the host has no property. Errors name
+// the host and the property.
+Result<scenarios::DevicePower> host_wattage_power(const HostWattage& host);
+
+// Each worker's figures: the preset's, then its host's own (`hosts`: one per worker, or empty), overridden by the
+// `energy:` section's cpu / gpu fields (the section's defaults when the scenario has none). Errors: not_found for a
+// worker without idle and busy figures (saying which and what to give), invalid_argument for a malformed property.
+Result<std::vector<WorkerPower>> worker_power(const scenarios::Scenario& scenario,
+                                              const std::vector<HostWattage>& hosts = {});
 
 class EnergyMeter {
  public:
   // The meter of a scenario with an `energy:` section: each worker's figures from the preset, overridden by the
   // section's cpu / gpu fields. A worker without idle and busy figures leaves the meter with a reason instead.
   static EnergyMeter for_scenario(const scenarios::Scenario& scenario);
+  // The same where each worker's host may bring its own figures (`hosts`: one per worker, or empty): the host's
+  // replace the preset's, and the section's cpu / gpu fields still replace both. Errors: a malformed property.
+  static Result<EnergyMeter> for_scenario(const scenarios::Scenario& scenario, const std::vector<HostWattage>& hosts);
   EnergyMeter(scenarios::EnergySpec spec, std::vector<WorkerPower> workers);
   // A meter that reports `reason` and no energy.
   static EnergyMeter without_figures(scenarios::EnergySpec spec, std::string reason);
@@ -55,6 +82,12 @@ class EnergyMeter {
   EnergySummary summary(Seconds total_time_s, std::optional<Seconds> time_to_target_s,
                         std::optional<double> final_accuracy) const;
   bool has_figures() const { return reason_.empty(); }
+  const scenarios::EnergySpec& spec() const { return spec_; }
+
+  // Worker k's power at `time_s` for a step's frequency choice (step_frequency.h), scaled by its availability then:
+  // computing at `batch` (idle, busy and wait: the `wait` rule), or, with batch 0 (outside the step), what it draws
+  // meanwhile (idle, or off while down) as `idle_w`. Requires has_figures().
+  StepWorker step_power(WorkerId worker, BatchSize batch, Seconds time_s) const;
 
  private:
   struct Worker {
@@ -64,6 +97,7 @@ class EnergyMeter {
   };
   // Charges [start, start + duration) at `power_w` (the whole node's) under the worker's availability.
   double charge(Worker& w, std::size_t k, Seconds start, Seconds duration, double power_w);
+  double phase_power(const scenarios::PhasePower& rule, const WorkerPower& p, double idle, double busy) const;
 
   scenarios::EnergySpec spec_;
   std::vector<WorkerPower> power_;

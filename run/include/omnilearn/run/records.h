@@ -26,6 +26,7 @@ struct IterationRecord {
   std::optional<double> loss;
   std::optional<double> accuracy;
   std::optional<std::int64_t> staleness;  // ASP: updates applied since this worker pulled
+  double frequency = 1.0;  // energy.objective: the factor it computed at (compute_s is then the slowed time)
 };
 
 // One controller decision (every call that consulted the policy). plans.csv is long: one row per worker.
@@ -80,6 +81,8 @@ struct EnergySummary {
   double compute_j = 0.0, comm_j = 0.0, wait_j = 0.0, idle_j = 0.0;
   std::string wait;    // the waiting rule ("idle", "busy", "auto" or watts)
   bool slow_with_slack = false;
+  std::optional<double> links_j;  // a platform file's links with power figures (not in joules: the workers')
+  std::string objective;          // energy.objective's name (objective_name); empty without one
   std::optional<double> energy_to_target_j;        // virtual-time runs that reached the target
   std::optional<double> joules_per_accuracy_point;  // virtual-time runs: joules / (final accuracy x 100)
   std::vector<WorkerEnergy> workers;                // energy.csv's rows (not in summary.json)

@@ -49,6 +49,8 @@ class RunRecorder {
   // Energy from the records from now on (a scenario with `energy:`): complete() fills summary.energy and finish()
   // writes energy.csv when the meter has power figures.
   void set_energy_meter(EnergyMeter meter) { energy_.emplace(std::move(meter)); }
+  // The meter, when it has power figures (null otherwise): a back end reads the power model from it.
+  const EnergyMeter* energy_meter() const { return energy_ && energy_->has_figures() ? &*energy_ : nullptr; }
 
   // Closes every file, writes energy.csv (when summary.energy has per-worker rows), then summary.json
   // (RunWriter::finish). Returns the first I/O error met.

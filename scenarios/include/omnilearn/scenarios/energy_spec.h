@@ -35,6 +35,15 @@ struct DevicePower {
   void override_with(const DevicePower& over);
 };
 
+// energy.objective (BSP): each step, the frequency factors of its participants, the slowest included, chosen on the
+// step's time-energy trade-off (run/step_frequency.h): the shortest step within `percent`% of its least energy, or
+// the least energy within `percent`% of its shortest time.
+struct EnergyObjective {
+  enum class Kind { kEnergyWithin, kTimeWithin };
+  Kind kind = Kind::kEnergyWithin;
+  double percent = 0.0;
+};
+
 struct EnergySpec {
   PhasePower wait{PhasePowerMode::kAuto, 0.0};
   PhasePower comm{PhasePowerMode::kBusy, 0.0};
@@ -45,7 +54,10 @@ struct EnergySpec {
   bool slow_with_slack = false;
   double min_frequency = 0.5;
   double power_exponent = 3.0;
+  std::optional<EnergyObjective> objective;  // replaces slow_with_slack's rule: give one of them
 };
+
+std::string objective_name(const EnergyObjective& o);  // "energy_within 10", "time_within 5"
 
 std::string phase_power_name(const PhasePower& p);  // "auto", "idle", "busy" or the watts
 

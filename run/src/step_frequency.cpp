@@ -1,0 +1,144 @@
+#include "omnilearn/run/step_frequency.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace omnilearn::run {
+namespace {
+
+// Evaluations of the phase length's grid before the golden-section search refines the best one; enough to bracket
+// the least energy of the sums of convex terms met here (docs/energy.md), few enough for thousands of steps.
+constexpr int kGrid = 64;
+constexpr int kRefinements = 100;
+
+// A worker's energy over a compute phase of `phase_s` at factor f: computing compute / f, then waiting.
+double worker_energy(const StepWorker& w, double f, Seconds phase_s, double exponent) {
+  const Seconds busy_s = w.compute_s / f;
+  return busy_s * (w.idle_w + (w.busy_w - w.idle_w) * std::pow(f, exponent)) + (phase_s - busy_s) * w.wait_w;
+}
+
+// The factor in [lo, 1] that minimises worker_energy: an end, or where its derivative in f vanishes,
+// f^exponent = (idle - wait) / ((busy - idle)(exponent - 1)) (only when waiting draws less than idle). A tie keeps
+// the higher factor.
+double best_factor(const StepWorker& w, double lo, Seconds phase_s, double exponent) {
+  double best = 1.0, least = worker_energy(w, 1.0, phase_s, exponent);
+  const auto consider = [&](double f) {
+    if (!(f >= lo && f < 1.0)) return;
+    const double e = worker_energy(w, f, phase_s, exponent);
+    if (e < least) best = f, least = e;
+  };
+  const double a = w.idle_w - w.wait_w, b = (w.busy_w - w.idle_w) * (exponent - 1.0);
+  if (a > 0.0 && b > 0.0) consider(std::pow(a / b, 1.0 / exponent));
+  consider(lo);
+  return best;
+}
+
+struct Point {
+  Seconds phase_s = 0.0;
+  double energy_j = 0.0;
+};
+
+// The phase length in [lo, hi] of least energy: the best of a grid, refined by a golden-section search between its
+// neighbours. A tie keeps the shorter phase.
+template <typename F>
+Point least_energy(const F& energy, Seconds lo, Seconds hi) {
+  Point best{lo, energy(lo)};
+  if (!(hi > lo)) return best;
+  const Seconds step = (hi - lo) / kGrid;
+  int at = 0;
+  for (int i = 1; i <= kGrid; ++i) {
+    const Seconds t = i == kGrid ? hi : lo + step * i;
+    const double e = energy(t);
+    if (e < best.energy_j) best = {t, e}, at = i;
+  }
+  Seconds a = lo + step * std::max(at - 1, 0), b = std::min(hi, lo + step * (at + 1));
+  const double ratio = (std::sqrt(5.0) - 1.0) / 2.0;
+  Seconds c = b - ratio * (b - a), d = a + ratio * (b - a);
+  double ec = energy(c), ed = energy(d);
+  for (int i = 0; i < kRefinements && b - a > 1e-15 * b; ++i) {
+    if (ec <= ed) {
+      b = d, d = c, ed = ec;
+      c = b - ratio * (b - a), ec = energy(c);
+    } else {
+      a = c, c = d, ec = ed;
+      d = a + ratio * (b - a), ed = energy(d);
+    }
+  }
+  const Point refined = ec <= ed ? Point{c, ec} : Point{d, ed};
+  if (refined.energy_j < best.energy_j) best = refined;
+  return best;
+}
+
+}  // namespace
+
+double slack_frequency(Seconds compute_s, Seconds wait_s, double min_frequency) {
+  return std::max(min_frequency, compute_s / (compute_s + wait_s));
+}
+
+double compute_phase_energy(const std::vector<StepWorker>& workers, double other_w, Seconds phase_s,
+                            const scenarios::EnergySpec& model, std::vector<double>* frequency) {
+  std::size_t slowest = 0;
+  for (std::size_t k = 1; k < workers.size(); ++k) {
+    if (workers[k].compute_s > workers[slowest].compute_s) slowest = k;
+  }
+  if (frequency != nullptr) frequency->assign(workers.size(), 1.0);
+  double joules = other_w * phase_s;
+  for (std::size_t k = 0; k < workers.size(); ++k) {
+    const StepWorker& w = workers[k];
+    double f = 1.0;
+    if (w.compute_s > 0.0) {
+      const double lo = std::clamp(w.compute_s / phase_s, model.min_frequency, 1.0);
+      f = k == slowest ? lo : best_factor(w, lo, phase_s, model.power_exponent);
+    }
+    joules += worker_energy(w, f, phase_s, model.power_exponent);
+    if (frequency != nullptr) (*frequency)[k] = f;
+  }
+  return joules;
+}
+
+StepFrequencies choose_step_frequencies(const std::vector<StepWorker>& workers, double other_w,
+                                        const scenarios::EnergySpec& model) {
+  StepFrequencies out;
+  out.frequency.assign(workers.size(), 1.0);
+  Seconds shortest = 0.0;
+  for (const StepWorker& w : workers) shortest = std::max(shortest, w.compute_s);
+  out.compute_phase_s = shortest;
+  if (!model.objective || !(shortest > 0.0)) return out;
+  const auto energy = [&](Seconds t) { return compute_phase_energy(workers, other_w, t, model); };
+  const Seconds longest = shortest / model.min_frequency;
+  const Point least = least_energy(energy, shortest, longest);
+  const double within = model.objective->percent / 100.0;
+  Point chosen;
+  if (model.objective->kind == scenarios::EnergyObjective::Kind::kTimeWithin) {
+    chosen = least_energy(energy, shortest, std::min(longest, shortest * (1.0 + within)));
+  } else {
+    const double bound = least.energy_j * (1.0 + within);
+    chosen = {shortest, energy(shortest)};
+    if (chosen.energy_j > bound) {
+      // The first grid point between the shortest phase and the least energy's that is within the bound, then the
+      // crossing between it and the one before, by bisection (the energy is continuous in the phase length).
+      Seconds lo = shortest, hi = least.phase_s;
+      const Seconds step = (least.phase_s - shortest) / kGrid;
+      for (int i = 1; i < kGrid; ++i) {
+        const Seconds t = shortest + step * i;
+        if (energy(t) <= bound) {
+          hi = t;
+          break;
+        }
+        lo = t;
+      }
+      for (int i = 0; i < kRefinements && hi - lo > 1e-15 * hi; ++i) {
+        const Seconds mid = 0.5 * (lo + hi);
+        (energy(mid) <= bound ? hi : lo) = mid;
+      }
+      chosen = {hi, energy(hi)};
+    }
+  }
+  out.compute_phase_s = chosen.phase_s;
+  out.energy_j = compute_phase_energy(workers, other_w, chosen.phase_s, model, &out.frequency);
+  out.least_energy_j = std::min(least.energy_j, out.energy_j);
+  return out;
+}
+
+}  // namespace omnilearn::run
