@@ -2,6 +2,7 @@
 // scheduler. A job file is read as the scenario {kind: jobs, workload: {file: JOBS}}, and every option given on
 // the command line becomes an override of its key (before --set and --seed), so that a file and the equivalent
 // options go through one path.
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -23,6 +24,7 @@
 #include "omnilearn/scenarios/jobs_scenario.h"
 #include "omnilearn/scenarios/scenario_kind.h"
 #include "omnilearn/sim/cluster_simulation.h"
+#include "omnilearn/traces/metric_curves.h"
 #include "omnilearn/traces/packed_speeds.h"
 
 namespace omnilearn::cli {
@@ -231,6 +233,14 @@ int run_jobs_run(const std::vector<std::string>& args) {
     for (ot::JobSpec& j : jobs) {
       if (j.mode == ot::JobMode::kAsp) j.asp_rule = s.asp_rule;
     }
+  }
+  // Jobs with a target and no epochs train until the model's measured metric curve reaches it.
+  std::optional<ot::MetricCurveTable> curves;
+  if (std::any_of(jobs.begin(), jobs.end(), [](const ot::JobSpec& j) { return j.epochs <= 0.0; })) {
+    auto t = ot::read_metric_curve_table(shipped_device_table("metric-curves.csv"));
+    if (!t.is_ok()) return fail(t.status());
+    curves = std::move(t).value();
+    o.metric_curves = &*curves;
   }
   // Checked before the folder is claimed: with --force a typo would otherwise replace the earlier run's files.
   if (const Status st = sim::check_cluster_simulation(jobs, *cluster, *speeds, o); !st.is_ok()) return fail(st);

@@ -205,15 +205,21 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
     job.outcome.name = s.name;
     job.outcome.arrival_s = s.arrival_s;
     const std::string where = "job '" + s.name + "'";
-    if (s.epochs <= 0.0) {
-      return Status::invalid_argument(where + ": no epochs (a target accuracy alone needs the model's accuracy, "
-                                              "which a multi-job run does not train); give epochs");
+    if (s.epochs <= 0.0 && options_.metric_curves == nullptr) {
+      return Status::invalid_argument(where + ": no epochs, and no measured metric curves to say when its target "
+                                              "is reached; give epochs");
     }
     if (s.global_batch < s.max_workers) {
       return Status::invalid_argument(where + ": global_batch " + std::to_string(s.global_batch) +
                                       " is smaller than max_workers " + std::to_string(s.max_workers));
     }
-    job.total_samples = s.epochs * static_cast<double>(s.dataset_samples);
+    if (s.epochs > 0.0) {
+      job.total_samples = s.epochs * static_cast<double>(s.dataset_samples);
+    } else {  // a target alone: the samples the model's measured curve takes to reach it
+      auto samples = options_.metric_curves->samples_to_target(s.model, s.global_batch, s.target);
+      if (!samples.is_ok()) return Status::invalid_argument(where + ": " + samples.status().message());
+      job.total_samples = *samples;
+    }
     if (s.mode == traces::JobMode::kAsp) {
       auto asp = scenarios::parse_job_asp_rule(s.asp_rule);
       if (!asp.is_ok()) return Status::invalid_argument(where + ": " + asp.status().message());

@@ -1,12 +1,15 @@
 // `omnilearn jobs run` with a jobs scenario (kind: jobs): the file and the equivalent options give the same run
 // folder, --set/--seed overrides, errors naming file and line, the generator as `jobs generate`, energy from the
-// section or the options, and sweeps of jobs scenarios with --resume.
+// section or the options, sweeps of jobs scenarios with --resume, and a job with only a target accuracy ends when the
+// equivalent epochs would.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli_test_support.h"
+#include "omnilearn/traces/metric_curves.h"
 
 namespace omnilearn::cli::testing {
 namespace {
@@ -123,6 +126,64 @@ TEST(CliJobsScenario, SetAndSeedAreRecordedAndAnotherSeedDrawsAnotherWorkload) {
                                     tmp.path());
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_TRUE(fs::exists(tmp.path() / "runs" / "philly-gavel" / "summary.json"));
+}
+
+// Field `column` of the first job's row of a run's jobs.csv.
+std::string first_job_field(const fs::path& jobs_csv, std::size_t column) {
+  std::istringstream in(read_file(jobs_csv));
+  std::string line;
+  std::getline(in, line);  // header
+  std::getline(in, line);
+  std::istringstream row(line);
+  std::string field;
+  for (std::size_t i = 0; i <= column && std::getline(row, field, ','); ++i) {
+  }
+  return field;
+}
+
+TEST(CliJobsScenario, TargetOnlyJobEndsWhenTheEquivalentEpochsWould) {
+  TempDir tmp;
+  // ResNet-18 on CIFAR-10 (50,000 samples) at global batch 128 until 90% accuracy: the shipped curves' samples.
+  auto curves = traces::read_metric_curve_table(source_path("traces/devices/metric-curves.csv"));
+  ASSERT_TRUE(curves.is_ok()) << curves.status().message();
+  auto samples = curves->samples_to_target("resnet18", 128, 0.9);
+  ASSERT_TRUE(samples.is_ok()) << samples.status().message();
+  char epochs[64];
+  std::snprintf(epochs, sizeof epochs, "%.17g", *samples / 50000.0);
+  const std::string header =
+      "name,arrival_s,model,dataset,dataset_samples,epochs,target,workers,min_workers,max_workers,global_batch,mode,"
+      "batch_policy\n";
+  const auto run = [&](const std::string& name, const std::string& epochs_field, const std::string& target_field) {
+    const std::string file = tmp.write(name + ".csv", header + "j,0,resnet18,cifar10,50000," + epochs_field + "," +
+                                                          target_field + ",4,4,4,128,bsp,uniform\n");
+    const RunResult r = run_omnilearn({"jobs", "run", file, "--cluster", "sia", "--quiet", "--out", tmp.at(name)},
+                                      tmp.path());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return std::make_pair(first_job_field(tmp.path() / name / "jobs.csv", 3),
+                          first_job_field(tmp.path() / name / "jobs.csv", 7));
+  };
+  const auto target = run("target", "", "0.9");
+  const auto equivalent = run("epochs", epochs, "");
+  EXPECT_FALSE(target.first.empty());
+  EXPECT_EQ(target.first, equivalent.first);    // end_s
+  EXPECT_EQ(target.second, equivalent.second);  // samples
+  EXPECT_GT(std::stod(target.second), 10 * 50000.0);
+  // Epochs and a target: the epochs decide (one epoch, far short of 90%).
+  const auto both = run("both", "1", "0.9");
+  EXPECT_EQ(both.second, "50048");  // 391 steps of 128
+  // A target never measured, and a model without curves, are refused with the job's name.
+  const std::string file = tmp.write("far.csv", header + "far,0,resnet18,cifar10,50000,,0.99,4,4,4,128,bsp,uniform\n");
+  RunResult r = run_omnilearn({"jobs", "run", file, "--cluster", "sia", "--quiet", "--out", tmp.at("far")}, tmp.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("job 'far': model 'resnet18' (cifar10) at global batch 128 never reaches the target 0.99"),
+            std::string::npos)
+      << r.err;
+  const std::string other = tmp.write("lm.csv", header + "lm,0,lm,wikitext-2,59675,,0.5,1,1,1,20,bsp,uniform\n");
+  r = run_omnilearn({"jobs", "run", other, "--cluster", "sia", "--quiet", "--out", tmp.at("lm")}, tmp.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("job 'lm': model 'lm' has no measured metric curve"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("models with curves: bert, deepspeech2, ncf, resnet18, resnet50, yolov3"), std::string::npos)
+      << r.err;
 }
 
 TEST(CliJobsScenario, ErrorsNameFileLineAndField) {

@@ -22,6 +22,7 @@
 #include "omnilearn/scheduler/scheduling_policy.h"
 #include "omnilearn/traces/device_speeds.h"
 #include "omnilearn/traces/job_file.h"
+#include "omnilearn/traces/metric_curves.h"
 #include "omnilearn/traces/packed_speeds.h"
 
 namespace omnilearn::sim {
@@ -31,6 +32,10 @@ struct ClusterSimOptions {
   // With scheduling.packing: the measured pairs (not owned; required then). A packed worker computes at its speed
   // alone times the fraction the table gives it with its partner.
   const traces::PackedSpeedTable* packed_speeds = nullptr;
+  // Measured metric curves (not owned): a job with a target and no epochs trains the samples its model's curve
+  // nearest its global batch takes to reach the target (traces::MetricCurveTable::samples_to_target); required then.
+  // A job with epochs trains epochs x dataset_samples, target or not.
+  const traces::MetricCurveTable* metric_curves = nullptr;
   scheduler::SchedulerOptions scheduling;      // round length, checkpoint/restore seconds, placement
   double node_bandwidth_Bps = 1.25e9;          // a node's link when its group states none (10 Gb/s)
   Seconds node_latency_s = 5e-6;               // likewise
