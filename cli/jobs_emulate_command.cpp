@@ -71,6 +71,11 @@ int run_jobs_emulate(const std::vector<std::string>& args) {
     t.workers = static_cast<int>(j.workers);
     t.min_workers = static_cast<int>(j.min_workers);
     t.max_workers = static_cast<int>(j.max_workers);
+    if (!(j.epochs > 0.0)) {
+      return fail(Status::invalid_argument("job '" + j.name +
+                                           "': a target alone (no epochs); the testbed's jobs train "
+                                           "for a number of epochs: give epochs"));
+    }
     t.total_samples = j.epochs * static_cast<double>(j.dataset_samples);
     t.balances_batches = j.batch_policy != "uniform";
     const std::int64_t per_worker = std::max<std::int64_t>(1, j.global_batch / j.workers);

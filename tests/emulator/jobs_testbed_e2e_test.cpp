@@ -115,5 +115,30 @@ TEST(JobsEmulate, ASecondJobArrivesWhileTheFirstRunsAndStartUpStaysOffTheClock) 
   EXPECT_EQ((*times)[1].allocations, std::vector<std::string>{"1 half"});
 }
 
+// A job with a target and no epochs is refused before anything starts (the testbed's jobs train epochs), naming the
+// job; no cgroups or data needed.
+TEST(JobsEmulate, ATargetAloneIsRefusedNamingTheJob) {
+  const std::string dir = testing::fresh_dir("jobs-emulate-target");
+  std::ofstream(dir + "/jobs.csv")
+      << "name,arrival_s,model,dataset,dataset_samples,epochs,target,workers,min_workers,max_workers,global_batch,mode,"
+         "batch_policy\n"
+         "aim,0,lenet,fashion-mnist,60000,,0.8,1,1,1,32,bsp,uniform\n";
+  SpawnOptions o;
+  o.stdout_file = o.stderr_file = dir + "/emulate.log";
+  std::ofstream(dir + "/kinds.csv") << "device,peak_fp32_tflops,memory_gb,description\nhalf,0.5,1,half a core\n";
+  std::ofstream(dir + "/speeds.csv") << "model,dataset,device,batch,samples_per_s,source\n"
+                                        "lenet,fashion-mnist,half,32,500,nominal\n";
+  std::ofstream(dir + "/cluster.yaml") << "name: one\ngroups:\n  - {device: half, nodes: 1, gpus_per_node: 1}\n";
+  auto status =
+      Subprocess::run({OMNILEARN_CLI, "jobs", "emulate", dir + "/jobs.csv", "--cluster", dir + "/cluster.yaml",
+                       "--kinds", dir + "/kinds.csv", "--speeds", dir + "/speeds.csv", "--out", dir + "/out"},
+                      o);
+  ASSERT_TRUE(status.is_ok());
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 1);
+  const std::string log = read_file(dir + "/emulate.log");
+  EXPECT_NE(log.find("job 'aim': a target alone (no epochs)"), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(dir + "/out/jobs.csv"));
+}
+
 }  // namespace
 }  // namespace omnilearn::emulator
