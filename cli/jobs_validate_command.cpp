@@ -20,6 +20,7 @@
 
 #include "cli/jobs_command.h"
 #include "cli/jobs_testbed_setup.h"
+#include "cli/stage_process.h"
 #include "cli/subcommand_line.h"
 #include "omnilearn/base/format.h"
 #include "omnilearn/base/install_layout.h"
@@ -43,19 +44,11 @@ int fail(const Status& status) {
   return 1;
 }
 
-// Runs `words` (this binary's subcommand) in this process's group, so that Ctrl-C reaches it too (a testbed stage
-// stops its workers and removes its cgroups); an error naming the stage unless it exits 0.
+// Runs `words` (this binary's subcommand) as a stage (stage_process.h), logged to `log_file` when given; an error
+// naming the stage unless it exits 0.
 Status run_stage(std::vector<std::string> words, const std::string& log_file = "") {
   words.insert(words.begin(), current_executable().string());
-  std::cerr << "omnilearn jobs validate: running";
-  for (std::size_t i = 1; i < words.size(); ++i) std::cerr << " " << words[i];
-  std::cerr << "\n";
-  SpawnOptions o;
-  o.own_process_group = false;
-  o.parent_death_signal = SIGTERM;
-  o.stdout_file = log_file;
-  o.stderr_file = log_file;
-  auto child = Subprocess::start(words, o);
+  auto child = spawn_stage("omnilearn jobs validate", words, {{}, log_file});
   if (!child) return child.status();
   child->wait();
   if (WIFEXITED(child->status()) && WEXITSTATUS(child->status()) == 0) return Status::ok();

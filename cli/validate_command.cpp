@@ -20,14 +20,13 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/stage_process.h"
 #include "omnilearn/base/format.h"
 #include "omnilearn/base/install_layout.h"
 #include "omnilearn/base/subprocess.h"
 #include "omnilearn/emulator/validation.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/sim/quota_wait.h"
-
-extern char** environ;
 
 namespace omnilearn::cli {
 namespace {
@@ -37,45 +36,19 @@ namespace po = boost::program_options;
 
 constexpr int kProbeSteps = 80;  // the exchange probe: a short uniform run of the scenario
 
-// Logs `words` and starts them (words[0] is the program, looked up in PATH) with this process's environment plus
-// `extra_env` (which replaces variables of the same name). The stages stay in this process's group, so that a
-// terminal's Ctrl-C reaches the testbed launcher itself (it stops its workers and removes its cgroups); if this
-// process ends without stopping them (SIGKILL, a crash), they get SIGTERM, which the launcher handles alike.
-Result<Subprocess> spawn_logged(const std::vector<std::string>& words, const std::vector<std::string>& extra_env = {}) {
-  std::cerr << "omnilearn validate: running";
-  for (const std::string& w : words) std::cerr << " " << w;
-  std::cerr << "\n";
-  std::vector<std::string> env_store = extra_env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string kv(*e);
-    bool replaced = false;
-    for (const std::string& x : extra_env) replaced |= kv.compare(0, x.find('=') + 1, x, 0, x.find('=') + 1) == 0;
-    if (!replaced) env_store.push_back(kv);
-  }
-  SpawnOptions options;
-  options.env = std::move(env_store);
-  options.search_path = true;
-  options.own_process_group = false;
-  options.parent_death_signal = SIGTERM;
-  return Subprocess::start(words, options);
-}
-
-// The exit code of a waited-for child: its own, or 128 + the signal that ended it.
-int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
-
-// spawn_logged, then waits; returns the exit code (127: could not start).
+// A stage (stage_process.h), waited for; returns its exit code (127: could not start).
 int spawn_and_wait(const std::vector<std::string>& words, const std::vector<std::string>& extra_env = {}) {
-  auto child = spawn_logged(words, extra_env);
+  auto child = spawn_stage("omnilearn validate", words, {extra_env, ""});
   if (!child) return 127;
   child->wait();
-  return exit_code(child->status());
+  return stage_exit_code(child->status());
 }
 
 // Runs the testbed (`words`) and, while its workers train, measures the host CPU that other processes use; returns
 // the exit code and sets `available_cores` to the host's cores minus that load (0 when it could not be measured).
 int run_testbed_measuring_load(const std::vector<std::string>& words, const fs::path& run, double& available_cores) {
   available_cores = 0.0;
-  auto child = spawn_logged(words);
+  auto child = spawn_stage("omnilearn validate", words);
   if (!child) return 127;
   emulator::HostLoadMeter meter(run);
   while (!child->poll_exit()) {
@@ -87,7 +60,7 @@ int run_testbed_measuring_load(const std::vector<std::string>& words, const fs::
     std::fprintf(stderr, "omnilearn validate: other load on the host during the testbed run: %.2f cores; %.2f left\n",
                  load->others_cores, available_cores);
   }
-  return exit_code(child->status());
+  return stage_exit_code(child->status());
 }
 
 std::string self_executable() {
