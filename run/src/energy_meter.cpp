@@ -147,15 +147,14 @@ double EnergyMeter::charge(Worker& w, std::size_t k, Seconds start, Seconds dura
   return joules;
 }
 
-double EnergyMeter::phase_power(const scenarios::PhasePower& rule, const WorkerPower& p, double idle,
-                                double busy) const {
+double phase_power_w(const scenarios::PhasePower& rule, double idle_w, double busy_w, double count, bool gpu) {
   switch (rule.mode) {
-    case scenarios::PhasePowerMode::kIdle: return idle;
-    case scenarios::PhasePowerMode::kBusy: return busy;
-    case scenarios::PhasePowerMode::kWatts: return p.count * rule.watts;
-    case scenarios::PhasePowerMode::kAuto: return p.gpu ? busy : idle;
+    case scenarios::PhasePowerMode::kIdle: return idle_w;
+    case scenarios::PhasePowerMode::kBusy: return busy_w;
+    case scenarios::PhasePowerMode::kWatts: return count * rule.watts;
+    case scenarios::PhasePowerMode::kAuto: return gpu ? busy_w : idle_w;
   }
-  return idle;
+  return idle_w;
 }
 
 StepWorker EnergyMeter::step_power(WorkerId worker, BatchSize batch, Seconds time_s) const {
@@ -167,7 +166,8 @@ StepWorker EnergyMeter::step_power(WorkerId worker, BatchSize batch, Seconds tim
   const double idle = p.idle_w();
   if (batch == 0) return StepWorker{0.0, fraction * idle, fraction * idle, fraction * idle};
   const double busy = p.busy_w(static_cast<double>(batch));
-  return StepWorker{0.0, fraction * idle, fraction * busy, fraction * phase_power(spec_.wait, p, idle, busy)};
+  const double wait = phase_power_w(spec_.wait, idle, busy, p.count, p.gpu);
+  return StepWorker{0.0, fraction * idle, fraction * busy, fraction * wait};
 }
 
 void EnergyMeter::iteration(const IterationRecord& r) {
@@ -195,9 +195,9 @@ void EnergyMeter::iteration(const IterationRecord& r) {
   Seconds t = r.start_s;
   const double cj = charge(w, r.worker, t, compute, compute_power);
   t += compute;
-  const double wj = charge(w, r.worker, t, wait, phase_power(spec_.wait, p, idle, busy));
+  const double wj = charge(w, r.worker, t, wait, phase_power_w(spec_.wait, idle, busy, p.count, p.gpu));
   t += wait;
-  const double mj = charge(w, r.worker, t, r.comm_s, phase_power(spec_.comm, p, idle, busy));
+  const double mj = charge(w, r.worker, t, r.comm_s, phase_power_w(spec_.comm, idle, busy, p.count, p.gpu));
   w.e.compute_j += cj, w.e.wait_j += wj, w.e.comm_j += mj;
   w.e.compute_s += compute, w.e.wait_s += wait, w.e.comm_s += r.comm_s;
   joules_ += cj + wj + mj;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "omnilearn/run/energy_meter.h"
+
 namespace omnilearn::sim {
 
 Status check_cluster_energy(const ClusterEnergyOptions& options, const std::vector<std::string>& kinds) {
@@ -25,16 +27,7 @@ double ClusterEnergyMeter::busy_w(const std::string& kind, double batch) const {
 }
 
 double ClusterEnergyMeter::phase_w(const scenarios::PhasePower& p, const std::string& kind, double batch) const {
-  switch (p.mode) {
-    case scenarios::PhasePowerMode::kIdle:
-      return options_.power.at(kind).idle_w.value_or(0.0);
-    case scenarios::PhasePowerMode::kWatts:
-      return p.watts;
-    case scenarios::PhasePowerMode::kAuto:  // a GPU polls in NCCL: busy
-    case scenarios::PhasePowerMode::kBusy:
-      return busy_w(kind, batch);
-  }
-  return busy_w(kind, batch);
+  return run::phase_power_w(p, options_.power.at(kind).idle_w.value_or(0.0), busy_w(kind, batch), 1.0, true);
 }
 
 void ClusterEnergyMeter::held(std::size_t job, const std::string& kind, Seconds device_s, double share) {

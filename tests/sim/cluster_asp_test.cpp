@@ -85,7 +85,10 @@ TEST(ClusterAsp, TwoRemoteWorkersSharingLinksMatchAHandComputation) {
   EXPECT_EQ(cell(rows, "a", "steps"), 100);
 }
 
-TEST(ClusterAsp, LasPreemptingAspJobsGivesTheSameBytesTwice) {
+// Three ASP jobs on 2 fast and 2 slow devices under LAS with short rounds, so that some are preempted (restarts >= 1):
+// run twice, into folders `name`-x and `name`-y, they give the same bytes.
+void expect_las_preemptions_give_the_same_bytes_twice(const std::vector<traces::JobSpec>& jobs,
+                                                      const std::string& name) {
   ClusterSimOptions o;
   o.scheduler = "las";
   o.scheduling.round_s = 2;
@@ -95,10 +98,8 @@ TEST(ClusterAsp, LasPreemptingAspJobsGivesTheSameBytesTwice) {
   scenarios::DeviceCluster c;
   c.name = "mixed";
   c.groups = {group("fast", 1, 2), group("slow", 1, 2)};
-  const std::vector<traces::JobSpec> jobs = {asp_job("a", 0, 2, 9600, 64), asp_job("b", 1, 2, 6400, 64),
-                                             asp_job("c", 3, 3, 6400, 96)};
-  const std::string x = test_dir("asp-las-x");
-  const std::string y = test_dir("asp-las-y");
+  const std::string x = test_dir(name + "-x");
+  const std::string y = test_dir(name + "-y");
   ASSERT_EQ(run_jobs(jobs, c, o, x), "");
   ASSERT_EQ(run_jobs(jobs, c, o, y), "");
   const auto rows = read_csv(x + "/jobs.csv");
@@ -107,6 +108,15 @@ TEST(ClusterAsp, LasPreemptingAspJobsGivesTheSameBytesTwice) {
     EXPECT_FALSE(read_text(x + "/" + f).empty()) << f;
     EXPECT_EQ(read_text(x + "/" + f), read_text(y + "/" + f)) << f;
   }
+}
+
+// The three jobs of those runs.
+std::vector<traces::JobSpec> three_asp_jobs() {
+  return {asp_job("a", 0, 2, 9600, 64), asp_job("b", 1, 2, 6400, 64), asp_job("c", 3, 3, 6400, 96)};
+}
+
+TEST(ClusterAsp, LasPreemptingAspJobsGivesTheSameBytesTwice) {
+  expect_las_preemptions_give_the_same_bytes_twice(three_asp_jobs(), "asp-las");
 }
 
 // The job of TwoWorkersOfDifferentKinds... under `rule` (its asp_rule).
@@ -164,30 +174,11 @@ TEST(ClusterAsp, ABadRuleNamesTheJob) {
 }
 
 TEST(ClusterAsp, RulesUnderLasPreemptionsGiveTheSameBytesTwice) {
-  ClusterSimOptions o;
-  o.scheduler = "las";
-  o.scheduling.round_s = 2;
-  o.scheduling.las_thresholds = {3.0};
-  o.scheduling.checkpoint_s = 0.5;
-  o.scheduling.restore_s = 0.5;
-  scenarios::DeviceCluster c;
-  c.name = "mixed";
-  c.groups = {group("fast", 1, 2), group("slow", 1, 2)};
-  std::vector<traces::JobSpec> jobs = {asp_job("a", 0, 2, 9600, 64), asp_job("b", 1, 2, 6400, 64),
-                                       asp_job("c", 3, 3, 6400, 96)};
+  std::vector<traces::JobSpec> jobs = three_asp_jobs();
   jobs[0].asp_rule = "ssp:1";
   jobs[1].asp_rule = "ringmaster:2";
   jobs[2].asp_rule = "staleness-aware";
-  const std::string x = test_dir("asp-rules-x");
-  const std::string y = test_dir("asp-rules-y");
-  ASSERT_EQ(run_jobs(jobs, c, o, x), "");
-  ASSERT_EQ(run_jobs(jobs, c, o, y), "");
-  const auto rows = read_csv(x + "/jobs.csv");
-  EXPECT_GE(cell(rows, "a", "restarts") + cell(rows, "b", "restarts") + cell(rows, "c", "restarts"), 1);
-  for (const char* f : {"jobs.csv", "allocations.csv", "timeline.json"}) {
-    EXPECT_FALSE(read_text(x + "/" + f).empty()) << f;
-    EXPECT_EQ(read_text(x + "/" + f), read_text(y + "/" + f)) << f;
-  }
+  expect_las_preemptions_give_the_same_bytes_twice(jobs, "asp-rules");
 }
 
 }  // namespace

@@ -57,6 +57,10 @@ Result<scenarios::DevicePower> host_wattage_power(const HostWattage& host);
 Result<std::vector<WorkerPower>> worker_power(const scenarios::Scenario& scenario,
                                               const std::vector<HostWattage>& hosts = {});
 
+// What a node draws in a waiting or communicating phase under its rule (`energy.wait`, `energy.comm`): its idle or busy
+// power, `rule.watts` per core or device x `count`, or auto: busy on a GPU (it polls in NCCL), idle on a CPU.
+double phase_power_w(const scenarios::PhasePower& rule, double idle_w, double busy_w, double count, bool gpu);
+
 class EnergyMeter {
  public:
   // The meter of a scenario with an `energy:` section: each worker's figures from the preset, overridden by the
@@ -97,7 +101,6 @@ class EnergyMeter {
   };
   // Charges [start, start + duration) at `power_w` (the whole node's) under the worker's availability.
   double charge(Worker& w, std::size_t k, Seconds start, Seconds duration, double power_w);
-  double phase_power(const scenarios::PhasePower& rule, const WorkerPower& p, double idle, double busy) const;
 
   scenarios::EnergySpec spec_;
   std::vector<WorkerPower> power_;
