@@ -186,6 +186,10 @@ def write_report(paths: list[str], out_dir: str) -> Path:
     """Writes <out_dir>/report.html and the PNGs; returns the HTML path. Raises RunFormatError for a path that is
     neither a run folder nor a sweep folder."""
     out = Path(out_dir)
+    for p in paths:  # every input is checked before anything is written
+        path = Path(p)
+        if not (is_jobs_run(path) or is_sweep_dir(path) or is_run_dir(path)):
+            raise RunFormatError(f"{path}: neither a run folder (summary.json) nor a sweep folder (sweep.csv)")
     out.mkdir(parents=True, exist_ok=True)
     sections = []
     runs_with_accuracy = []
@@ -200,8 +204,6 @@ def write_report(paths: list[str], out_dir: str) -> Path:
             run = load_run(path)
             runs_with_accuracy += [run] if not run.evaluations.empty else []
             sections.append(_run_section(run, out, prefix))
-        else:
-            raise RunFormatError(f"{path}: neither a run folder (summary.json) nor a sweep folder (sweep.csv)")
     if len(runs_with_accuracy) > 1:  # the policies' accuracy curves side by side
         sections.insert(0, "<h2>Accuracy against time</h2>" +
                         _embed(figures.accuracy_overlay(runs_with_accuracy), out / "accuracy-all.png",

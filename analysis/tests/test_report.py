@@ -36,9 +36,12 @@ def test_report_through_the_cli(quick_run, tmp_path):
 
 
 def test_report_names_a_bad_folder(tmp_path):
-    r = run_cli("report", str(tmp_path))
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    r = run_cli("report", str(bad), "--out", str(tmp_path / "out"))
     assert r.returncode == 1
-    assert str(tmp_path) in r.stderr and "neither a run folder" in r.stderr
+    assert str(bad) in r.stderr and "neither a run folder" in r.stderr
+    assert not (tmp_path / "out").exists()  # nothing is written for a bad input
 
 
 def test_trace_plot(tmp_path):
