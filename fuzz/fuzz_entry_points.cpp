@@ -13,6 +13,11 @@
 #include "omnilearn/scenarios/scenario_json.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/scenarios/sweep.h"
+#include "omnilearn/traces/device_speeds.h"
+#include "omnilearn/traces/job_file.h"
+#include "omnilearn/traces/job_importer.h"
+#include "omnilearn/traces/metric_curves.h"
+#include "omnilearn/traces/packed_speeds.h"
 #include "omnilearn/traces/trace_file.h"
 #include "omnilearn/traces/trace_importer.h"
 
@@ -61,6 +66,12 @@ void check_round_trip(const traces::AvailabilityTrace& trace) {
   OMNI_CHECK(traces::format_trace(*back, "fuzz") == text, "a written trace reads back different");
 }
 
+// An error from reading `source` must name it (the user is told which file to fix).
+void check_names(const Status& status, const std::string& source) {
+  OMNI_CHECK(status.is_ok() || status.message().find(source) != std::string::npos,
+             "an error does not name its file " + source + ": " + status.message());
+}
+
 }  // namespace
 
 void fuzz_scenario(const std::uint8_t* data, std::size_t size) {
@@ -97,6 +108,51 @@ void fuzz_importer(const std::uint8_t* data, std::size_t size) {
   options.input = write_scratch("raw.csv", as_text(data + 1, size - 1));
   auto trace = traces::import_trace(options);
   if (trace) check_round_trip(*trace);
+}
+
+void fuzz_jobs(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return;
+  const std::string_view text = as_text(data + 1, size - 1);
+  const std::string source = "jobs-fuzz.csv";
+  switch (data[0] % 7) {
+    case 0: {
+      auto jobs = traces::parse_job_file(text, source);
+      check_names(jobs.status(), source);
+      if (!jobs) return;
+      const std::string written = traces::format_job_file(*jobs);
+      auto back = traces::parse_job_file(written, "round-trip.csv");
+      OMNI_CHECK(back.is_ok(), "a written job file does not read back: " + back.status().message());
+      OMNI_CHECK(traces::format_job_file(*back) == written, "a written job file reads back different");
+      return;
+    }
+    case 1: {
+      traces::JobImportOptions options;
+      options.input = write_scratch("jobs-raw.csv", text);
+      auto jobs = traces::import_jobs(options);  // Pollux's workload files
+      check_names(jobs.status(), options.input);
+      if (jobs) (void)traces::format_job_file(*jobs);
+      return;
+    }
+    case 2: {
+      traces::JobImportOptions options;
+      options.format = traces::JobImportFormat::kPhilly;
+      options.input = write_scratch("jobs-raw.csv", text);
+      check_names(traces::read_philly_sizes(options).status(), options.input);  // Philly's records
+      return;
+    }
+    case 3:
+      check_names(traces::parse_device_kinds(text, source).status(), source);
+      return;
+    case 4:
+      check_names(traces::parse_speed_points(text, source).status(), source);
+      return;
+    case 5:
+      check_names(traces::parse_metric_curves(text, source).status(), source);
+      return;
+    default:
+      check_names(traces::parse_packed_pairs(text, source).status(), source);
+      return;
+  }
 }
 
 }  // namespace omnilearn::fuzz

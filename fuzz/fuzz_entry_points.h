@@ -21,4 +21,9 @@ void fuzz_trace(const std::uint8_t* data, std::size_t size);
 // write and read back identical.
 void fuzz_importer(const std::uint8_t* data, std::size_t size);
 
+// The readers of several-job workloads (traces/): the first byte picks one (the job file, the Pollux and Philly
+// job importers, the device kinds and speeds, the metric curves, the packed pairs), the rest is the file. A job file
+// that reads must write and read back identical; every error message must name the file.
+void fuzz_jobs(const std::uint8_t* data, std::size_t size);
+
 }  // namespace omnilearn::fuzz

@@ -6,7 +6,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/build-fuzz/corpus}
-mkdir -p "$out"/{scenario,sweep,trace,importer}
+mkdir -p "$out"/{scenario,sweep,trace,importer,jobs}
 i=0
 while IFS= read -r -d '' f; do
   i=$((i + 1))
@@ -31,4 +31,18 @@ seed 7 "$raw/lanl-failure-1996-2005/LA-UR-05-7318-failure-data-1996-2005.csv"
 seed 8 "$raw/titan-gpu-failures/gc_full.csv"
 seed 9 "$raw/alibaba-2017-server-event/server_event.csv"
 for k in 0 1 2 3 4 5 6 7 8 9; do printf "\\$(printf '%03o' "$k")" >"$out/importer/$k-empty"; done
-echo "corpus in $out: $(for t in scenario sweep trace importer; do printf '%s %s  ' "$t" "$(ls "$out/$t" | wc -l)"; done)"
+# The jobs target's selector byte (fuzz_jobs): 0 job file, 1 Pollux workload, 2 Philly records, 3 device kinds,
+# 4 device speeds, 5 metric curves, 6 packed pairs.
+jobs_seed() {  # jobs_seed SELECTOR FILE
+  [ -f "$2" ] || return 0
+  { printf "\\$(printf '%03o' "$1")"; head -n 60 "$2"; } >"$out/jobs/$1-$(basename "$2")"
+}
+for f in "$root"/scenarios/testbed/jobs/jobs.csv "$root"/scenarios/testbed/jobs/preempt.csv; do jobs_seed 0 "$f"; done
+jobs_seed 1 "$raw/pollux-osdi21/workloads/workload-1.csv"
+printf '\002timestamp,duration,num_gpus,gpu_time,cluster\n0,3600,4,14400,vc1\n"60","7200",1,7200,"vc 2"\n' \
+  >"$out/jobs/2-philly"
+jobs_seed 3 "$root/traces/devices/device-kinds.csv"
+jobs_seed 4 "$root/traces/devices/device-speeds.csv"
+jobs_seed 5 "$root/traces/devices/metric-curves.csv"
+jobs_seed 6 "$root/traces/devices/packed-speeds.csv"
+echo "corpus in $out: $(for t in scenario sweep trace importer jobs; do printf '%s %s  ' "$t" "$(ls "$out/$t" | wc -l)"; done)"

@@ -62,5 +62,13 @@ TEST(FuzzRegressions, ImporterInputsReturn) {
   }
 }
 
+TEST(FuzzRegressions, JobsInputsReturn) {
+  EXPECT_GE(replay(fuzz_jobs, files_under(kRoot / "fuzz/regressions/jobs")), 5u);  // the hostile job files
+  for (char reader = 0; reader < 7; ++reader) {
+    replay(fuzz_jobs, files_under(kRoot / "traces/devices", ".csv"), std::string(1, reader));
+    replay(fuzz_jobs, files_under(kRoot / "scenarios/testbed/jobs", ".csv"), std::string(1, reader));
+  }
+}
+
 }  // namespace
 }  // namespace omnilearn::fuzz

@@ -89,6 +89,23 @@ const BadRow kBadRows[] = {
     {"x,1,resnet18,cifar10,100,1,,2,,,8,bsp", "row has 12 fields; expected 13"},
     {"first,1,resnet18,cifar10,100,1,,2,,,8,bsp,uniform", "name 'first' is used by an earlier job"},
     {"x,0.5,resnet18,cifar10,100,1,,2,,,8,bsp,uniform", "arrival_s 0.5 is before the previous job's 1 (line 2)"},
+    // Hostile numbers: each field has a stated range, so a run stays finite in time and memory.
+    {"x,1e300,resnet18,cifar10,100,1,,2,,,8,bsp,uniform",
+     "arrival_s '1e300' is not valid; expected a number of "
+     "seconds in [0, 1e9]"},
+    {"x,1,resnet18,cifar10,100,1e308,,2,,,8,bsp,uniform",
+     "epochs '1e308' is not valid; expected a number of "
+     "epochs in (0, 1e6]"},
+    {"x,1,resnet18,cifar10,1e13,1,,2,,,8,bsp,uniform", "dataset_samples '1e13' is not valid"},
+    {"x,1,resnet18,cifar10,100,1,,2000000,,,2000000,bsp,uniform", "workers '2000000' is not valid"},
+    {"x,1,resnet18,cifar10,100,1,,2,,1e7,8,bsp,uniform", "max_workers '1e7' is not valid"},
+    {"x,1,resnet18,cifar10,100,1,,2,,,1e10,bsp,uniform", "global_batch '1e10' is not valid"},
+    {"x,1,resnet18,cifar10,1e12,1e5,,2,,,8,bsp,uniform",
+     "epochs 1e5 x dataset_samples 1e12 / global_batch 8 is "
+     "1.25e+16 steps; expected at most 1000000000"},
+    {"x,1,resnet18,cifar10,100,inf,,2,,,8,bsp,uniform", "epochs 'inf' is not valid"},
+    {"x,nan,resnet18,cifar10,100,1,,2,,,8,bsp,uniform", "arrival_s 'nan' is not valid"},
+    {"\"x,1,resnet18,cifar10,100,1,,2,,,8,bsp,uniform", "a quoted field is never closed"},
 };
 
 TEST(JobFileTest, RefusesEveryBadFieldWithFileAndLine) {
@@ -99,6 +116,34 @@ TEST(JobFileTest, RefusesEveryBadFieldWithFileAndLine) {
     const std::string want = std::string("j.csv:3: ") + bad.expected;
     EXPECT_EQ(jobs.status().message().rfind(want, 0), 0u) << bad.row << "\n got: " << jobs.status().message();
   }
+}
+
+// RFC 4180: a quoted field may hold a line break, and the record is read whole (a name must still be one line), with
+// the lines after it counted right; a comment's quote opens nothing.
+TEST(JobFileTest, AQuotedLineBreakIsReadAsPartOfItsField) {
+  const std::string rows =
+      "y,2,resnet18,cifar10,100,1,,2,,,8,bsp,uniform\n"
+      "# a \"comment with an open quote\n"
+      "\"z\n2\",1,resnet18,cifar10,100,1,,2,,,8,bsp,\"uni\nform\"\n";
+  auto jobs = parse_job_file(std::string(kHeader) + rows, "j.csv");
+  ASSERT_FALSE(jobs.is_ok());
+  EXPECT_EQ(jobs.status().message().rfind("j.csv:4: name 'z\n2' is not valid; expected a non-empty job name on one "
+                                          "line",
+                                          0),
+            0u)
+      << jobs.status().message();
+  auto dataset = parse_job_file(std::string(kHeader) + "\"y\",2,resnet18,\"ci\nfar\",100,1,,2,,,8,bsp,uniform\n" +
+                                    "z,1,resnet18,cifar10,100,1,,2,,,8,bsp,uniform\n",
+                                "j.csv");
+  ASSERT_FALSE(dataset.is_ok());
+  EXPECT_EQ(dataset.status().message().rfind("j.csv:2: dataset 'ci\nfar' is not valid", 0), 0u)
+      << dataset.status().message();
+  auto order = parse_job_file(std::string(kHeader) + "\"y\",2,resnet18,\"cifar\",100,\"1\n\",,2,,,8,bsp,uniform\n" +
+                                  "z,1,resnet18,cifar10,100,1,,2,,,8,bsp,uniform\n",
+                              "j.csv");
+  ASSERT_FALSE(order.is_ok());  // y's record spans lines 2-3, so z is on line 4
+  EXPECT_EQ(order.status().message().rfind("j.csv:4: arrival_s 1 is before the previous job's 2 (line 2)", 0), 0u)
+      << order.status().message();
 }
 
 TEST(JobFileTest, RefusesAWrongHeaderAndAFileWithoutJobs) {

@@ -214,6 +214,22 @@ TEST(TraceImporterTest, BadRowNamesItsLine) {
   fs::remove(p);
 }
 
+// RFC 4180 in every importer: a quoted header or field may span lines (counted for the next line's errors), and a
+// quote never closed names the line where its record began.
+TEST(TraceImporterTest, QuotedLineBreaksAreReadAndAnOpenQuoteNamesItsLine) {
+  const fs::path p = fs::temp_directory_path() / "omnilearn_importer_quoted.csv";
+  { std::ofstream(p) << "time_s,vm_1,\"vm\n2\"\r\n0,10,20\n300,\"10\",\"20\n\"\n600,10,abc\n"; }
+  auto t = run(ImportFormat::kAzureV1, p.string(), 0);
+  ASSERT_FALSE(t.is_ok());  // the header spans lines 1-2 and the second row lines 4-5: the bad row is line 6
+  EXPECT_EQ(t.status().message(), p.string() + ":6: column vm\n2 value 'abc' is not a number; expected CPU %");
+  { std::ofstream(p) << "time_s,vm_1\n0,10\n300,\"10\n600,10\n"; }
+  auto open = run(ImportFormat::kAzureV1, p.string(), 0);
+  ASSERT_FALSE(open.is_ok());
+  EXPECT_EQ(open.status().message().rfind(p.string() + ":3: a quoted field is never closed", 0), 0u)
+      << open.status().message();
+  fs::remove(p);
+}
+
 TEST(TraceImporterTest, ShippedTracesParseAndStayUnder1MB) {
   const fs::path dir(OMNILEARN_TRACES_DATA);
   std::uintmax_t total = 0;

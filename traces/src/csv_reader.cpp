@@ -1,5 +1,6 @@
 #include "omnilearn/traces/csv_reader.h"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -13,15 +14,33 @@ Result<LineReader> LineReader::open(const std::string& path) {
   return LineReader(path, std::move(in));
 }
 
+bool quote_open(std::string_view text) { return std::count(text.begin(), text.end(), '"') % 2 == 1; }
+
 bool LineReader::next(std::string& line) {
-  if (!std::getline(in_, line)) return false;
-  ++line_number_;
+  if (!status_.is_ok() || !std::getline(in_, line)) return false;
+  record_line_ = ++line_number_;
   if (!line.empty() && line.back() == '\r') line.pop_back();
+  std::string more;
+  for (bool open = quote_open(line); open; open ^= quote_open(more)) {  // a quoted field spans lines
+    if (line.size() > limits::kMaxRecordBytes) {
+      status_ = error("a record longer than " + std::to_string(limits::kMaxRecordBytes) +
+                      " bytes (a quoted field still open); expected each quote closed");
+      return false;
+    }
+    if (!std::getline(in_, more)) {
+      status_ = error("a quoted field is never closed; expected a closing '\"' before the end of the file");
+      return false;
+    }
+    ++line_number_;
+    if (!more.empty() && more.back() == '\r') more.pop_back();
+    line += '\n';
+    line += more;
+  }
   return true;
 }
 
 Status LineReader::error(const std::string& what) const {
-  return Status::parse_error(path_ + ":" + std::to_string(line_number_) + ": " + what);
+  return Status::parse_error(path_ + ":" + std::to_string(record_line_) + ": " + what);
 }
 
 std::string_view trim(std::string_view s) {

@@ -38,7 +38,9 @@ Result<AvailabilityTrace> import_lanl(const ImportOptions& options) {
   auto in = LineReader::open(options.input);
   if (!in.is_ok()) return in.status();
   std::string line;
-  if (!in->next(line)) return in->error("file is empty; expected the LANL header 'System,machine type,...'");
+  if (!in->next(line))
+    return !in->status().is_ok() ? in->status()
+                                 : in->error("file is empty; expected the LANL header 'System,machine type,...'");
   const std::vector<std::string> header = split_fields(line);
   const auto sys = find_column(header, "System");
   const auto node = find_column(header, "nodenumz");
@@ -75,6 +77,7 @@ Result<AvailabilityTrace> import_lanl(const ImportOptions& options) {
     base = std::min(base, *t0);
     end = std::max({end, *t0, *t1});
   }
+  OMNI_RETURN_IF_ERROR(in->status());  // a quoted field never closed
   if (by_node.empty()) {
     return Status::not_found(options.input + ": no rows for System " + options.lanl_system +
                              "; expected a System value present in the file (e.g. 20 or 18)");
@@ -88,7 +91,9 @@ Result<AvailabilityTrace> import_titan(const ImportOptions& options) {
   auto in = LineReader::open(options.input);
   if (!in.is_ok()) return in.status();
   std::string line;
-  if (!in->next(line)) return in->error("file is empty; expected the header 'SN,location,insert,remove,...'");
+  if (!in->next(line))
+    return !in->status().is_ok() ? in->status()
+                                 : in->error("file is empty; expected the header 'SN,location,insert,remove,...'");
   const std::vector<std::string> header = split_fields(line);
   const auto loc = find_column(header, "location");
   const auto ins = find_column(header, "insert");
@@ -133,6 +138,7 @@ Result<AvailabilityTrace> import_titan(const ImportOptions& options) {
     base = std::min(base, *t_rem);
     end = std::max({end, *t_rem, *t_ins});
   }
+  OMNI_RETURN_IF_ERROR(in->status());  // a quoted field never closed
   if (order.empty()) return in->error("no data rows; expected one row per GPU placement");
   std::vector<NodeEvents> nodes;
   for (const std::string& name : order) {
@@ -183,6 +189,7 @@ Result<AvailabilityTrace> import_alibaba_2017(const ImportOptions& options) {
     events[f[1]].emplace_back(*t, type);
     last = std::max(last, *t);
   }
+  OMNI_RETURN_IF_ERROR(in->status());  // a quoted field never closed
   if (order.empty()) return in->error("no data rows; expected server events");
   const Seconds end = std::max(86400.0, last + options.repair_time_s);
   std::vector<NodeEvents> nodes;

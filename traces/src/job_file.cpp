@@ -12,6 +12,8 @@ namespace omnilearn::traces {
 namespace {
 
 constexpr std::size_t kColumns = 13;
+constexpr double kMaxArrivalS = 1e9;  // about 31 years
+constexpr double kMaxEpochs = 1e6;
 
 // A name a CLI or a file path can carry: non-empty, no whitespace at either end, no '#' first.
 bool plain_name(std::string_view s) {
@@ -39,23 +41,31 @@ Status parse_row(const std::vector<std::string>& f, const std::string& where, Jo
     return Status::parse_error(where + ": " + std::string(field) + " '" + value + "' is not valid; expected " +
                                std::string(expected));
   };
-  constexpr std::int64_t kMaxCount = 1'000'000'000'000;  // beyond any cluster or dataset, below 2^53
+  // The stated range of every number (traces/JOBS.md): beyond any real workload, and small enough that a run
+  // stays finite in time and memory (limits::kMaxIterations steps at most).
+  constexpr std::int64_t kMaxSamples = 1'000'000'000'000;  // beyond any dataset, below 2^53
+  constexpr std::int64_t kMaxWorkers = static_cast<std::int64_t>(limits::kMaxWorkers);
+  constexpr std::int64_t kMaxBatch = 1'000'000'000;
   job.name = f[0];
-  if (!plain_name(job.name)) return bad("name", f[0], "a non-empty job name");
+  if (!plain_name(job.name)) return bad("name", f[0], "a non-empty job name on one line");
   const auto arrival = parse_double(f[1]);
-  if (!arrival || *arrival < 0.0) return bad("arrival_s", f[1], "a number of seconds >= 0");
+  if (!arrival || *arrival < 0.0 || *arrival > kMaxArrivalS) {
+    return bad("arrival_s", f[1], "a number of seconds in [0, 1e9] (about 31 years)");
+  }
   job.arrival_s = *arrival;
   job.model = f[2];
   if (!plain_name(job.model)) return bad("model", f[2], "a catalogue model name or a model profile file");
   job.dataset = f[3];
   if (!job.dataset.empty() && !plain_name(job.dataset)) return bad("dataset", f[3], "a dataset name or nothing");
-  const auto samples = parse_int(f[4], 1, kMaxCount);
-  if (!samples) return bad("dataset_samples", f[4], "a whole number of samples per epoch >= 1");
+  const auto samples = parse_int(f[4], 1, kMaxSamples);
+  if (!samples) return bad("dataset_samples", f[4], "a whole number of samples per epoch in [1, 1e12]");
   job.dataset_samples = *samples;
   job.epochs = 0.0;
   if (!f[5].empty()) {
     const auto e = parse_double(f[5]);
-    if (!e || *e <= 0.0) return bad("epochs", f[5], "a number of epochs > 0, or nothing (train to the target)");
+    if (!e || *e <= 0.0 || *e > kMaxEpochs) {
+      return bad("epochs", f[5], "a number of epochs in (0, 1e6], or nothing (train to the target)");
+    }
     job.epochs = *e;
   }
   job.target = 0.0;
@@ -67,8 +77,8 @@ Status parse_row(const std::vector<std::string>& f, const std::string& where, Jo
   if (job.epochs == 0.0 && job.target == 0.0) {
     return Status::parse_error(where + ": epochs and target are both empty; expected epochs, a target or both");
   }
-  const auto workers = parse_int(f[7], 1, kMaxCount);
-  if (!workers) return bad("workers", f[7], "a whole number of workers >= 1");
+  const auto workers = parse_int(f[7], 1, kMaxWorkers);
+  if (!workers) return bad("workers", f[7], "a whole number of workers in [1, 1000000]");
   job.workers = *workers;
   job.min_workers = job.workers;
   job.max_workers = job.workers;
@@ -78,13 +88,19 @@ Status parse_row(const std::vector<std::string>& f, const std::string& where, Jo
     job.min_workers = *lo;
   }
   if (!f[9].empty()) {
-    const auto hi = parse_int(f[9], job.workers, kMaxCount);
-    if (!hi) return bad("max_workers", f[9], "a whole number >= workers or nothing (= workers)");
+    const auto hi = parse_int(f[9], job.workers, kMaxWorkers);
+    if (!hi) return bad("max_workers", f[9], "a whole number in [workers, 1000000] or nothing (= workers)");
     job.max_workers = *hi;
   }
-  const auto batch = parse_int(f[10], job.min_workers, kMaxCount);
-  if (!batch) return bad("global_batch", f[10], "a whole number of samples per step >= min_workers");
+  const auto batch = parse_int(f[10], job.min_workers, kMaxBatch);
+  if (!batch) return bad("global_batch", f[10], "a whole number of samples per step in [min_workers, 1e9]");
   job.global_batch = *batch;
+  const double steps = job.epochs * static_cast<double>(job.dataset_samples) / static_cast<double>(job.global_batch);
+  if (steps > static_cast<double>(limits::kMaxIterations)) {
+    return Status::parse_error(where + ": epochs " + f[5] + " x dataset_samples " + f[4] + " / global_batch " + f[10] +
+                               " is " + shortest_number(std::ceil(steps)) + " steps; expected at most " +
+                               std::to_string(limits::kMaxIterations));
+  }
   const auto mode = parse_job_mode(f[11]);
   if (!mode) return bad("mode", f[11], "bsp or asp");
   job.mode = *mode;
@@ -162,6 +178,7 @@ Result<std::vector<JobSpec>> parse_job_file(std::string_view text, std::string_v
     last_line = lines.line_number();
     jobs.push_back(std::move(job));
   }
+  OMNI_RETURN_IF_ERROR(lines.status());
   if (!have_header) {
     return Status::parse_error(lines.where() + ": no header; expected '" + std::string(kJobFileHeader) +
                                "' as the first line that is not a comment");

@@ -56,7 +56,8 @@ Result<std::vector<JobSpec>> import_pollux(const JobImportOptions& o) {
   if (!in.is_ok()) return in.status();
   constexpr std::string_view kWhat = "'name,time,application,num_replicas,batch_size' (a Pollux workload)";
   std::string line;
-  if (!in->next(line)) return in->error("file is empty; expected a header " + std::string(kWhat));
+  if (!in->next(line))
+    return !in->status().is_ok() ? in->status() : in->error("file is empty; expected a header " + std::string(kWhat));
   auto col = columns(*in, line, {"name", "time", "application", "num_replicas", "batch_size"}, kWhat);
   if (!col.is_ok()) return col.status();
   const std::vector<std::size_t>& c = *col;
@@ -101,6 +102,7 @@ Result<std::vector<JobSpec>> import_pollux(const JobImportOptions& o) {
     if (!st.is_ok()) return in->error(st.message());
     jobs.emplace_back(in->line_number(), std::move(j));
   }
+  OMNI_RETURN_IF_ERROR(in->status());  // a quoted field never closed
   if (jobs.empty()) return in->error("no jobs; expected one row per job");
   std::stable_sort(jobs.begin(), jobs.end(),
                    [](const auto& a, const auto& b) { return a.second.arrival_s < b.second.arrival_s; });
@@ -129,7 +131,8 @@ Result<std::vector<PhillyRecord>> read_philly(const JobImportOptions& o) {
   if (!in.is_ok()) return in.status();
   constexpr std::string_view kWhat = "'timestamp,duration,num_gpus,gpu_time,cluster' (a Philly-shaped job trace)";
   std::string line;
-  if (!in->next(line)) return in->error("file is empty; expected a header " + std::string(kWhat));
+  if (!in->next(line))
+    return !in->status().is_ok() ? in->status() : in->error("file is empty; expected a header " + std::string(kWhat));
   auto col = columns(*in, line, {"timestamp", "duration", "num_gpus", "cluster"}, kWhat);
   if (!col.is_ok()) return col.status();
   const std::vector<std::size_t>& c = *col;
@@ -157,6 +160,7 @@ Result<std::vector<PhillyRecord>> read_philly(const JobImportOptions& o) {
     }
     records.push_back({*t, static_cast<std::int64_t>(*g), *d, in->line_number()});
   }
+  OMNI_RETURN_IF_ERROR(in->status());  // a quoted field never closed
   if (records.empty()) return in->error("no jobs left after the filters; expected at least one");
   return records;
 }

@@ -31,7 +31,8 @@ double mean_load(const std::vector<TracePoint>& pts) {
 // Reads the header line (skipping nothing) or fails with path:1.
 Result<std::vector<std::string>> read_header(LineReader& in, char delimiter, std::string_view expected) {
   std::string line;
-  if (!in.next(line)) return in.error("file is empty; expected a header " + std::string(expected));
+  if (!in.next(line))
+    return !in.status().is_ok() ? in.status() : in.error("file is empty; expected a header " + std::string(expected));
   return split_fields(line, delimiter);
 }
 
@@ -105,6 +106,7 @@ Result<AvailabilityTrace> import_azure_v1(const ImportOptions& options) {
       nodes[c - 1].points.push_back({*t, availability_from_percent(*v)});
     }
   }
+  OMNI_RETURN_IF_ERROR(in->status());  // a quoted field never closed
   if (times.empty()) return in->error("no data rows; expected rows of time_s and CPU % per VM");
   const Seconds base = times.front();
   for (RawSeries& s : nodes) {
@@ -166,6 +168,7 @@ Result<AvailabilityTrace> import_bitbrains(const ImportOptions& options) {
       end = std::max(end, *t);
       if (nodes.empty()) first_file_times.push_back(*t);
     }
+    OMNI_RETURN_IF_ERROR(in->status());  // a quoted field never closed
     if (rows.empty()) return in->error("no data rows; expected one row per 300 s sample");
     nodes.push_back({"vm_" + path.stem().string(), {}, 0.0});
     samples.push_back(std::move(rows));
@@ -198,6 +201,7 @@ Result<AvailabilityTrace> import_alibaba_2018(const ImportOptions& options) {
     }
     points.push_back({static_cast<double>(points.size()) * kRow, availability_from_percent(*v)});
   }
+  OMNI_RETURN_IF_ERROR(in->status());  // a quoted field never closed
   if (points.empty()) return in->error("no data rows; expected one row per 300 s");
   const std::size_t n = options.max_workers == 0 ? 16 : options.max_workers;
   std::vector<WorkerSeries> workers;
@@ -229,6 +233,7 @@ Result<AvailabilityTrace> import_alibaba_genai(const ImportOptions& options) {
     by_pod[f[pod]].emplace_back(*t, availability_from_percent(*v));
     all_times.push_back(*t);
   }
+  OMNI_RETURN_IF_ERROR(in->status());  // a quoted field never closed
   if (by_pod.empty()) return in->error("no data rows; expected one row per pod and sample");
   std::sort(all_times.begin(), all_times.end());
   all_times.erase(std::unique(all_times.begin(), all_times.end()), all_times.end());
@@ -266,6 +271,7 @@ Result<AvailabilityTrace> import_azure_noise_2024(const ImportOptions& options) 
     if (!id || *id != std::floor(*id)) return in->error("VM_id '" + f[vm] + "' is not valid; expected an integer");
     by_vm[std::lround(*id)].emplace_back(*t, *v);
   }
+  OMNI_RETURN_IF_ERROR(in->status());  // a quoted field never closed
   if (by_vm.empty()) return in->error("no data rows; expected one row per benchmark run");
   Seconds base = INFINITY;
   Seconds end = -INFINITY;

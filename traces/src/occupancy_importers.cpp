@@ -13,7 +13,8 @@ Result<AvailabilityTrace> import_occupancy(const ImportOptions& options, std::st
   auto in = LineReader::open(options.input);
   if (!in.is_ok()) return in.status();
   std::string line;
-  if (!in->next(line)) return in->error("file is empty; expected a header " + std::string(what));
+  if (!in->next(line))
+    return !in->status().is_ok() ? in->status() : in->error("file is empty; expected a header " + std::string(what));
   const std::vector<std::string> header = split_fields(line);
   const auto time = find_column(header, "time");
   const auto busy = find_column(header, busy_col);
@@ -47,6 +48,7 @@ Result<AvailabilityTrace> import_occupancy(const ImportOptions& options, std::st
     if (share.size() == 1) step = rel;
     share.emplace_back(rel, std::min(1.0, *b / *n));
   }
+  OMNI_RETURN_IF_ERROR(in->status());  // a quoted field never closed
   if (share.empty()) return in->error("no data rows; expected one row per minute");
   return occupancy_to_trace(share, options.max_workers, options.seed, share.back().first + step);
 }

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "omnilearn/base/input_limits.h"
 #include "omnilearn/base/status.h"
 #include "omnilearn/traces/csv_reader.h"
 
@@ -17,32 +18,58 @@ namespace omnilearn::traces::detail {
 
 class TableLines {
  public:
-  // `text` must outlive this reader; lines end at LF (a CR before it is trimmed with the other blanks).
+  // `text` must outlive this reader; records end at LF (a CR before it is trimmed with the other blanks), except
+  // inside a double-quoted field (RFC 4180), whose line breaks are kept. A quote never closed, or a record longer
+  // than limits::kMaxRecordBytes, ends the reading: next() returns false and status() names the record's line.
   TableLines(std::string_view text, std::string_view source) : text_(text), source_(source) {}
 
-  // Fills `line` with the next line that is neither blank nor a comment, trimmed, and returns true; false at the end.
+  // Fills `line` with the next record that is neither blank nor a comment, trimmed, and returns true; false at the
+  // end or on an error (status()).
   bool next(std::string_view& line) {
-    while (pos_ < text_.size()) {
+    while (status_.is_ok() && pos_ < text_.size()) {
+      record_line_ = ++line_number_;
       std::size_t end = text_.find('\n', pos_);
       if (end == std::string_view::npos) end = text_.size();
+      const std::string_view first = trim(text_.substr(pos_, end - pos_));
+      bool open = !first.empty() && first.front() != '#' && quote_open(first);  // a comment's quotes are text
+      while (open && end < text_.size() && end - pos_ <= limits::kMaxRecordBytes) {
+        const std::size_t next_end = std::min(text_.find('\n', end + 1), text_.size());
+        open ^= quote_open(text_.substr(end + 1, next_end - end - 1));
+        end = next_end;
+        ++line_number_;
+      }
+      if (open) {
+        status_ =
+            Status::parse_error(where() +
+                                (end - pos_ > limits::kMaxRecordBytes
+                                     ? ": a record longer than " + std::to_string(limits::kMaxRecordBytes) + " bytes"
+                                     : std::string(": a quoted field is never closed")) +
+                                "; expected a closing '\"' for each opening one");
+        return false;
+      }
       line = trim(text_.substr(pos_, end - pos_));
       pos_ = end + 1;
-      ++line_number_;
       if (!line.empty() && line.front() != '#') return true;
     }
+    record_line_ = line_number_;
     return false;
   }
 
-  // Lines passed so far, counting from 1, blank and comment lines included (at the end: the text's line count).
-  std::size_t line_number() const { return line_number_; }
+  // The line where the last record began, counting from 1, blank and comment lines included (at the end: the
+  // text's line count).
+  std::size_t line_number() const { return record_line_; }
   // "source:N" for line_number().
-  std::string where() const { return source_ + ":" + std::to_string(line_number_); }
+  std::string where() const { return source_ + ":" + std::to_string(record_line_); }
+  // Ok, or the error that ended the reading early.
+  const Status& status() const { return status_; }
 
  private:
   std::string_view text_;
   std::string source_;
   std::size_t pos_ = 0;
   std::size_t line_number_ = 0;
+  std::size_t record_line_ = 0;
+  Status status_;
 };
 
 // Calls `row(fields, "source:line")` for each data row of a comma-separated table whose header must be `header`.
@@ -73,6 +100,7 @@ inline Status for_each_row(std::string_view text, std::string_view source, std::
     OMNI_RETURN_IF_ERROR(row(f, where));
     ++rows;
   }
+  OMNI_RETURN_IF_ERROR(lines.status());
   if (rows == 0) {
     return Status::parse_error(lines.where() + ": no rows; expected the header '" + std::string(header) +
                                "' and at least one row");

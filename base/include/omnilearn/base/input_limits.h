@@ -16,6 +16,9 @@ inline constexpr std::size_t kMaxWorkers = 1'000'000;
 inline constexpr std::size_t kMaxJobs = 1'000'000;
 // Training iterations a scenario may ask for: epochs x steps per epoch, a sample budget, max_iterations.
 inline constexpr std::int64_t kMaxIterations = 1'000'000'000;
+// Bytes of one record of a CSV file (a job file, a device table, a trace to import): a quoted field may span lines
+// (RFC 4180), and a quote never closed is refused here instead of reading the rest of the file as one field.
+inline constexpr std::size_t kMaxRecordBytes = 1 << 20;
 // Points of one sweep (the product of its axes' sizes and its bases).
 inline constexpr std::size_t kMaxSweepPoints = 100'000;
 // Bytes of a name that becomes a file, folder or cgroup name (a scenario's or sweep's `name`, a label).

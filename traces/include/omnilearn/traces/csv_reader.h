@@ -10,28 +10,42 @@
 #include <string_view>
 #include <vector>
 
+#include "omnilearn/base/input_limits.h"
 #include "omnilearn/base/status.h"
 #include "omnilearn/base/units.h"
 
 namespace omnilearn::traces {
 
-// Reads a text file line by line (LF or CRLF), counting lines from 1.
+// Reads a CSV text file record by record (RFC 4180: LF or CRLF ends a record, except inside a double-quoted field,
+// where it is part of the field), counting lines from 1. A record whose quote is never closed, or that grows past
+// limits::kMaxRecordBytes, ends the reading: next() returns false and status() says why, naming the line where the
+// record began. Callers check status() after their loop.
 class LineReader {
  public:
   static Result<LineReader> open(const std::string& path);
-  // Fills `line` with the next line (without its end) and returns true, or returns false at the end.
+  // Fills `line` with the next record (without its end; a quoted line break inside it is kept as LF) and returns
+  // true, or returns false at the end or on an error (status()).
   bool next(std::string& line);
-  std::size_t line_number() const { return line_number_; }
+  // The line where the current record began (its last line: line_end()).
+  std::size_t line_number() const { return record_line_; }
+  std::size_t line_end() const { return line_number_; }
   const std::string& path() const { return path_; }
-  // "path:line: what" for the current line.
+  // "path:line: what" for the current record's first line.
   Status error(const std::string& what) const;
+  // Ok, or the error that ended the reading early.
+  const Status& status() const { return status_; }
 
  private:
   LineReader(std::string path, std::ifstream in) : path_(std::move(path)), in_(std::move(in)) {}
   std::string path_;
   std::ifstream in_;
   std::size_t line_number_ = 0;
+  std::size_t record_line_ = 0;
+  Status status_;
 };
+
+// True when `text` leaves a double-quoted field open (an odd number of '"': a doubled quote counts twice).
+bool quote_open(std::string_view text);
 
 std::string_view trim(std::string_view s);
 // Splits on `delimiter`, honouring RFC 4180 double quotes ("a, b" is one field, "" inside quotes is a quote);
