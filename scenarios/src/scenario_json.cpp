@@ -11,35 +11,45 @@ using Json = nlohmann::ordered_json;
 
 const char* to_text(controller::DecisionTrigger t) {
   switch (t) {
-    case controller::DecisionTrigger::kEveryNIterations: return "every-n";
-    case controller::DecisionTrigger::kEveryEpoch: return "every-epoch";
-    case controller::DecisionTrigger::kImbalance: return "imbalance";
+    case controller::DecisionTrigger::kEveryNIterations:
+      return "every-n";
+    case controller::DecisionTrigger::kEveryEpoch:
+      return "every-epoch";
+    case controller::DecisionTrigger::kImbalance:
+      return "imbalance";
   }
   return "?";
 }
 
 const char* to_text(GeneratorKind k) {
   switch (k) {
-    case GeneratorKind::kMarkov: return "markov";
-    case GeneratorKind::kRandomWalk: return "random-walk";
-    case GeneratorKind::kDiurnal: return "diurnal";
+    case GeneratorKind::kMarkov:
+      return "markov";
+    case GeneratorKind::kRandomWalk:
+      return "random-walk";
+    case GeneratorKind::kDiurnal:
+      return "diurnal";
   }
   return "?";
 }
 
 const char* to_text(AvailabilitySpec::Kind k) {
   switch (k) {
-    case AvailabilitySpec::Kind::kNone: return "none";
-    case AvailabilitySpec::Kind::kSchedule: return "schedule";
-    case AvailabilitySpec::Kind::kTrace: return "trace";
-    case AvailabilitySpec::Kind::kGenerator: return "generator";
+    case AvailabilitySpec::Kind::kNone:
+      return "none";
+    case AvailabilitySpec::Kind::kSchedule:
+      return "schedule";
+    case AvailabilitySpec::Kind::kTrace:
+      return "trace";
+    case AvailabilitySpec::Kind::kGenerator:
+      return "generator";
   }
   return "?";
 }
 
 Json node_json(const NodeSpec& n) {
-  return Json{{"name", n.name},           {"speed_flops", n.speed_flops}, {"cores", n.cores},
-              {"gpu", n.gpu},             {"bandwidth_Bps", n.bandwidth_Bps}, {"latency_s", n.latency_s}};
+  return Json{{"name", n.name}, {"speed_flops", n.speed_flops},     {"cores", n.cores},
+              {"gpu", n.gpu},   {"bandwidth_Bps", n.bandwidth_Bps}, {"latency_s", n.latency_s}};
 }
 
 Json trace_json(const TraceReference& t) {
@@ -50,40 +60,48 @@ Json trace_json(const TraceReference& t) {
               {"window_end_s", t.window_end_s}};
 }
 
-}  // namespace
-
-std::string scenario_to_json(const Scenario& s) {
+Json cluster_json(const ClusterSpec& c) {
   Json workers = Json::array();
-  for (const NodeSpec& n : s.cluster.workers) workers.push_back(node_json(n));
-  Json cluster{{"preset", s.cluster.preset},
-               {"topology", topology_name(s.cluster.topology)},
+  for (const NodeSpec& n : c.workers) workers.push_back(node_json(n));
+  Json cluster{{"preset", c.preset},
+               {"topology", topology_name(c.topology)},
                {"workers", workers},
-               {"parameter_server", node_json(s.cluster.parameter_server)},
-               {"backbone_bandwidth_Bps", s.cluster.backbone_bandwidth_Bps},
-               {"backbone_latency_s", s.cluster.backbone_latency_s}};
-  const NetworkSpec& n = s.cluster.network;
-  switch (s.cluster.topology) {
+               {"parameter_server", node_json(c.parameter_server)},
+               {"backbone_bandwidth_Bps", c.backbone_bandwidth_Bps},
+               {"backbone_latency_s", c.backbone_latency_s}};
+  const NetworkSpec& n = c.network;
+  switch (c.topology) {
     case Topology::kFatTree:
-      cluster["network"] = Json{{"levels", n.levels}, {"down", n.down}, {"up", n.up}, {"link_count", n.link_count},
-                                {"bandwidth_Bps", n.bandwidth_Bps}, {"latency_s", n.latency_s}};
+      cluster["network"] = Json{{"levels", n.levels},
+                                {"down", n.down},
+                                {"up", n.up},
+                                {"link_count", n.link_count},
+                                {"bandwidth_Bps", n.bandwidth_Bps},
+                                {"latency_s", n.latency_s}};
       break;
     case Topology::kTorus:
       cluster["network"] =
           Json{{"dimensions", n.dimensions}, {"bandwidth_Bps", n.bandwidth_Bps}, {"latency_s", n.latency_s}};
       break;
     case Topology::kDragonfly:
-      cluster["network"] = Json{{"groups", n.groups},   {"chassis", n.chassis},         {"routers", n.routers},
-                                {"nodes", n.nodes},     {"bandwidth_Bps", n.bandwidth_Bps}, {"latency_s", n.latency_s}};
+      cluster["network"] = Json{{"groups", n.groups},
+                                {"chassis", n.chassis},
+                                {"routers", n.routers},
+                                {"nodes", n.nodes},
+                                {"bandwidth_Bps", n.bandwidth_Bps},
+                                {"latency_s", n.latency_s}};
       break;
     case Topology::kPlatformFile:
-      cluster["platform"] = Json{{"file", s.cluster.platform.path},
-                                 {"hosts", s.cluster.platform.hosts},
-                                 {"parameter_server", s.cluster.platform.parameter_server}};
+      cluster["platform"] = Json{
+          {"file", c.platform.path}, {"hosts", c.platform.hosts}, {"parameter_server", c.platform.parameter_server}};
       break;
-    case Topology::kStar: break;
+    case Topology::kStar:
+      break;
   }
+  return cluster;
+}
 
-  const ModelProfile& m = s.workload.model;
+Json model_json(const ModelProfile& m) {
   Json model{{"name", m.name},
              {"parameters", m.parameters},
              {"gradient_bytes", m.gradient_bytes},
@@ -102,25 +120,24 @@ std::string scenario_to_json(const Scenario& s) {
   if (m.host_cpu_available) model["host_cpu_available"] = *m.host_cpu_available;
   if (!m.noise_shares.empty()) model["compute_noise"] = Json{{"share", m.noise_shares}, {"std_s", m.noise_std_s}};
   if (m.compute_jitter_cv > 0.0 || !m.noise_shares.empty()) model["compute_jitter_shared"] = m.compute_jitter_shared;
-  Json workload{{"model", model},
-                {"dataset", s.workload.dataset},
-                {"dataset_samples", s.workload.dataset_samples},
-                {"global_batch", s.workload.global_batch},
-                {"epochs", s.workload.epochs},
-                {"sample_budget", s.workload.sample_budget}};
-  if (s.workload.numerics == Numerics::kReal) workload["numerics"] = "real";  // absent: time only, as before
-  if (!s.workload.asp.is_default()) workload["asp"] = Json::parse(nlohmann::json(s.workload.asp).dump());
-  const AllreduceSpec& ar = s.workload.allreduce;
-  workload["allreduce"] = Json{{"algorithm", algorithm_name(ar.algorithm)},
-                               {"chunks", ar.chunks},
-                               {"shards", ar.shards},
-                               {"workers_per_node", ar.workers_per_node},
-                               {"buckets", ar.buckets},
-                               {"bucket_bytes", ar.bucket_bytes}};
-  if (ar.buckets > 1 || ar.bucket_bytes > 0.0) workload["model"]["backward_fraction"] = m.backward_fraction;
+  return model;
+}
 
-  const PolicySpec& p = s.policy;
-  Json policy{{"name", p.name},
+Json workload_json(const WorkloadSpec& w) {
+  Json workload{{"model", model_json(w.model)},   {"dataset", w.dataset}, {"dataset_samples", w.dataset_samples},
+                {"global_batch", w.global_batch}, {"epochs", w.epochs},   {"sample_budget", w.sample_budget}};
+  if (w.numerics == Numerics::kReal) workload["numerics"] = "real";  // absent: time only, as before
+  if (!w.asp.is_default()) workload["asp"] = Json::parse(nlohmann::json(w.asp).dump());
+  const AllreduceSpec& ar = w.allreduce;
+  workload["allreduce"] =
+      Json{{"algorithm", algorithm_name(ar.algorithm)}, {"chunks", ar.chunks},   {"shards", ar.shards},
+           {"workers_per_node", ar.workers_per_node},   {"buckets", ar.buckets}, {"bucket_bytes", ar.bucket_bytes}};
+  if (ar.buckets > 1 || ar.bucket_bytes > 0.0) workload["model"]["backward_fraction"] = w.model.backward_fraction;
+  return workload;
+}
+
+Json policy_json(const PolicySpec& p) {
+  return Json{{"name", p.name},
               {"min_batch", p.min_batch},
               {"max_batch", p.max_batch},
               {"dead_band", p.dead_band},
@@ -132,8 +149,9 @@ std::string scenario_to_json(const Scenario& s) {
               {"fit_window", p.fit_window},
               {"memory_guard", p.memory_guard},
               {"memory_guard_tolerance", p.memory_guard_tolerance}};
+}
 
-  const AvailabilitySpec& a = s.availability;
+Json availability_json(const AvailabilitySpec& a) {
   Json availability{{"kind", to_text(a.kind)}};
   if (a.kind == AvailabilitySpec::Kind::kSchedule) {
     Json phases = Json::array();
@@ -144,44 +162,59 @@ std::string scenario_to_json(const Scenario& s) {
     availability["trace"] = trace_json(a.trace);
   } else if (a.kind == AvailabilitySpec::Kind::kGenerator) {
     const GeneratorSpec& g = a.generator;
-    availability["generator"] = Json{{"kind", to_text(g.kind)},         {"mtbf_s", g.mtbf_s},   {"mttr_s", g.mttr_s},
-                                     {"step_s", g.step_s},     {"low", g.low},         {"high", g.high},
-                                     {"period_s", g.period_s}, {"amplitude", g.amplitude},
+    availability["generator"] = Json{{"kind", to_text(g.kind)},
+                                     {"mtbf_s", g.mtbf_s},
+                                     {"mttr_s", g.mttr_s},
+                                     {"step_s", g.step_s},
+                                     {"low", g.low},
+                                     {"high", g.high},
+                                     {"period_s", g.period_s},
+                                     {"amplitude", g.amplitude},
                                      {"duration_s", g.duration_s}};
   }
   if (a.noise) availability["noise"] = trace_json(*a.noise);
+  return availability;
+}
 
+Json energy_json(const EnergySpec& e) {
+  const auto device = [](const DevicePower& d) {
+    Json j = Json::object();
+    if (d.idle_w) j["idle"] = *d.idle_w;
+    if (d.busy_w) j["busy"] = *d.busy_w;
+    if (!d.busy_by_batch.empty()) j["busy_by_batch"] = d.busy_by_batch;
+    if (d.off_w) j["off"] = *d.off_w;
+    if (!d.source.empty()) j["source"] = d.source;
+    return j;
+  };
+  Json energy{{"wait", phase_power_name(e.wait)},
+              {"comm", phase_power_name(e.comm)},
+              {"cpu", device(e.cpu)},
+              {"gpu", device(e.gpu)},
+              {"slow_with_slack", e.slow_with_slack},
+              {"min_frequency", e.min_frequency},
+              {"power_exponent", e.power_exponent}};
+  if (e.objective) {
+    const bool within_energy = e.objective->kind == EnergyObjective::Kind::kEnergyWithin;
+    energy["objective"] = Json{{within_energy ? "energy_within" : "time_within", e.objective->percent}};
+  }
+  return energy;
+}
+
+}  // namespace
+
+std::string scenario_to_json(const Scenario& s) {
   Json root{{"name", s.name},
             {"source_path", s.source_path},
             {"seed", s.seed},
             {"mode", s.mode == controller::TrainingMode::kBsp ? "bsp" : "asp"},
-            {"cluster", cluster},
-            {"workload", workload},
-            {"policy", policy},
-            {"availability", availability},
+            {"cluster", cluster_json(s.cluster)},
+            {"workload", workload_json(s.workload)},
+            {"policy", policy_json(s.policy)},
+            {"availability", availability_json(s.availability)},
             {"outputs", Json{{"dir", s.outputs.dir}, {"timeline", s.outputs.timeline}}},
             {"emulator", Json::parse(nlohmann::json(s.emulator).dump())},
             {"max_iterations", s.max_iterations}};
-  if (s.energy) {
-    const EnergySpec& e = *s.energy;
-    const auto device = [](const DevicePower& d) {
-      Json j = Json::object();
-      if (d.idle_w) j["idle"] = *d.idle_w;
-      if (d.busy_w) j["busy"] = *d.busy_w;
-      if (!d.busy_by_batch.empty()) j["busy_by_batch"] = d.busy_by_batch;
-      if (d.off_w) j["off"] = *d.off_w;
-      if (!d.source.empty()) j["source"] = d.source;
-      return j;
-    };
-    root["energy"] = Json{{"wait", phase_power_name(e.wait)},   {"comm", phase_power_name(e.comm)},
-                          {"cpu", device(e.cpu)},                {"gpu", device(e.gpu)},
-                          {"slow_with_slack", e.slow_with_slack}, {"min_frequency", e.min_frequency},
-                          {"power_exponent", e.power_exponent}};
-    if (e.objective) {
-      const bool energy = e.objective->kind == EnergyObjective::Kind::kEnergyWithin;
-      root["energy"]["objective"] = Json{{energy ? "energy_within" : "time_within", e.objective->percent}};
-    }
-  }
+  if (s.energy) root["energy"] = energy_json(*s.energy);
   // Strings are checked as UTF-8 when read; `replace` keeps the dump from throwing on any that were not (a
   // model name from a file name, a scenario built in code).
   return root.dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);

@@ -45,7 +45,8 @@ TEST(HostileTrace, QuotedFieldsKeepInnerWhitespaceAndLinesCountAcrossQuotedNewli
 TEST(HostileTrace, AnUnclosedQuoteNamesItsLine) {
   auto t = parse_trace("time_s,worker,fraction\n0,a,1\n0,\"b,1\n5,a,0\n", "q.csv");
   ASSERT_FALSE(t.is_ok());
-  EXPECT_EQ(t.status().message(), "q.csv:3: a '\"' is not closed; expected a closing '\"' (RFC 4180)");
+  EXPECT_EQ(t.status().message(), "q.csv:3: a quoted field is never closed; expected a closing '\"' for each "
+            "opening one");
 }
 
 TEST(HostileTrace, GeneratorsRefuseTooManyPointsBeforeAllocating) {

@@ -35,65 +35,69 @@ std::optional<std::int64_t> parse_int(std::string_view field, std::int64_t lo, s
   return static_cast<std::int64_t>(*v);
 }
 
-// Reads one row's fields into `job`; `where` is "source:line".
-Status parse_row(const std::vector<std::string>& f, const std::string& where, JobSpec& job) {
-  const auto bad = [&](std::string_view field, const std::string& value, std::string_view expected) {
-    return Status::parse_error(where + ": " + std::string(field) + " '" + value + "' is not valid; expected " +
-                               std::string(expected));
-  };
-  // The stated range of every number (traces/JOBS.md): beyond any real workload, and small enough that a run
-  // stays finite in time and memory (limits::kMaxIterations steps at most).
-  constexpr std::int64_t kMaxSamples = 1'000'000'000'000;  // beyond any dataset, below 2^53
-  constexpr std::int64_t kMaxWorkers = static_cast<std::int64_t>(limits::kMaxWorkers);
-  constexpr std::int64_t kMaxBatch = 1'000'000'000;
+// The stated range of every number (traces/JOBS.md): beyond any real workload, and small enough that a run stays
+// finite in time and memory (limits::kMaxIterations steps at most).
+constexpr std::int64_t kMaxSamples = 1'000'000'000'000;  // beyond any dataset, below 2^53
+constexpr std::int64_t kMaxWorkers = static_cast<std::int64_t>(limits::kMaxWorkers);
+constexpr std::int64_t kMaxBatch = 1'000'000'000;
+
+using detail::bad;  // "where: field 'value' is not valid; expected ..."
+
+// name, arrival_s, model, dataset, dataset_samples, epochs, target.
+Status parse_what(const std::vector<std::string>& f, const std::string& where, JobSpec& job) {
   job.name = f[0];
-  if (!plain_name(job.name)) return bad("name", f[0], "a non-empty job name on one line");
+  if (!plain_name(job.name)) return bad(where, "name", f[0], "a non-empty job name on one line");
   const auto arrival = parse_double(f[1]);
   if (!arrival || *arrival < 0.0 || *arrival > kMaxArrivalS) {
-    return bad("arrival_s", f[1], "a number of seconds in [0, 1e9] (about 31 years)");
+    return bad(where, "arrival_s", f[1], "a number of seconds in [0, 1e9] (about 31 years)");
   }
   job.arrival_s = *arrival;
   job.model = f[2];
-  if (!plain_name(job.model)) return bad("model", f[2], "a catalogue model name or a model profile file");
+  if (!plain_name(job.model)) return bad(where, "model", f[2], "a catalogue model name or a model profile file");
   job.dataset = f[3];
-  if (!job.dataset.empty() && !plain_name(job.dataset)) return bad("dataset", f[3], "a dataset name or nothing");
+  if (!job.dataset.empty() && !plain_name(job.dataset)) return bad(where, "dataset", f[3], "a dataset name or nothing");
   const auto samples = parse_int(f[4], 1, kMaxSamples);
-  if (!samples) return bad("dataset_samples", f[4], "a whole number of samples per epoch in [1, 1e12]");
+  if (!samples) return bad(where, "dataset_samples", f[4], "a whole number of samples per epoch in [1, 1e12]");
   job.dataset_samples = *samples;
   job.epochs = 0.0;
   if (!f[5].empty()) {
     const auto e = parse_double(f[5]);
     if (!e || *e <= 0.0 || *e > kMaxEpochs) {
-      return bad("epochs", f[5], "a number of epochs in (0, 1e6], or nothing (train to the target)");
+      return bad(where, "epochs", f[5], "a number of epochs in (0, 1e6], or nothing (train to the target)");
     }
     job.epochs = *e;
   }
   job.target = 0.0;
   if (!f[6].empty()) {
     const auto t = parse_double(f[6]);
-    if (!t || *t <= 0.0 || *t > 1.0) return bad("target", f[6], "a test accuracy in (0,1], or nothing");
+    if (!t || *t <= 0.0 || *t > 1.0) return bad(where, "target", f[6], "a test accuracy in (0,1], or nothing");
     job.target = *t;
   }
   if (job.epochs == 0.0 && job.target == 0.0) {
     return Status::parse_error(where + ": epochs and target are both empty; expected epochs, a target or both");
   }
+  return Status::ok();
+}
+
+// workers, min_workers, max_workers, global_batch, and the steps they make.
+Status parse_size(const std::vector<std::string>& f, const std::string& where, JobSpec& job) {
   const auto workers = parse_int(f[7], 1, kMaxWorkers);
-  if (!workers) return bad("workers", f[7], "a whole number of workers in [1, 1000000]");
+  if (!workers) return bad(where, "workers", f[7], "a whole number of workers in [1, 1000000]");
   job.workers = *workers;
   job.min_workers = job.workers;
   job.max_workers = job.workers;
   if (!f[8].empty()) {
     const auto lo = parse_int(f[8], 1, job.workers);
-    if (!lo) return bad("min_workers", f[8], "a whole number in [1, workers] or nothing (= workers)");
+    if (!lo) return bad(where, "min_workers", f[8], "a whole number in [1, workers] or nothing (= workers)");
     job.min_workers = *lo;
   }
   if (!f[9].empty()) {
     const auto hi = parse_int(f[9], job.workers, kMaxWorkers);
-    if (!hi) return bad("max_workers", f[9], "a whole number in [workers, 1000000] or nothing (= workers)");
+    if (!hi) return bad(where, "max_workers", f[9], "a whole number in [workers, 1000000] or nothing (= workers)");
     job.max_workers = *hi;
   }
   const auto batch = parse_int(f[10], job.min_workers, kMaxBatch);
-  if (!batch) return bad("global_batch", f[10], "a whole number of samples per step in [min_workers, 1e9]");
+  if (!batch) return bad(where, "global_batch", f[10], "a whole number of samples per step in [min_workers, 1e9]");
   job.global_batch = *batch;
   const double steps = job.epochs * static_cast<double>(job.dataset_samples) / static_cast<double>(job.global_batch);
   if (steps > static_cast<double>(limits::kMaxIterations)) {
@@ -101,24 +105,36 @@ Status parse_row(const std::vector<std::string>& f, const std::string& where, Jo
                                " is " + shortest_number(std::ceil(steps)) + " steps; expected at most " +
                                std::to_string(limits::kMaxIterations));
   }
+  return Status::ok();
+}
+
+// mode, batch_policy and the optional asp_rule.
+Status parse_how(const std::vector<std::string>& f, const std::string& where, JobSpec& job) {
   const auto mode = parse_job_mode(f[11]);
-  if (!mode) return bad("mode", f[11], "bsp or asp");
+  if (!mode) return bad(where, "mode", f[11], "bsp or asp");
   job.mode = *mode;
   job.batch_policy = f[12];
-  if (!token(job.batch_policy)) return bad("batch_policy", f[12], "a policy name (uniform, omnilearn, ...)");
+  if (!token(job.batch_policy)) return bad(where, "batch_policy", f[12], "a policy name (uniform, omnilearn, ...)");
   job.asp_rule = f.size() > kColumns ? f[kColumns] : std::string();
-  if (!job.asp_rule.empty()) {
-    if (job.mode != JobMode::kAsp) return bad("asp_rule", job.asp_rule, "nothing for a bsp job");
-    const std::size_t colon = job.asp_rule.find(':');
-    const std::string_view name = std::string_view(job.asp_rule).substr(0, colon);
-    const bool named = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-    });
-    if (!named || (colon != std::string::npos && !token(std::string_view(job.asp_rule).substr(colon + 1)))) {
-      return bad("asp_rule", job.asp_rule, "a rule, with its parameter after ':' (asgd, ssp:2, ringmaster:8, ...)");
-    }
+  if (job.asp_rule.empty()) return Status::ok();
+  if (job.mode != JobMode::kAsp) return bad(where, "asp_rule", job.asp_rule, "nothing for a bsp job");
+  const std::size_t colon = job.asp_rule.find(':');
+  const std::string_view name = std::string_view(job.asp_rule).substr(0, colon);
+  const bool named = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+  if (!named || (colon != std::string::npos && !token(std::string_view(job.asp_rule).substr(colon + 1)))) {
+    return bad(where, "asp_rule", job.asp_rule,
+               "a rule, with its parameter after ':' (asgd, ssp:2, ringmaster:8, ...)");
   }
   return Status::ok();
+}
+
+// Reads one row's fields into `job`; `where` is "source:line".
+Status parse_row(const std::vector<std::string>& f, const std::string& where, JobSpec& job) {
+  OMNI_RETURN_IF_ERROR(parse_what(f, where, job));
+  OMNI_RETURN_IF_ERROR(parse_size(f, where, job));
+  return parse_how(f, where, job);
 }
 
 }  // namespace
@@ -157,7 +173,8 @@ Result<std::vector<JobSpec>> parse_job_file(std::string_view text, std::string_v
       continue;
     }
     if (jobs.size() == kMaxJobs) {
-      return Status::parse_error(where + ": more than " + std::to_string(kMaxJobs) + " jobs; expected at most that many");
+      return Status::parse_error(where + ": more than " + std::to_string(kMaxJobs) +
+                                 " jobs; expected at most that many");
     }
     const std::vector<std::string> f = split_fields(line);
     if (f.size() != columns) {

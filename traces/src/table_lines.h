@@ -21,7 +21,9 @@ class TableLines {
   // `text` must outlive this reader; records end at LF (a CR before it is trimmed with the other blanks), except
   // inside a double-quoted field (RFC 4180), whose line breaks are kept. A quote never closed, or a record longer
   // than limits::kMaxRecordBytes, ends the reading: next() returns false and status() names the record's line.
-  TableLines(std::string_view text, std::string_view source) : text_(text), source_(source) {}
+  // With `comments`, next() also returns the '#' comment lines (a trace file's directives live there).
+  TableLines(std::string_view text, std::string_view source, bool comments = false)
+      : text_(text), source_(source), comments_(comments) {}
 
   // Fills `line` with the next record that is neither blank nor a comment, trimmed, and returns true; false at the
   // end or on an error (status()).
@@ -49,7 +51,7 @@ class TableLines {
       }
       line = trim(text_.substr(pos_, end - pos_));
       pos_ = end + 1;
-      if (!line.empty() && line.front() != '#') return true;
+      if (!line.empty() && (comments_ || line.front() != '#')) return true;
     }
     record_line_ = line_number_;
     return false;
@@ -69,6 +71,7 @@ class TableLines {
   std::size_t pos_ = 0;
   std::size_t line_number_ = 0;
   std::size_t record_line_ = 0;
+  bool comments_ = false;
   Status status_;
 };
 

@@ -8,6 +8,7 @@
 #include "omnilearn/base/input_limits.h"
 #include "omnilearn/traces/csv_reader.h"
 #include "omnilearn/traces/text_file.h"
+#include "table_lines.h"
 
 namespace omnilearn::traces {
 namespace {
@@ -42,52 +43,21 @@ Status parse_directive(std::string_view comment, std::string_view key, std::size
   return Status::ok();
 }
 
-}  // namespace
+// One trace as its rows are read: the workers with their changes, the directives, the last change.
+class TraceBuilder {
+ public:
+  explicit TraceBuilder(std::string source) : src_(std::move(source)) {}
 
-Result<AvailabilityTrace> parse_trace(std::string_view text, std::string_view source) {
-  const std::string src(source);
-  std::vector<WorkerSeries> workers;
-  std::map<std::string, std::size_t, std::less<>> index;
-  std::vector<std::size_t> last_line;  // per worker: line of its previous row
-  Directive loop;
-  Directive duration;
-  bool have_header = false;
-  std::size_t line_no = 0;
-  Seconds last_change = 0.0;
-  std::size_t last_change_line = 0;
-  std::size_t pos = 0;
-  std::size_t rows = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    const std::size_t first_line = line_no + 1;
-    const std::string where = src + ":" + std::to_string(first_line);
-    // A row ends at a newline outside double quotes (a quoted worker name may hold one); a comment ends at the
-    // first newline.
-    const std::string_view first = trim(text.substr(pos, end - pos));
-    if (!first.empty() && first.front() != '#' && first.find('"') != std::string_view::npos) {
-      bool quoted = false;
-      std::size_t i = pos;
-      for (; i < text.size() && (quoted || text[i] != '\n'); ++i) {
-        if (text[i] == '"') quoted = !quoted;
-      }
-      if (quoted) return Status::parse_error(where + ": a '\"' is not closed; expected a closing '\"' (RFC 4180)");
-      end = i;
-    }
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    line_no += 1 + static_cast<std::size_t>(std::count(line.begin(), line.end(), '\n'));
-    line = trim(line);
-    if (line.empty()) continue;
+  // One record (trimmed, not blank) that begins on `line_no`.
+  Status add(std::string_view line, std::size_t line_no) {
+    const std::string where = src_ + ":" + std::to_string(line_no);
     if (line.front() == '#') {
       bool matched = false;
-      OMNI_RETURN_IF_ERROR(parse_directive(line.substr(1), "loop_after_s", line_no, where, loop, matched));
-      if (!matched) {
-        OMNI_RETURN_IF_ERROR(parse_directive(line.substr(1), "duration_s", line_no, where, duration, matched));
-      }
-      continue;
+      OMNI_RETURN_IF_ERROR(parse_directive(line.substr(1), "loop_after_s", line_no, where, loop_, matched));
+      if (matched) return Status::ok();
+      return parse_directive(line.substr(1), "duration_s", line_no, where, duration_, matched);
     }
-    if (!have_header) {
+    if (!have_header_) {
       std::string compact;
       for (char c : line) {
         if (c != ' ' && c != '\t') compact.push_back(c);
@@ -96,14 +66,44 @@ Result<AvailabilityTrace> parse_trace(std::string_view text, std::string_view so
         return Status::parse_error(where + ": header '" + std::string(line) + "' is wrong; expected '" +
                                    std::string(kHeader) + "'");
       }
-      have_header = true;
-      continue;
+      have_header_ = true;
+      return Status::ok();
     }
-    if (++rows > limits::kMaxTracePoints) {
+    if (++rows_ > limits::kMaxTracePoints) {
       return Status::parse_error(where + ": more than " + std::to_string(limits::kMaxTracePoints) +
                                  " rows; expected at most that many trace points");
     }
-    const std::vector<std::string> f = split_fields(line);
+    return add_row(split_fields(line), line_no, where);
+  }
+
+  // The trace, once every record is read; `lines` is the text's line count.
+  Result<AvailabilityTrace> finish(std::size_t lines) {
+    if (!have_header_) {
+      return Status::parse_error(src_ + ":" + std::to_string(lines) + ": no header; expected '" + std::string(kHeader) +
+                                 "' as the first line that is not a comment");
+    }
+    if (workers_.empty()) {
+      return Status::parse_error(src_ + ":" + std::to_string(lines) + ": no rows; expected at least one change");
+    }
+    if (duration_.value && *duration_.value < last_change_) {
+      return Status::parse_error(src_ + ":" + std::to_string(duration_.line) +
+                                 ": duration_s=" + shortest_number(*duration_.value) +
+                                 " is before the last change at " + shortest_number(last_change_) + " (line " +
+                                 std::to_string(last_change_line_) + "); expected a time >= every change");
+    }
+    if (loop_.value && *loop_.value <= last_change_) {
+      return Status::parse_error(src_ + ":" + std::to_string(loop_.line) +
+                                 ": loop_after_s=" + shortest_number(*loop_.value) +
+                                 " is not after the last change at " + shortest_number(last_change_) + " (line " +
+                                 std::to_string(last_change_line_) + "); expected a time after every change");
+    }
+    auto trace = AvailabilityTrace::create(std::move(workers_), duration_.value, loop_.value);
+    if (!trace.is_ok()) return trace.status().with_context(src_);
+    return trace;
+  }
+
+ private:
+  Status add_row(const std::vector<std::string>& f, std::size_t line_no, const std::string& where) {
     if (f.size() != 3) {
       return Status::parse_error(where + ": row has " + std::to_string(f.size()) +
                                  " fields; expected 3 (time_s,worker,fraction)");
@@ -119,50 +119,54 @@ Result<AvailabilityTrace> parse_trace(std::string_view text, std::string_view so
     if (!frac || *frac < 0.0 || *frac > 1.0) {
       return Status::parse_error(where + ": fraction '" + f[2] + "' is not valid; expected a number in [0,1]");
     }
-    auto it = index.find(f[1]);
-    if (it == index.end()) {
-      if (workers.size() == limits::kMaxWorkers) {
+    auto it = index_.find(f[1]);
+    if (it == index_.end()) {
+      if (workers_.size() == limits::kMaxWorkers) {
         return Status::parse_error(where + ": more than " + std::to_string(limits::kMaxWorkers) +
                                    " workers; expected at most that many");
       }
-      it = index.emplace(f[1], workers.size()).first;
-      workers.push_back({f[1], {}});
-      last_line.push_back(0);
+      it = index_.emplace(f[1], workers_.size()).first;
+      workers_.push_back({f[1], {}});
+      last_line_.push_back(0);
     }
-    WorkerSeries& w = workers[it->second];
+    WorkerSeries& w = workers_[it->second];
     if (!w.points.empty() && *t <= w.points.back().time_s) {
       return Status::parse_error(where + ": time " + f[0] + " for worker '" + f[1] +
                                  "' is not after its previous change at " + shortest_number(w.points.back().time_s) +
-                                 " (line " + std::to_string(last_line[it->second]) +
+                                 " (line " + std::to_string(last_line_[it->second]) +
                                  "); expected strictly increasing times per worker");
     }
     w.points.push_back({*t, *frac});
-    last_line[it->second] = line_no;
-    if (*t >= last_change) {
-      last_change = *t;
-      last_change_line = line_no;
+    last_line_[it->second] = line_no;
+    if (*t >= last_change_) {
+      last_change_ = *t;
+      last_change_line_ = line_no;
     }
+    return Status::ok();
   }
-  if (!have_header) {
-    return Status::parse_error(src + ":" + std::to_string(line_no) + ": no header; expected '" +
-                               std::string(kHeader) + "' as the first line that is not a comment");
-  }
-  if (workers.empty()) {
-    return Status::parse_error(src + ":" + std::to_string(line_no) + ": no rows; expected at least one change");
-  }
-  if (duration.value && *duration.value < last_change) {
-    return Status::parse_error(src + ":" + std::to_string(duration.line) + ": duration_s=" +
-                               shortest_number(*duration.value) + " is before the last change at " + shortest_number(last_change) +
-                               " (line " + std::to_string(last_change_line) + "); expected a time >= every change");
-  }
-  if (loop.value && *loop.value <= last_change) {
-    return Status::parse_error(src + ":" + std::to_string(loop.line) + ": loop_after_s=" + shortest_number(*loop.value) +
-                               " is not after the last change at " + shortest_number(last_change) + " (line " +
-                               std::to_string(last_change_line) + "); expected a time after every change");
-  }
-  auto trace = AvailabilityTrace::create(std::move(workers), duration.value, loop.value);
-  if (!trace.is_ok()) return trace.status().with_context(src);
-  return trace;
+
+  std::string src_;
+  std::vector<WorkerSeries> workers_;
+  std::map<std::string, std::size_t, std::less<>> index_;
+  std::vector<std::size_t> last_line_;  // per worker: line of its previous row
+  Directive loop_;
+  Directive duration_;
+  bool have_header_ = false;
+  Seconds last_change_ = 0.0;
+  std::size_t last_change_line_ = 0;
+  std::size_t rows_ = 0;
+};
+
+}  // namespace
+
+// Records as traces/FORMAT.md says (RFC 4180: a quoted worker name may hold a newline; a comment ends at the first).
+Result<AvailabilityTrace> parse_trace(std::string_view text, std::string_view source) {
+  TraceBuilder trace{std::string(source)};
+  detail::TableLines lines(text, source, /*comments=*/true);
+  std::string_view line;
+  while (lines.next(line)) OMNI_RETURN_IF_ERROR(trace.add(line, lines.line_number()));
+  OMNI_RETURN_IF_ERROR(lines.status());
+  return trace.finish(lines.line_number());
 }
 
 Result<AvailabilityTrace> read_trace_file(const std::string& path) {
@@ -186,9 +190,8 @@ std::string format_trace(const AvailabilityTrace& trace, std::string_view commen
   for (std::size_t w = 0; w < trace.worker_count(); ++w) {
     for (const TracePoint& p : trace.workers()[w].points) rows.push_back({p.time_s, w, p.fraction});
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-    return a.t < b.t || (a.t == b.t && a.worker < b.worker);
-  });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.t < b.t || (a.t == b.t && a.worker < b.worker); });
   for (const Row& r : rows) {
     out += shortest_number(r.t);
     out += ',';
