@@ -42,8 +42,8 @@ std::string safe_label(const std::string& text) {
 // Reads a mapping of `key: value` overrides (a named preset, or `set:`).
 Status read_override_map(const YamlSource& source, const YAML::Node& node, const std::string& field,
                          std::vector<std::string>& out) {
-  if (!node.IsMap()) return source.error(node, field, "expected a mapping of key: value overrides, got " +
-                                                          detail::describe(node));
+  if (!node.IsMap())
+    return source.error(node, field, "expected a mapping of key: value overrides, got " + detail::describe(node));
   for (auto it = node.begin(); it != node.end(); ++it) {
     out.push_back(it->first.Scalar() + "=" + flow_yaml(it->second));
   }
@@ -59,16 +59,16 @@ Status check_unique_labels(const YamlSource& source, const YAML::Node& at, const
   return Status::ok();
 }
 
-Status read_axis(const YamlSource& source, const std::string& name, const YAML::Node& node,
-                 const YAML::Node& labels, SweepAxis& axis) {
+Status read_axis(const YamlSource& source, const std::string& name, const YAML::Node& node, const YAML::Node& labels,
+                 SweepAxis& axis) {
   const std::string field = "axes." + name;
   axis.name = name;
   const bool has_labels = labels.IsDefined() && !labels.IsNull();
   if (node.IsSequence() && node.size() > 0) {
     if (has_labels && (!labels.IsSequence() || labels.size() != node.size())) {
-      return source.error(labels, "labels." + name,
-                          "expected " + std::to_string(node.size()) + " labels (one per value), got " +
-                              detail::describe(labels));
+      return source.error(
+          labels, "labels." + name,
+          "expected " + std::to_string(node.size()) + " labels (one per value), got " + detail::describe(labels));
     }
     for (std::size_t i = 0; i < node.size(); ++i) {
       SweepValue v;
@@ -89,9 +89,9 @@ Status read_axis(const YamlSource& source, const std::string& name, const YAML::
       axis.values.push_back(std::move(v));
     }
   } else {
-    return source.error(node, field,
-                        "expected a non-empty list of values, or a mapping of named presets, got " +
-                            detail::describe(node));
+    return source.error(
+        node, field,
+        "expected a non-empty list of values, or a mapping of named presets, got " + detail::describe(node));
   }
   return check_unique_labels(source, node, field, axis.values);
 }
@@ -100,56 +100,36 @@ Status read_axis(const YamlSource& source, const std::string& name, const YAML::
 
 namespace {
 
-Result<Sweep> load_sweep_file(const std::string& path) {
-  auto text = detail::read_text_file(path);
-  if (!text) return text.status();
-  YamlSource source(path);
-  auto root = source.load(*text);
-  if (!root) return root.status();
-  auto reader = MapReader::open(source, *root, "", {"name", "base", "bases", "set", "axes", "labels"});
-  if (!reader) return reader.status();
-  const MapReader& r = *reader;
-
+// `base` or `bases`: the scenario files, resolved against the sweep file's folder.
+Status read_bases(const YamlSource& source, const MapReader& r, const std::string& path, Sweep& sweep) {
   const std::filesystem::path file(path);
   const std::filesystem::path folder = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
   auto resolve = [&](const std::string& p) {
     return std::filesystem::path(p).is_absolute() ? p : (folder / p).lexically_normal().string();
   };
-
-  Sweep sweep;
-  sweep.source_path = path;
-  sweep.name = file.stem().string();
-  OMNI_RETURN_IF_ERROR(r.read("name", sweep.name));
-  sweep.name = safe_label(sweep.name);
-  // The name is the prefix of every point's folder and names the sweep's own files.
-  if (sweep.name == "." || sweep.name == ".." || sweep.name.size() > limits::kMaxNameBytes) {
-    const std::string expected = "a name other than '.' or '..', of at most " +
-                                 std::to_string(limits::kMaxNameBytes) + " bytes";
-    if (r.has("name")) return r.error_got("name", expected);
-    return Status::invalid_argument(path + ": name: the file's name gives the sweep name '" + sweep.name +
-                                    "'; expected " + expected + " (or give `name:`)");
-  }
   OMNI_RETURN_IF_ERROR(r.require_one_of({"base", "bases"}));
   if (r.has("base")) {
     std::string base;
     OMNI_RETURN_IF_ERROR(r.read("base", base));
     sweep.bases.push_back({"", resolve(base)});
-  } else {
-    const YAML::Node bases = r.get("bases");
-    if (!bases.IsMap() || bases.size() == 0) return r.error_got("bases", "a mapping of label: scenario file");
-    std::vector<SweepValue> labels;
-    for (auto it = bases.begin(); it != bases.end(); ++it) {
-      if (!it->second.IsScalar()) {
-        return source.error(it->second, "bases." + it->first.Scalar(), "expected a scenario file, got " +
-                                                                           detail::describe(it->second));
-      }
-      sweep.bases.push_back({safe_label(it->first.Scalar()), resolve(it->second.Scalar())});
-      labels.push_back({sweep.bases.back().label, {}});
-    }
-    OMNI_RETURN_IF_ERROR(check_unique_labels(source, bases, "bases", labels));
+    return Status::ok();
   }
-  if (r.has("set")) OMNI_RETURN_IF_ERROR(read_override_map(source, r.get("set"), "set", sweep.overrides));
+  const YAML::Node bases = r.get("bases");
+  if (!bases.IsMap() || bases.size() == 0) return r.error_got("bases", "a mapping of label: scenario file");
+  std::vector<SweepValue> labels;
+  for (auto it = bases.begin(); it != bases.end(); ++it) {
+    if (!it->second.IsScalar()) {
+      return source.error(it->second, "bases." + it->first.Scalar(),
+                          "expected a scenario file, got " + detail::describe(it->second));
+    }
+    sweep.bases.push_back({safe_label(it->first.Scalar()), resolve(it->second.Scalar())});
+    labels.push_back({sweep.bases.back().label, {}});
+  }
+  return check_unique_labels(source, bases, "bases", labels);
+}
 
+// `axes` with their `labels`; every label list names an axis.
+Status read_axes(const YamlSource& source, const MapReader& r, Sweep& sweep) {
   const YAML::Node labels = r.get("labels");
   if (r.has("labels") && !labels.IsMap()) return r.error_got("labels", "a mapping of axis: [labels]");
   if (r.has("axes")) {
@@ -162,16 +142,18 @@ Result<Sweep> load_sweep_file(const std::string& path) {
       sweep.axes.push_back(std::move(axis));
     }
   }
-  if (r.has("labels")) {
-    for (auto it = labels.begin(); it != labels.end(); ++it) {
-      const std::string name = it->first.Scalar();
-      bool found = false;
-      for (const auto& a : sweep.axes) found = found || a.name == name;
-      if (!found) return source.error(it->first, "labels." + name, "no axis of that name");
-    }
+  if (!r.has("labels")) return Status::ok();
+  for (auto it = labels.begin(); it != labels.end(); ++it) {
+    const std::string name = it->first.Scalar();
+    bool found = false;
+    for (const auto& a : sweep.axes) found = found || a.name == name;
+    if (!found) return source.error(it->first, "labels." + name, "no axis of that name");
   }
+  return Status::ok();
+}
 
-  // Bounds on what expand() makes: the number of points, and each point's name (a folder name).
+// Bounds on what expand() makes: the number of points, and each point's name (a folder name).
+Status check_size(const MapReader& r, const Sweep& sweep) {
   double points = static_cast<double>(sweep.bases.size());
   std::size_t name_bytes = sweep.name.size();
   for (const SweepBase& base : sweep.bases) {
@@ -189,10 +171,15 @@ Result<Sweep> load_sweep_file(const std::string& path) {
                                                          format_g(points, 6));  // may exceed any integer type
   }
   if (name_bytes > kMaxPointNameBytes) {
-    return r.error(r.has("axes") ? "axes" : "name",
-                   "expected point names (name-label-label...) of at most " + std::to_string(kMaxPointNameBytes) +
-                       " bytes, got up to " + std::to_string(name_bytes) + " (use shorter labels)");
+    return r.error(r.has("axes") ? "axes" : "name", "expected point names (name-label-label...) of at most " +
+                                                        std::to_string(kMaxPointNameBytes) + " bytes, got up to " +
+                                                        std::to_string(name_bytes) + " (use shorter labels)");
   }
+  return Status::ok();
+}
+
+// Every base exists, and all are of one kind (the sweep's).
+Status check_bases(const MapReader& r, const std::string& path, Sweep& sweep) {
   for (const SweepBase& base : sweep.bases) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(base.path, ec)) {
@@ -210,6 +197,37 @@ Result<Sweep> load_sweep_file(const std::string& path) {
                                   " one (" + sweep.bases[i].path + ")");
     }
   }
+  return Status::ok();
+}
+
+Result<Sweep> load_sweep_file(const std::string& path) {
+  auto text = detail::read_text_file(path);
+  if (!text) return text.status();
+  YamlSource source(path);
+  auto root = source.load(*text);
+  if (!root) return root.status();
+  auto reader = MapReader::open(source, *root, "", {"name", "base", "bases", "set", "axes", "labels"});
+  if (!reader) return reader.status();
+  const MapReader& r = *reader;
+
+  Sweep sweep;
+  sweep.source_path = path;
+  sweep.name = std::filesystem::path(path).stem().string();
+  OMNI_RETURN_IF_ERROR(r.read("name", sweep.name));
+  sweep.name = safe_label(sweep.name);
+  // The name is the prefix of every point's folder and names the sweep's own files.
+  if (sweep.name == "." || sweep.name == ".." || sweep.name.size() > limits::kMaxNameBytes) {
+    const std::string expected =
+        "a name other than '.' or '..', of at most " + std::to_string(limits::kMaxNameBytes) + " bytes";
+    if (r.has("name")) return r.error_got("name", expected);
+    return Status::invalid_argument(path + ": name: the file's name gives the sweep name '" + sweep.name +
+                                    "'; expected " + expected + " (or give `name:`)");
+  }
+  OMNI_RETURN_IF_ERROR(read_bases(source, r, path, sweep));
+  if (r.has("set")) OMNI_RETURN_IF_ERROR(read_override_map(source, r.get("set"), "set", sweep.overrides));
+  OMNI_RETURN_IF_ERROR(read_axes(source, r, sweep));
+  OMNI_RETURN_IF_ERROR(check_size(r, sweep));
+  OMNI_RETURN_IF_ERROR(check_bases(r, path, sweep));
   return sweep;
 }
 
