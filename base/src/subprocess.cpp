@@ -71,6 +71,61 @@ std::string find_in_path(const std::string& name) {
   ::_exit(code);
 }
 
+// What the child does between fork and exec, all prepared before fork: only async-signal-safe calls here.
+struct ChildPlan {
+  const SpawnOptions* options = nullptr;
+  const char* program = nullptr;
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  int input_read = -1;    // becomes stdin (pipe_input)
+  int output_write = -1;  // becomes stdout and stderr (pipe_output)
+  int out_file = -1;      // becomes stdout (stdout_file)
+  int err_file = -1;      // becomes stderr (stderr_file)
+  int go_read = -1;       // the parent's go-ahead (before_exec)
+  int error_write = -1;   // errno back to the parent if exec fails
+  pid_t parent = 0;
+};
+
+[[noreturn]] void run_child(const ChildPlan& c) {
+  const SpawnOptions& o = *c.options;
+  const int efd = c.error_write;
+  if (o.own_process_group) ::setpgid(0, 0);
+  if (o.parent_death_signal != 0) {
+    ::prctl(PR_SET_PDEATHSIG, o.parent_death_signal);
+    if (::getppid() != c.parent) ::_exit(127);  // the parent is already gone
+  }
+  if (o.pipe_input && ::dup2(c.input_read, STDIN_FILENO) < 0) child_fail(efd, 127);
+  if (o.pipe_output && (::dup2(c.output_write, STDOUT_FILENO) < 0 || ::dup2(c.output_write, STDERR_FILENO) < 0)) {
+    child_fail(efd, 127);
+  }
+  if (c.out_file >= 0 && ::dup2(c.out_file, STDOUT_FILENO) < 0) child_fail(efd, 127);
+  if (c.err_file >= 0 && ::dup2(c.err_file, STDERR_FILENO) < 0) child_fail(efd, 127);
+  for (const int fd : o.keep_fds) ::fcntl(fd, F_SETFD, 0);
+  if (!o.working_dir.empty() && ::chdir(o.working_dir.c_str()) != 0) child_fail(efd, 127);
+  if (o.before_exec) {
+    char byte = 0;
+    ssize_t n = 0;
+    do {
+      n = ::read(c.go_read, &byte, 1);
+    } while (n < 0 && errno == EINTR);
+    if (n != 1 || byte != 'g') ::_exit(126);  // the parent refused (before_exec failed): never run the program
+  }
+  if (o.in_child && !o.in_child()) child_fail(efd, 126);
+  ::execve(c.program, c.argv, c.envp);
+  child_fail(efd, 127);
+}
+
+// The error pipe closes on exec: end of file means the program runs; an errno means it could not start.
+Status wait_for_exec(int error_read, const std::string& name) {
+  int err = 0;
+  ssize_t n = 0;
+  do {
+    n = ::read(error_read, &err, sizeof err);
+  } while (n < 0 && errno == EINTR);
+  if (n != static_cast<ssize_t>(sizeof err)) return Status::ok();
+  return Status::io_error("cannot start " + name + ": " + std::strerror(err));
+}
+
 }  // namespace
 
 Result<Subprocess> Subprocess::start(const std::vector<std::string>& argv, const SpawnOptions& o) {
@@ -101,36 +156,11 @@ Result<Subprocess> Subprocess::start(const std::vector<std::string>& argv, const
   if (o.before_exec) OMNI_RETURN_IF_ERROR(make_pipe(go));
   OMNI_RETURN_IF_ERROR(make_pipe(error));
   const pid_t parent = ::getpid();
-
+  const ChildPlan plan{&o,          program.c_str(), cargv.data(), envp,           input.read.fd, output.write.fd,
+                       out_file.fd, child_err,       go.read.fd,   error.write.fd, parent};
   const pid_t pid = ::fork();
   if (pid < 0) return Status::io_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    const int efd = error.write.fd;
-    if (o.own_process_group) ::setpgid(0, 0);
-    if (o.parent_death_signal != 0) {
-      ::prctl(PR_SET_PDEATHSIG, o.parent_death_signal);
-      if (::getppid() != parent) ::_exit(127);  // the parent is already gone
-    }
-    if (o.pipe_input && ::dup2(input.read.fd, STDIN_FILENO) < 0) child_fail(efd, 127);
-    if (o.pipe_output && (::dup2(output.write.fd, STDOUT_FILENO) < 0 || ::dup2(output.write.fd, STDERR_FILENO) < 0)) {
-      child_fail(efd, 127);
-    }
-    if (out_file.fd >= 0 && ::dup2(out_file.fd, STDOUT_FILENO) < 0) child_fail(efd, 127);
-    if (child_err >= 0 && ::dup2(child_err, STDERR_FILENO) < 0) child_fail(efd, 127);
-    for (const int fd : o.keep_fds) ::fcntl(fd, F_SETFD, 0);
-    if (!o.working_dir.empty() && ::chdir(o.working_dir.c_str()) != 0) child_fail(efd, 127);
-    if (o.before_exec) {
-      char byte = 0;
-      ssize_t n = 0;
-      do {
-        n = ::read(go.read.fd, &byte, 1);
-      } while (n < 0 && errno == EINTR);
-      if (n != 1 || byte != 'g') ::_exit(126);  // the parent refused (before_exec failed): never run the program
-    }
-    if (o.in_child && !o.in_child()) child_fail(efd, 126);
-    ::execve(program.c_str(), cargv.data(), envp);
-    child_fail(efd, 127);
-  }
+  if (pid == 0) run_child(plan);
   Subprocess child;
   child.pid_ = pid;
   child.own_group_ = o.own_process_group;
@@ -157,15 +187,9 @@ Result<Subprocess> Subprocess::start(const std::vector<std::string>& argv, const
     }
     close_fd(go.write.fd);
   }
-  // The error pipe closes on exec: end of file means the program runs; an errno means it could not start.
-  int err = 0;
-  ssize_t n = 0;
-  do {
-    n = ::read(error.read.fd, &err, sizeof err);
-  } while (n < 0 && errno == EINTR);
-  if (n == static_cast<ssize_t>(sizeof err)) {
+  if (Status started = wait_for_exec(error.read.fd, argv[0]); !started.is_ok()) {
     child.wait();
-    return Status::io_error("cannot start " + argv[0] + ": " + std::strerror(err));
+    return started;
   }
   if (child.output_fd_ >= 0) ::fcntl(child.output_fd_, F_SETFL, ::fcntl(child.output_fd_, F_GETFL) | O_NONBLOCK);
   return child;

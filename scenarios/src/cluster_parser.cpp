@@ -18,11 +18,11 @@ namespace {
 // Overlays the keys present in `node` on `out`. `speed_required`: one of speed / core_speed must be given.
 Status parse_node(const ParseContext& ctx, const YAML::Node& node, const std::string& path, bool allow_count,
                   bool speed_required, NodeSpec& out, std::int64_t& count) {
-  auto reader = allow_count ? MapReader::open(ctx.source, node, path,
-                                              {"name", "count", "cores", "core_speed", "speed", "gpu", "bandwidth",
-                                               "latency"})
-                            : MapReader::open(ctx.source, node, path,
-                                              {"name", "cores", "core_speed", "speed", "gpu", "bandwidth", "latency"});
+  auto reader = allow_count
+                    ? MapReader::open(ctx.source, node, path,
+                                      {"name", "count", "cores", "core_speed", "speed", "gpu", "bandwidth", "latency"})
+                    : MapReader::open(ctx.source, node, path,
+                                      {"name", "cores", "core_speed", "speed", "gpu", "bandwidth", "latency"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
   OMNI_RETURN_IF_ERROR(r.require_one_of({"speed", "core_speed"}, /*at_most_one=*/!speed_required));
@@ -63,14 +63,16 @@ Status parse_topology(const ParseContext& ctx, const MapReader& cluster, Cluster
   const YAML::Node node = cluster.get("topology");
   if (!node.IsMap()) {
     OMNI_RETURN_IF_ERROR(cluster.read_choice("topology", out.topology,
-                                             {{"star", Topology::kStar}, {"fat-tree", Topology::kFatTree},
-                                              {"torus", Topology::kTorus}, {"dragonfly", Topology::kDragonfly}}));
+                                             {{"star", Topology::kStar},
+                                              {"fat-tree", Topology::kFatTree},
+                                              {"torus", Topology::kTorus},
+                                              {"dragonfly", Topology::kDragonfly}}));
     if (out.topology != Topology::kStar) {
-      return cluster.error("topology", std::string("'") + topology_name(out.topology) +
-                                           "' needs its parameters: write topology: {kind: " +
-                                           topology_name(out.topology) +
-                                           ", ...} (fat-tree: levels, down, up, link_count; torus: dimensions; "
-                                           "dragonfly: groups, chassis, routers, nodes; all: bandwidth, latency)");
+      return cluster.error("topology",
+                           std::string("'") + topology_name(out.topology) +
+                               "' needs its parameters: write topology: {kind: " + topology_name(out.topology) +
+                               ", ...} (fat-tree: levels, down, up, link_count; torus: dimensions; "
+                               "dragonfly: groups, chassis, routers, nodes; all: bandwidth, latency)");
     }
     return Status::ok();
   }
@@ -81,8 +83,10 @@ Status parse_topology(const ParseContext& ctx, const MapReader& cluster, Cluster
   const MapReader& r = *reader;
   if (!r.has("kind")) return r.error("kind", "missing (expected fat-tree, torus or dragonfly)");
   OMNI_RETURN_IF_ERROR(r.read_choice("kind", out.topology,
-                                     {{"star", Topology::kStar}, {"fat-tree", Topology::kFatTree},
-                                      {"torus", Topology::kTorus}, {"dragonfly", Topology::kDragonfly}}));
+                                     {{"star", Topology::kStar},
+                                      {"fat-tree", Topology::kFatTree},
+                                      {"torus", Topology::kTorus},
+                                      {"dragonfly", Topology::kDragonfly}}));
   NetworkSpec& n = out.network;
   OMNI_RETURN_IF_ERROR(r.read("levels", n.levels, Range::kPositive));
   OMNI_RETURN_IF_ERROR(read_counts(r, "down", n.down));
@@ -195,77 +199,65 @@ Status workers_from_platform(const ParseContext& ctx, const MapReader& cluster, 
   return Status::ok();
 }
 
-}  // namespace
-
-Status parse_cluster(const ParseContext& ctx, const YAML::Node& node, ClusterSpec& out) {
-  auto reader = MapReader::open(ctx.source, node, "cluster",
-                                {"preset", "workers", "topology", "nodes", "parameter_server", "backbone", "platform"});
-  if (!reader) return reader.status();
-  const MapReader& r = *reader;
-  // Without `preset` or `nodes`, a platform file alone gives the workers (workers_from_platform).
-  const bool from_platform = !r.has("preset") && !r.has("nodes") && r.has("platform");
-  if (!from_platform && !r.has("preset") && !r.has("nodes")) {
-    return ctx.source.error(node, "cluster", "expected one of preset, nodes, platform");
+// `preset` with its `workers` count.
+Status parse_preset(const MapReader& r, ClusterSpec& out) {
+  if (!r.has("workers")) return r.error("workers", "expected a positive integer (the preset's worker count)");
+  std::int64_t workers = 0;
+  OMNI_RETURN_IF_ERROR(r.read("workers", workers, Range::kPositive));
+  if (static_cast<std::uint64_t>(workers) > limits::kMaxWorkers) {
+    return r.error_got("workers", "at most " + std::to_string(limits::kMaxWorkers) + " workers");
   }
-  OMNI_RETURN_IF_ERROR(r.require_one_of({"preset", "nodes"}, /*at_most_one=*/true));
+  std::string preset;
+  OMNI_RETURN_IF_ERROR(r.read("preset", preset));
+  auto made = make_cluster_preset(preset, static_cast<std::size_t>(workers));
+  if (!made) return r.error("preset", made.status().message());
+  out = std::move(made).value();
+  return Status::ok();
+}
 
-  if (from_platform) {
-    out.preset.clear();
-    out.workers.clear();
-  } else if (r.has("preset")) {
-    if (!r.has("workers")) return r.error("workers", "expected a positive integer (the preset's worker count)");
-    std::int64_t workers = 0;
-    OMNI_RETURN_IF_ERROR(r.read("workers", workers, Range::kPositive));
-    if (static_cast<std::uint64_t>(workers) > limits::kMaxWorkers) {
-      return r.error_got("workers", "at most " + std::to_string(limits::kMaxWorkers) + " workers");
+// `nodes`, each with its `count`: the workers, named and unique.
+Status parse_nodes(const ParseContext& ctx, const MapReader& r, ClusterSpec& out) {
+  if (r.has("workers")) {
+    return r.error("workers", "only used with `preset` or a platform file alone (list `nodes` with `count` instead)");
+  }
+  const YAML::Node nodes = r.get("nodes");
+  if (!nodes.IsSequence() || nodes.size() == 0) return r.error_got("nodes", "a non-empty sequence of nodes");
+  out.preset.clear();
+  out.workers.clear();
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const std::string path = "cluster.nodes[" + std::to_string(i) + "]";
+    NodeSpec spec;
+    spec.name.clear();
+    std::int64_t count = 1;
+    OMNI_RETURN_IF_ERROR(parse_node(ctx, nodes[i], path, /*allow_count=*/true, /*speed_required=*/true, spec, count));
+    if (static_cast<std::uint64_t>(count) > limits::kMaxWorkers - out.workers.size()) {
+      return ctx.source.error(nodes[i], path + ".count",
+                              "expected at most " + std::to_string(limits::kMaxWorkers) + " workers in all, got " +
+                                  std::to_string(out.workers.size()) + " before and " + std::to_string(count) +
+                                  " here");
     }
-    std::string preset;
-    OMNI_RETURN_IF_ERROR(r.read("preset", preset));
-    auto made = make_cluster_preset(preset, static_cast<std::size_t>(workers));
-    if (!made) return r.error("preset", made.status().message());
-    out = std::move(made).value();
-  } else {
-    if (r.has("workers")) {
-      return r.error("workers", "only used with `preset` or a platform file alone (list `nodes` with `count` instead)");
-    }
-    const YAML::Node nodes = r.get("nodes");
-    if (!nodes.IsSequence() || nodes.size() == 0) return r.error_got("nodes", "a non-empty sequence of nodes");
-    out.preset.clear();
-    out.workers.clear();
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      const std::string path = "cluster.nodes[" + std::to_string(i) + "]";
-      NodeSpec spec;
-      spec.name.clear();
-      std::int64_t count = 1;
-      OMNI_RETURN_IF_ERROR(parse_node(ctx, nodes[i], path, /*allow_count=*/true, /*speed_required=*/true, spec, count));
-      if (static_cast<std::uint64_t>(count) > limits::kMaxWorkers - out.workers.size()) {
-        return ctx.source.error(nodes[i], path + ".count",
-                                "expected at most " + std::to_string(limits::kMaxWorkers) +
-                                    " workers in all, got " + std::to_string(out.workers.size()) + " before and " +
-                                    std::to_string(count) + " here");
+    const std::string base = spec.name.empty() ? "w" : spec.name;
+    for (std::int64_t c = 0; c < count; ++c) {
+      NodeSpec copy = spec;
+      if (spec.name.empty()) {
+        copy.name = base + std::to_string(out.workers.size());
+      } else if (count > 1) {
+        copy.name = base + std::to_string(c);
       }
-      const std::string base = spec.name.empty() ? "w" : spec.name;
-      for (std::int64_t c = 0; c < count; ++c) {
-        NodeSpec copy = spec;
-        if (spec.name.empty()) {
-          copy.name = base + std::to_string(out.workers.size());
-        } else if (count > 1) {
-          copy.name = base + std::to_string(c);
-        }
-        out.workers.push_back(std::move(copy));
-      }
-    }
-    std::set<std::string> names;
-    for (std::size_t i = 0; i < out.workers.size(); ++i) {
-      if (!names.insert(out.workers[i].name).second) {
-        return r.error("nodes", "worker name '" + out.workers[i].name + "' is used twice (names must be unique)");
-      }
+      out.workers.push_back(std::move(copy));
     }
   }
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < out.workers.size(); ++i) {
+    if (!names.insert(out.workers[i].name).second) {
+      return r.error("nodes", "worker name '" + out.workers[i].name + "' is used twice (names must be unique)");
+    }
+  }
+  return Status::ok();
+}
 
-  OMNI_RETURN_IF_ERROR(parse_topology(ctx, r, out));
-  OMNI_RETURN_IF_ERROR(parse_platform(ctx, r, out));
-  if (from_platform) OMNI_RETURN_IF_ERROR(workers_from_platform(ctx, r, out));
+// `parameter_server` and `backbone`.
+Status parse_server_and_backbone(const ParseContext& ctx, const MapReader& r, ClusterSpec& out) {
   if (r.has("parameter_server")) {
     std::int64_t unused = 1;
     if (out.parameter_server.name.empty()) out.parameter_server.name = "ps";
@@ -280,6 +272,33 @@ Status parse_cluster(const ParseContext& ctx, const YAML::Node& node, ClusterSpe
     OMNI_RETURN_IF_ERROR(backbone->read_duration("latency", out.backbone_latency_s));
   }
   return Status::ok();
+}
+
+}  // namespace
+
+Status parse_cluster(const ParseContext& ctx, const YAML::Node& node, ClusterSpec& out) {
+  auto reader = MapReader::open(ctx.source, node, "cluster",
+                                {"preset", "workers", "topology", "nodes", "parameter_server", "backbone", "platform"});
+  if (!reader) return reader.status();
+  const MapReader& r = *reader;
+  // Without `preset` or `nodes`, a platform file alone gives the workers (workers_from_platform).
+  const bool from_platform = !r.has("preset") && !r.has("nodes") && r.has("platform");
+  if (!from_platform && !r.has("preset") && !r.has("nodes")) {
+    return ctx.source.error(node, "cluster", "expected one of preset, nodes, platform");
+  }
+  OMNI_RETURN_IF_ERROR(r.require_one_of({"preset", "nodes"}, /*at_most_one=*/true));
+  if (from_platform) {
+    out.preset.clear();
+    out.workers.clear();
+  } else if (r.has("preset")) {
+    OMNI_RETURN_IF_ERROR(parse_preset(r, out));
+  } else {
+    OMNI_RETURN_IF_ERROR(parse_nodes(ctx, r, out));
+  }
+  OMNI_RETURN_IF_ERROR(parse_topology(ctx, r, out));
+  OMNI_RETURN_IF_ERROR(parse_platform(ctx, r, out));
+  if (from_platform) OMNI_RETURN_IF_ERROR(workers_from_platform(ctx, r, out));
+  return parse_server_and_backbone(ctx, r, out);
 }
 
 }  // namespace omnilearn::scenarios::detail
