@@ -103,6 +103,67 @@ omnilearn::python::ControllerSettings parse_settings(std::istringstream& in) {
   return s;
 }
 
+#ifdef OMNILEARN_REFERENCE_HAS_SAMPLER
+// `sampler SAMPLES SEED` or `next b0,b1,...`: the testbed's GlobalSampler, printing each step's assignment.
+void sampler_command(const std::string& cmd, std::istringstream& in, const std::string& where,
+                     std::optional<omnilearn::emulator::GlobalSampler>& sampler) {
+  using namespace omnilearn;
+  if (cmd == "sampler") {
+    std::int64_t samples = 0;
+    std::uint64_t seed = 0;
+    if (!(in >> samples >> seed)) die(where + "expected: sampler SAMPLES SEED");
+    sampler.emplace(samples, seed);
+    return;
+  }
+  std::string list;
+  if (!sampler || !(in >> list)) die(where + "expected a sampler, then: next b0,b1,...");
+  const std::vector<BatchSize> batch = parse_list<BatchSize>(list);
+  const emulator::StepAssignment a = sampler->next(batch);
+  std::cout << "step " << a.epoch << ' ' << a.step_in_epoch << ' ' << (a.last_in_epoch ? 1 : 0) << ' ' << join(a.batch)
+            << '\n';
+  for (std::size_t k = 0; k < batch.size(); ++k) {
+    const auto idx = sampler->indices(a, k);
+    std::cout << "indices " << join(std::vector<std::int64_t>(idx.begin(), idx.end())) << '\n';
+  }
+}
+#endif
+
+// `iteration`, `availability`, `membership` or `plan`: one event to the controller, or one decision printed.
+omnilearn::Status controller_command(const std::string& cmd, std::istringstream& in, const std::string& where,
+                                     omnilearn::controller::Controller& ctl) {
+  using namespace omnilearn;
+  if (cmd == "iteration") {
+    std::int64_t worker = 0, step = 0;
+    double end_s = 0, compute_s = 0;
+    BatchSize batch = 0;
+    if (!(in >> worker >> step >> end_s >> compute_s >> batch)) die(where + "bad iteration line");
+    return ctl.report(controller::IterationDone{static_cast<WorkerId>(worker), step, end_s, compute_s, batch});
+  }
+  if (cmd == "availability") {
+    std::int64_t worker = 0;
+    double time_s = 0, fraction = 0;
+    if (!(in >> worker >> time_s >> fraction)) die(where + "bad availability line");
+    return ctl.report(controller::AvailabilityChange{static_cast<WorkerId>(worker), time_s, fraction});
+  }
+  if (cmd == "membership") {
+    std::int64_t worker = 0;
+    double time_s = 0;
+    int joined = 0;
+    if (!(in >> worker >> time_s >> joined)) die(where + "bad membership line");
+    return ctl.report(controller::MembershipChange{static_cast<WorkerId>(worker), time_s, joined != 0});
+  }
+  if (cmd != "plan") die(where + "unknown command '" + cmd + "'");
+  std::int64_t step = 0, epoch = 0;
+  double now_s = 0;
+  if (!(in >> step >> epoch >> now_s)) die(where + "bad plan line");
+  auto plan = ctl.plan_next(controller::DecisionPoint{step, epoch, now_s});
+  if (!plan) die(where + plan.status().message());
+  std::cout << "plan " << plan->step << ' ' << controller::to_string(plan->reason) << ' ' << (plan->changed ? 1 : 0)
+            << ' ' << (plan->decided ? 1 : 0) << ' ' << plan->global_batch << ' ' << join(plan->batch) << ' '
+            << join(plan->weight) << '\n';
+  return Status::ok();
+}
+
 }  // namespace
 
 int main() {
@@ -129,59 +190,14 @@ int main() {
     }
     if (cmd == "sampler" || cmd == "next") {
 #ifdef OMNILEARN_REFERENCE_HAS_SAMPLER
-      if (cmd == "sampler") {
-        std::int64_t samples = 0;
-        std::uint64_t seed = 0;
-        if (!(in >> samples >> seed)) die(where + "expected: sampler SAMPLES SEED");
-        sampler.emplace(samples, seed);
-        continue;
-      }
-      std::string list;
-      if (!sampler || !(in >> list)) die(where + "expected a sampler, then: next b0,b1,...");
-      const std::vector<BatchSize> batch = parse_list<BatchSize>(list);
-      const emulator::StepAssignment a = sampler->next(batch);
-      std::cout << "step " << a.epoch << ' ' << a.step_in_epoch << ' ' << (a.last_in_epoch ? 1 : 0) << ' '
-                << join(a.batch) << '\n';
-      for (std::size_t k = 0; k < batch.size(); ++k) {
-        const auto idx = sampler->indices(a, k);
-        std::cout << "indices " << join(std::vector<std::int64_t>(idx.begin(), idx.end())) << '\n';
-      }
+      sampler_command(cmd, in, where, sampler);
       continue;
 #else
       die(where + "built without the testbed's GlobalSampler (OMNILEARN_BUILD_EMULATOR=OFF)");
 #endif
     }
     if (!ctl) die(where + "a 'controller' line must come first");
-    Status status;
-    if (cmd == "iteration") {
-      std::int64_t worker = 0, step = 0;
-      double end_s = 0, compute_s = 0;
-      BatchSize batch = 0;
-      if (!(in >> worker >> step >> end_s >> compute_s >> batch)) die(where + "bad iteration line");
-      status = ctl->report(controller::IterationDone{static_cast<WorkerId>(worker), step, end_s, compute_s, batch});
-    } else if (cmd == "availability") {
-      std::int64_t worker = 0;
-      double time_s = 0, fraction = 0;
-      if (!(in >> worker >> time_s >> fraction)) die(where + "bad availability line");
-      status = ctl->report(controller::AvailabilityChange{static_cast<WorkerId>(worker), time_s, fraction});
-    } else if (cmd == "membership") {
-      std::int64_t worker = 0;
-      double time_s = 0;
-      int joined = 0;
-      if (!(in >> worker >> time_s >> joined)) die(where + "bad membership line");
-      status = ctl->report(controller::MembershipChange{static_cast<WorkerId>(worker), time_s, joined != 0});
-    } else if (cmd == "plan") {
-      std::int64_t step = 0, epoch = 0;
-      double now_s = 0;
-      if (!(in >> step >> epoch >> now_s)) die(where + "bad plan line");
-      auto plan = ctl->plan_next(controller::DecisionPoint{step, epoch, now_s});
-      if (!plan) die(where + plan.status().message());
-      std::cout << "plan " << plan->step << ' ' << controller::to_string(plan->reason) << ' ' << (plan->changed ? 1 : 0)
-                << ' ' << (plan->decided ? 1 : 0) << ' ' << plan->global_batch << ' ' << join(plan->batch) << ' '
-                << join(plan->weight) << '\n';
-    } else {
-      die(where + "unknown command '" + cmd + "'");
-    }
+    const Status status = controller_command(cmd, in, where, *ctl);
     if (!status.is_ok()) die(where + status.message());
   }
   return 0;
