@@ -29,7 +29,7 @@
 #include "omnilearn/emulator/segment_processes.h"
 #include "omnilearn/emulator/validation.h"
 #include "omnilearn/run/run_folder.h"
-#include "omnilearn/traces/csv_reader.h"
+#include "omnilearn/traces/csv_table.h"
 #include "omnilearn/traces/text_file.h"
 
 namespace omnilearn::cli {
@@ -58,29 +58,25 @@ Status run_stage(std::vector<std::string> words, const std::string& log_file = "
 
 // samples/s of a one-worker testbed run: its steps after the first 10 (start-up), end to start.
 Result<double> measured_speed(const fs::path& run) {
-  auto reader = traces::LineReader::open((run / "iterations.csv").string());
-  if (!reader) return reader.status();
-  std::string line;
-  std::vector<std::string> header;
+  auto table = traces::CsvTable::open((run / "iterations.csv").string(), traces::RaggedRows::kSkip);
+  if (!table) return table.status();
+  auto c = table->columns({"step", "start_s", "compute_s", "comm_s", "wait_s", "batch"});
+  if (!c) return c.status();
   double samples = 0.0, first = -1.0, last = 0.0;
-  while (reader->next(line)) {
-    const auto f = traces::split_fields(line);
-    if (header.empty()) {
-      header = f;
-      continue;
+  std::vector<double> v(c->size());
+  while (table->next()) {
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      auto x = table->number((*c)[i]);
+      if (!x) return x.status();
+      v[i] = *x;
     }
-    if (f.size() != header.size()) continue;
-    const auto col = [&](const char* name) {
-      return traces::parse_double(f[*traces::find_column(header, name)]).value_or(0.0);
-    };
-    if (col("step") < 10) continue;
-    const double start = col("start_s");
-    if (first < 0.0) first = start;
-    last = start + col("compute_s") + col("comm_s") + col("wait_s");
-    samples += col("batch");
+    if (v[0] < 10) continue;
+    if (first < 0.0) first = v[1];
+    last = v[1] + v[2] + v[3] + v[4];
+    samples += v[5];
   }
-  if (!(last > first && first >= 0.0))
-    return Status::parse_error((run / "iterations.csv").string() + ": too few steps");
+  OMNI_RETURN_IF_ERROR(table->status());
+  if (!(last > first && first >= 0.0)) return Status::parse_error(table->path() + ": too few steps");
   return samples / (last - first);
 }
 
