@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "omnilearn/base/status.h"
-#include "omnilearn/scenarios/jobs_scenario.h"
+#include "omnilearn/run/jobs_run_setup.h"
 
 // Runs `omnilearn jobs <subcommand> ...`; `args` are the words after "jobs". Prints results to stdout and errors to
 // stderr; returns 0 on success, 1 on a failure, 2 on a usage error. Never exits the process.
@@ -19,8 +19,7 @@ int run_jobs_run(const std::vector<std::string>& args);
 // `omnilearn jobs emulate` and `omnilearn jobs validate` (jobs_emulate_command.cpp, jobs_validate_command.cpp).
 int run_jobs_emulate(const std::vector<std::string>& args);
 int run_jobs_validate(const std::vector<std::string>& args);
-// The jobs scenario `jobs` names (a `kind: jobs` YAML or a job file) with the options of `jobs run` given in `vm`
-// (those a command does not declare are absent) as overrides, then --set, then --seed.
-Result<scenarios::JobsScenario> load_jobs_run_scenario(const std::string& jobs,
-                                                       const boost::program_options::variables_map& vm);
+// The scenario overrides the options of `jobs run` given in `vm` stand for (those a command does not declare are
+// absent), in option order, then --set, then --seed: what run::resolve_jobs_run applies to the scenario.
+std::vector<run::ScenarioOverride> jobs_run_overrides(const boost::program_options::variables_map& vm);
 }  // namespace omnilearn::cli

@@ -18,7 +18,8 @@
 #include "omnilearn/base/install_layout.h"
 #include "omnilearn/emulator/jobs_testbed.h"
 #include "omnilearn/emulator/segment_processes.h"
-#include "omnilearn/run/run_folder.h"
+#include "omnilearn/emulator/jobs_testbed_setup.h"
+#include "omnilearn/run/jobs_run_folder.h"
 
 namespace omnilearn::cli {
 namespace {
@@ -29,6 +30,30 @@ namespace oe = omnilearn::emulator;
 int fail(const Status& status) {
   std::cerr << "omnilearn jobs emulate: " << status.message() << "\n";
   return 1;
+}
+
+// Claims `out` and writes its manifest: the scenario, the testbed's CPU shares and the command line.
+Result<std::unique_ptr<run::RunFolder>> start_folder(const TestbedJobsSetup& t, bool force,
+                                                     const TestbedSettings& settings,
+                                                     const std::vector<std::string>& args) {
+  nlohmann::ordered_json extra;
+  extra["testbed"] = {
+      {"kind_cores", t.kind_cores}, {"cluster_cores", t.cluster_cores}, {"sample_cost_s", settings.sample_cost_s}};
+  extra["argv"] = args;
+  return run::start_jobs_run_folder(t.run, force, extra, version_string());
+}
+
+oe::ProcessSegmentOptions segment_runner_options(const TestbedJobsSetup& t, const TestbedSettings& settings,
+                                                 const std::string& segments, bool force, bool quiet) {
+  oe::ProcessSegmentOptions o;
+  o.omnilearn = current_executable().string();
+  o.dir = segments;
+  o.kind_cores = t.kind_cores;
+  o.sample_cost_s = settings.sample_cost_s;
+  o.replace = force;
+  o.stop_requested = [] { return StopSignals::received() != 0; };
+  if (!quiet) o.log = [](const std::string& line) { std::cerr << "omnilearn jobs emulate: " << line << "\n"; };
+  return o;
 }
 
 }  // namespace
@@ -57,79 +82,20 @@ int run_jobs_emulate(const std::vector<std::string>& args) {
       "  omnilearn jobs emulate scenarios/testbed/jobs/preempt.yaml --seed 2 --out runs/preempt-2\n";
   po::variables_map vm;
   if (auto done = parse_subcommand(args, desc, pos, vm, examples)) return *done;
-  auto setup = load_testbed_jobs(file, vm, settings);
+  auto setup = load_testbed_jobs(file, vm, settings, out);
   if (!setup) return fail(setup.status());
-  const scenarios::JobsScenario& s = setup->scenario;
-  if (out.empty()) out = (std::filesystem::path(s.outputs_dir) / (s.name + "-testbed")).string();
-
-  std::vector<oe::TestbedJob> jobs;
-  std::vector<oe::SegmentJob> segment_jobs;
-  for (const traces::JobSpec& j : setup->jobs) {
-    oe::TestbedJob t;
-    t.name = j.name;
-    t.arrival_s = j.arrival_s;
-    t.workers = static_cast<int>(j.workers);
-    t.min_workers = static_cast<int>(j.min_workers);
-    t.max_workers = static_cast<int>(j.max_workers);
-    if (!(j.epochs > 0.0)) {
-      return fail(Status::invalid_argument("job '" + j.name +
-                                           "': a target alone (no epochs); the testbed's jobs train "
-                                           "for a number of epochs: give epochs"));
-    }
-    t.total_samples = j.epochs * static_cast<double>(j.dataset_samples);
-    t.balances_batches = j.batch_policy != "uniform";
-    const std::int64_t per_worker = std::max<std::int64_t>(1, j.global_batch / j.workers);
-    for (const auto& [kind, cores] : setup->kind_cores) {
-      auto est = setup->speeds->speed(j.model, kind, per_worker);
-      if (!est) return fail(est.status().with_context("job '" + j.name + "'"));
-      t.throughput[kind] = est->samples_per_s;
-    }
-    jobs.push_back(std::move(t));
-    segment_jobs.push_back({j.name, j.model, j.global_batch, j.batch_policy, s.seed});
-  }
-  scheduler::ClusterFacts facts;
-  for (const scenarios::DeviceGroup& g : setup->cluster.groups) {
-    for (std::int64_t n = 0; n < g.nodes; ++n) {
-      facts.hosts.push_back(
-          {g.device + "-" + std::to_string(facts.hosts.size()), g.device, static_cast<int>(g.gpus_per_node)});
-    }
-  }
-  oe::JobsTestbedOptions o;
-  o.scheduler = s.scheduler;
-  o.scheduling.round_s = s.round_s;
-  o.scheduling.placement = s.placement == "spread" ? scheduler::Placement::kSpread : scheduler::Placement::kPack;
-  if (!s.las_thresholds.empty()) o.scheduling.las_thresholds = s.las_thresholds;
-  o.max_time_s = s.max_time_s;
-  if (const Status st = oe::check_jobs_testbed(jobs, o); !st.is_ok()) return fail(st);
-
-  run::RunFolderOptions folder_options;
-  folder_options.reuse = force ? run::FolderReuse::kReplace : run::FolderReuse::kRefuse;
-  folder_options.own_files = {"jobs.csv", "allocations.csv", "summary.json", "manifest.json", "segments"};
-  auto folder = run::RunFolder::claim(out, folder_options);
+  const scenarios::JobsScenario& s = setup->run.scenario;
+  out = setup->run.out_dir;
+  auto plan = oe::testbed_jobs_plan(*setup);
+  if (!plan) return fail(plan.status());
+  oe::JobsTestbedOptions& o = plan->options;
+  if (const Status st = oe::check_jobs_testbed(plan->jobs, o); !st.is_ok()) return fail(st);
+  auto folder = start_folder(*setup, force, settings, args);
   if (!folder) return fail(folder.status());
   const std::string segments = out + "/segments";
   std::filesystem::create_directories(segments);
-  nlohmann::ordered_json manifest;
-  manifest["scenario"] = scenarios::jobs_scenario_json(s);
-  manifest["testbed"] = {{"kind_cores", setup->kind_cores},
-                         {"cluster_cores", setup->cluster_cores},
-                         {"sample_cost_s", settings.sample_cost_s}};
-  manifest["argv"] = args;
-  manifest["omnilearn_version"] = version_string();
-  if (const Status st = run::write_file_atomically(out + "/manifest.json", manifest.dump(2) + "\n"); !st.is_ok()) {
-    return fail(st);
-  }
-
   StopSignals signals;
-  oe::ProcessSegmentOptions segment_options;
-  segment_options.omnilearn = current_executable().string();
-  segment_options.dir = segments;
-  segment_options.kind_cores = setup->kind_cores;
-  segment_options.sample_cost_s = settings.sample_cost_s;
-  segment_options.replace = force;
-  segment_options.stop_requested = [] { return StopSignals::received() != 0; };
-  if (!quiet)
-    segment_options.log = [](const std::string& line) { std::cerr << "omnilearn jobs emulate: " << line << "\n"; };
+  oe::ProcessSegmentOptions segment_options = segment_runner_options(*setup, settings, segments, force, quiet);
   o.stop_requested = segment_options.stop_requested;
   if (!quiet) {
     o.on_round = [](Seconds now_s, std::size_t done, std::size_t total) {
@@ -138,8 +104,8 @@ int run_jobs_emulate(const std::vector<std::string>& args) {
   }
   Result<oe::JobsTestbedSummary> summary = Status::internal("not run");
   {
-    oe::ProcessSegmentRunner runner(segment_jobs, segment_options);
-    summary = oe::run_jobs_testbed(jobs, facts, o, runner);
+    oe::ProcessSegmentRunner runner(plan->segment_jobs, segment_options);
+    summary = oe::run_jobs_testbed(plan->jobs, plan->cluster, o, runner);
   }  // every segment stopped, its cgroups removed
   if (!summary) {
     const int sig = StopSignals::received();
@@ -147,22 +113,14 @@ int run_jobs_emulate(const std::vector<std::string>& args) {
               << "; every segment's workers were stopped and their cgroups removed\n";
     return sig != 0 ? 128 + sig : 1;
   }
-  nlohmann::ordered_json js;
-  js["kind"] = "jobs-testbed";
-  js["scheduler"] = s.scheduler;
-  js["round_s"] = s.round_s;
-  js["jobs"] = summary->jobs.size();
-  js["finished"] = summary->finished;
-  js["makespan_s"] = summary->makespan_s;
-  js["rounds"] = summary->rounds;
-  if (!summary->stopped.empty()) js["stopped"] = summary->stopped;
-  for (const auto& [file_name, text] : {std::pair<std::string, std::string>{"jobs.csv", oe::testbed_jobs_csv(*summary)},
-                                        {"allocations.csv", summary->allocations_csv},
-                                        {"summary.json", js.dump(2) + "\n"}}) {
-    if (const Status st = run::write_file_atomically(out + "/" + file_name, text); !st.is_ok()) return fail(st);
+  const run::JobsRunWriter writer(out);
+  for (const Status& st : {writer.write_jobs(oe::testbed_jobs_table(*summary, setup->run.jobs, plan->cluster.kinds())),
+                           writer.write_allocations(summary->allocations_csv),
+                           writer.write_summary(oe::testbed_summary_json(*summary, s))}) {
+    if (!st.is_ok()) return fail(st);
   }
   std::printf("%s on the testbed (%s, %.3g host cores): %zu/%zu jobs done, makespan %.4g s (emulated)\n",
-              s.scheduler.c_str(), setup->cluster.name.c_str(), setup->cluster_cores, summary->finished,
+              s.scheduler.c_str(), setup->run.cluster.name.c_str(), setup->cluster_cores, summary->finished,
               summary->jobs.size(), summary->makespan_s);
   for (const oe::TestbedJobOutcome& j : summary->jobs) {
     std::printf("  %-12s JCT %8.3f s  mean step %.4f s  restarts %lld\n", j.name.c_str(),

@@ -1,7 +1,6 @@
 #include "cli/jobs_testbed_setup.h"
 
 #include "cli/jobs_command.h"
-#include "cli/jobs_workload.h"
 #include "omnilearn/emulator/emulator_config.h"
 
 namespace omnilearn::cli {
@@ -48,47 +47,16 @@ std::vector<std::string> scenario_words(const po::variables_map& vm) {
 }
 
 Result<TestbedJobsSetup> load_testbed_jobs(const std::string& file, const po::variables_map& vm,
-                                           const TestbedSettings& settings) {
-  auto scenario = load_jobs_run_scenario(file, vm);
-  if (!scenario) return scenario.status();
-  TestbedJobsSetup t;
-  t.scenario = std::move(scenario).value();
-  const scenarios::JobsScenario& s = t.scenario;
-  if (s.checkpoint_s != 0.0 || s.restore_s != 0.0 || s.packing) {
-    return Status::invalid_argument(file +
-                                    ": checkpoint, restore and packing are the simulator's; on the testbed a "
-                                    "job's restart is its real workers' (kept off the clock)");
-  }
-  if (s.device_kinds.empty() || s.device_speeds.empty()) {
-    return Status::invalid_argument(file +
-                                    ": the testbed's device kinds and speeds (devices.kinds, devices.speeds or "
-                                    "--kinds, --speeds; scenarios/testbed/jobs/ ships a pair)");
-  }
-  auto speeds = traces::read_device_speed_table(s.device_kinds, s.device_speeds);
-  if (!speeds) return speeds.status();
-  t.speeds = std::move(speeds).value();
-  auto cluster = load_named_device_cluster(s.cluster);
-  if (!cluster) return cluster.status();
-  t.cluster = std::move(cluster).value();
-  OMNI_RETURN_IF_ERROR(scenarios::check_device_kinds(t.cluster, *t.speeds));
-  for (const traces::DeviceKind& k : t.speeds->kinds())
-    t.kind_cores[k.name] = k.peak_fp32_tflops * settings.cores_per_tflops;
-  for (const scenarios::DeviceGroup& g : t.cluster.groups) {
-    t.cluster_cores += static_cast<double>(g.nodes * g.gpus_per_node) * t.kind_cores.at(g.device);
-  }
-  const int cpus = emulator::host_cpu_count();
-  if (t.cluster_cores > static_cast<double>(cpus)) {
-    return Status::invalid_argument(s.cluster + ": its devices need " + std::to_string(t.cluster_cores) +
-                                    " host cores; this host has " + std::to_string(cpus) +
-                                    " (lower --cores-per-tflops)");
-  }
-  auto workload = scenario_workload(s, t.cluster, *t.speeds);
-  if (!workload) return workload.status();
-  t.jobs = std::move(workload->jobs);
-  if (!s.job_policy.empty()) {
-    for (traces::JobSpec& j : t.jobs) j.batch_policy = s.job_policy;
-  }
-  return t;
+                                           const TestbedSettings& settings, const std::string& out) {
+  run::JobsRunRequest request;
+  request.jobs = file;
+  request.out = out;
+  request.out_suffix = "-testbed";
+  request.overrides = jobs_run_overrides(vm);
+  request.shipped_device_tables = false;
+  auto setup = run::resolve_jobs_run(request);
+  if (!setup) return setup.status();
+  return emulator::testbed_jobs_setup(std::move(setup).value(), settings, emulator::host_cpu_count());
 }
 
 }  // namespace omnilearn::cli

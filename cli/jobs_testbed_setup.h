@@ -10,35 +10,22 @@
 #include <vector>
 
 #include "omnilearn/base/status.h"
-#include "omnilearn/scenarios/device_cluster.h"
-#include "omnilearn/scenarios/jobs_scenario.h"
-#include "omnilearn/traces/device_speeds.h"
-#include "omnilearn/traces/job_file.h"
+#include "omnilearn/emulator/jobs_testbed_setup.h"
 
 namespace omnilearn::cli {
 
-struct TestbedSettings {
-  double cores_per_tflops = 1.0;  // a device kind's CPU share: its peak_fp32_tflops (kinds table) times this
-  double sample_cost_s = 0.001;   // emulator.sample_cost_s of every worker
-};
+using emulator::TestbedJobsSetup;
+using emulator::TestbedSettings;
 
 // Adds the scenario options (--cluster, --scheduler, --round, --placement, --job-policy, --las-thresholds, --kinds,
 // --speeds, --set, --seed) and the testbed's (--cores-per-tflops, --sample-cost) to `desc`.
 void add_testbed_jobs_options(boost::program_options::options_description& desc, TestbedSettings& settings);
 
-struct TestbedJobsSetup {
-  scenarios::JobsScenario scenario;
-  scenarios::DeviceCluster cluster;
-  std::optional<traces::DeviceSpeedTable> speeds;
-  std::vector<traces::JobSpec> jobs;
-  std::map<std::string, double> kind_cores;  // host cores of one device, by kind
-  double cluster_cores = 0.0;                // all devices together
-};
-
-// Loads `file` with the options in `vm`, checks that the host can hold the cluster's devices (their cores below
-// the CPUs this process may use) and that the scenario has no restart costs or packing.
+// Loads `file` with the options in `vm` (run::resolve_jobs_run) and checks that this host's testbed can run it
+// (emulator::testbed_jobs_setup, with the CPUs this process may use).
+// `out` is the run folder (empty: <outputs.dir>/<name>-testbed).
 Result<TestbedJobsSetup> load_testbed_jobs(const std::string& file, const boost::program_options::variables_map& vm,
-                                           const TestbedSettings& settings);
+                                           const TestbedSettings& settings, const std::string& out = "");
 
 // The --set/--seed/... words of `args` that a stage given the same scenario must repeat (every option of
 // add_testbed_jobs_options with its value).

@@ -29,7 +29,7 @@
 #include "omnilearn/emulator/segment_processes.h"
 #include "omnilearn/emulator/validation.h"
 #include "omnilearn/run/run_folder.h"
-#include "omnilearn/traces/csv_reader.h"
+#include "omnilearn/traces/csv_table.h"
 #include "omnilearn/traces/text_file.h"
 
 namespace omnilearn::cli {
@@ -58,29 +58,25 @@ Status run_stage(std::vector<std::string> words, const std::string& log_file = "
 
 // samples/s of a one-worker testbed run: its steps after the first 10 (start-up), end to start.
 Result<double> measured_speed(const fs::path& run) {
-  auto reader = traces::LineReader::open((run / "iterations.csv").string());
-  if (!reader) return reader.status();
-  std::string line;
-  std::vector<std::string> header;
+  auto table = traces::CsvTable::open((run / "iterations.csv").string(), traces::RaggedRows::kSkip);
+  if (!table) return table.status();
+  auto c = table->columns({"step", "start_s", "compute_s", "comm_s", "wait_s", "batch"});
+  if (!c) return c.status();
   double samples = 0.0, first = -1.0, last = 0.0;
-  while (reader->next(line)) {
-    const auto f = traces::split_fields(line);
-    if (header.empty()) {
-      header = f;
-      continue;
+  std::vector<double> v(c->size());
+  while (table->next()) {
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      auto x = table->number((*c)[i]);
+      if (!x) return x.status();
+      v[i] = *x;
     }
-    if (f.size() != header.size()) continue;
-    const auto col = [&](const char* name) {
-      return traces::parse_double(f[*traces::find_column(header, name)]).value_or(0.0);
-    };
-    if (col("step") < 10) continue;
-    const double start = col("start_s");
-    if (first < 0.0) first = start;
-    last = start + col("compute_s") + col("comm_s") + col("wait_s");
-    samples += col("batch");
+    if (v[0] < 10) continue;
+    if (first < 0.0) first = v[1];
+    last = v[1] + v[2] + v[3] + v[4];
+    samples += v[5];
   }
-  if (!(last > first && first >= 0.0))
-    return Status::parse_error((run / "iterations.csv").string() + ": too few steps");
+  OMNI_RETURN_IF_ERROR(table->status());
+  if (!(last > first && first >= 0.0)) return Status::parse_error(table->path() + ": too few steps");
   return samples / (last - first);
 }
 
@@ -104,12 +100,12 @@ Result<Calibration> calibrate(const TestbedJobsSetup& t, const TestbedSettings& 
                               int steps) {
   fs::create_directories(dir);
   Calibration c{(dir / "kinds.csv").string(), (dir / "speeds.csv").string(), (dir / "cluster.yaml").string()};
-  auto kinds_text = traces::read_text_file(t.scenario.device_kinds);
+  auto kinds_text = traces::read_text_file(t.run.scenario.device_kinds);
   if (!kinds_text) return kinds_text.status();
   OMNI_RETURN_IF_ERROR(run::write_file_atomically(c.kinds, *kinds_text));
   std::set<std::string> models;
   std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = 1, pair_batch = 0;
-  for (const traces::JobSpec& j : t.jobs) {
+  for (const traces::JobSpec& j : t.run.jobs) {
     models.insert(j.model);
     lo = std::min(lo, std::max<std::int64_t>(1, j.global_batch / j.max_workers / 2));
     hi = std::max(hi, j.global_batch);
@@ -123,7 +119,7 @@ Result<Calibration> calibrate(const TestbedJobsSetup& t, const TestbedSettings& 
   std::map<std::pair<std::string, std::int64_t>, double> measured;
   const auto run_one = [&](const std::string& name, const std::vector<std::string>& kinds,
                            std::int64_t batch) -> Result<fs::path> {
-    oe::SegmentJob job{name, model, batch, "uniform", t.scenario.seed};
+    oe::SegmentJob job{name, model, batch, "uniform", t.run.scenario.seed};
     auto yaml = oe::segment_scenario_yaml(job, kinds, batch * steps, so, name);
     if (!yaml) return yaml.status();
     const fs::path scen = dir / (name + ".yaml");
@@ -152,7 +148,7 @@ Result<Calibration> calibrate(const TestbedJobsSetup& t, const TestbedSettings& 
     // The two-worker exchange on the testbed, on the kind with the most devices.
     std::string kind;
     std::int64_t most = 0;
-    for (const scenarios::DeviceGroup& g : t.cluster.groups) {
+    for (const scenarios::DeviceGroup& g : t.run.cluster.groups) {
       if (g.nodes * g.gpus_per_node > most) most = g.nodes * g.gpus_per_node, kind = g.device;
     }
     auto run = run_one("exchange", {kind, kind}, pair_batch);
@@ -173,12 +169,12 @@ Result<Calibration> calibrate(const TestbedJobsSetup& t, const TestbedSettings& 
     std::vector<double> step;
     for (const double l : {0.0, 1e-3}) {
       const fs::path yaml = dir / ("probe-" + traces::shortest_number(l * 1e3) + "ms.yaml");
-      OMNI_RETURN_IF_ERROR(traces::write_text_atomically(yaml.string(), cluster_yaml(t.cluster, l, "probe")));
+      OMNI_RETURN_IF_ERROR(traces::write_text_atomically(yaml.string(), cluster_yaml(t.run.cluster, l, "probe")));
       const fs::path out = dir / ("probe-" + traces::shortest_number(l * 1e3) + "ms");
       std::vector<std::string> words = {"jobs",   "run",      probe,        "--cluster",   yaml.string(), "--kinds",
                                         c.kinds,  "--speeds", c.speeds,     "--scheduler", "fifo",        "--round",
                                         "100000", "--out",    out.string(), "--force",     "--quiet"};
-      for (const auto& [m, p] : t.scenario.parameters)
+      for (const auto& [m, p] : t.run.scenario.parameters)
         words.insert(words.end(), {"--parameters", m + "=" + traces::shortest_number(p)});
       OMNI_RETURN_IF_ERROR(run_stage(words, out.string() + ".log"));
       auto times = oe::read_run_job_times(out.string());
@@ -194,7 +190,7 @@ Result<Calibration> calibrate(const TestbedJobsSetup& t, const TestbedSettings& 
         1e3 * facts->exchange_s, 1e3 * fixed, per_s, 1e6 * latency_s);
   }
   OMNI_RETURN_IF_ERROR(traces::write_text_atomically(
-      c.cluster, cluster_yaml(t.cluster, latency_s,
+      c.cluster, cluster_yaml(t.run.cluster, latency_s,
                               "The testbed cluster, its links' latency fitted to the exchange "
                               "measured on this host (omnilearn jobs validate)")));
   return c;

@@ -27,7 +27,7 @@ Result<std::unique_ptr<run::RunFolder>> claim_sweep_folder(const std::string& ou
   }
   run::RunFolderOptions options;
   options.reuse = reuse;
-  options.own_files = {"sweep.csv", "sweep.csv.tmp", kSweepIndex, std::string(".") + kSweepIndex + ".tmp"};
+  options.own_files = {"sweep.csv", kSweepIndex};  // RunFolder removes their temporary files too
   for (const std::string& n : index) options.own_files.insert(options.own_files.end(), {n + ".log", n + ".exit"});
   options.own_folders = index;
   options.remedy =

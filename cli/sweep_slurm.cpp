@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli/sweep_runner.h"
+#include "omnilearn/base/atomic_file.h"
 #include "omnilearn/base/text_checks.h"
 
 namespace omnilearn::cli {
@@ -94,20 +95,7 @@ Result<std::string> slurm_array_script(const scenarios::Sweep& sweep,
 }
 
 Status write_slurm_script(const std::string& text, const std::string& path) {
-  namespace fs = std::filesystem;
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream os(tmp);
-    if (!os) return Status::io_error("cannot write " + tmp);
-    os << text;
-    if (!os.flush()) return Status::io_error("cannot write " + tmp);
-  }
-  std::error_code ec;
-  fs::permissions(tmp, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add,
-                  ec);
-  fs::rename(tmp, path, ec);
-  if (ec) return Status::io_error("cannot rename " + tmp + " to " + path + ": " + ec.message());
-  return Status::ok();
+  return write_file_atomically(path, text, /*mode=*/0755);
 }
 
 }  // namespace omnilearn::cli

@@ -8,7 +8,9 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
+#include "omnilearn/base/atomic_file.h"
 #include "omnilearn/base/format.h"
 
 namespace omnilearn::cli {
@@ -172,10 +174,8 @@ std::vector<int> exit_codes_from_folders(const std::vector<scenarios::SweepPoint
 }
 
 Status write_sweep_csv(const SweepTable& t, const std::string& path) {
-  const std::string tmp = path + ".tmp";
+  std::ostringstream os;
   {
-    std::ofstream os(tmp);
-    if (!os) return Status::io_error("cannot write " + tmp);
     os << "point";
     for (const auto& a : t.axes) os << "," << csv_cell(a);
     os << ",status";
@@ -203,12 +203,8 @@ Status write_sweep_csv(const SweepTable& t, const std::string& path) {
       }
       os << "\n";
     }
-    if (!os.flush()) return Status::io_error("cannot write " + tmp);
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return Status::io_error("cannot rename " + tmp + " to " + path + ": " + ec.message());
-  return Status::ok();
+  return write_file_atomically(path, os.str());
 }
 
 namespace {

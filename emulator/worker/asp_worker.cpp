@@ -246,7 +246,7 @@ class ParameterServer {
  public:
   explicit ParameterServer(const WorkerOptions& o)
       : o_(o), c_(o.config), s_(o.config.settings), world_(static_cast<std::size_t>(o.config.world)),
-        t0_(start_of(o.config)), reporter_(o.out_fd), notices_(o.in_fd), pulled_(world_, 0), own_(world_, 0),
+        t0_(start_of(o.config)), reporter_(o.out_fd), notices_(o.in_fd), staleness_counts_(world_),
         stopped_(world_, false),
         schedule_(o.config.asp, world_), rule_(make_asp_server_rule(o.config.asp, world_)),
         per_epoch_(o.config.asp.pull == scenarios::AspPull::kPerEpoch), idle_(world_, false),
@@ -300,7 +300,7 @@ class ParameterServer {
     if (batch > 0 && !stop_.stopped()) {
       if (idle_[k] && schedule_.holds()) schedule_.rejoin(k, live());
       idle_[k] = false;
-      staleness = updates_ - pulled_[k] - own_[k];
+      staleness = staleness_counts_.of(static_cast<WorkerId>(k), updates_);
       const double compute_s = p[n_params_ + kComputeS];
       apply(k, batch, staleness, compute_s);
       const std::int64_t epoch_before = epoch_;
@@ -367,7 +367,7 @@ class ParameterServer {
     }
     if (applied) {
       ++updates_;
-      ++own_[k];
+      staleness_counts_.applied_own(static_cast<WorkerId>(k));
     } else {
       ++dropped_;
     }
@@ -417,8 +417,7 @@ class ParameterServer {
     r[n_params_ + kEpoch] = static_cast<float>(epoch_);
     pg_->send(reply_, static_cast<int>(k), kReplyTag)->wait();
     if (pull) {
-      pulled_[k] = updates_;
-      own_[k] = 0;
+      staleness_counts_.pulled(static_cast<WorkerId>(k), updates_);
       rule_->pulled(static_cast<WorkerId>(k), params_);
     }
     if (stop_.stopped()) stopped_[k] = true;
@@ -465,8 +464,7 @@ class ParameterServer {
   std::vector<torch::Tensor> reply_, push_;
   double b_ref_ = 1.0;
   std::int64_t updates_ = 0, samples_ = 0, epoch_ = 0, last_eval_update_ = -1;
-  std::vector<std::int64_t> pulled_;
-  std::vector<std::int64_t> own_;              // the worker's own updates since it pulled (not stale to it)
+  run::AspStaleness staleness_counts_;          // each worker's last pull and own updates since
   std::vector<bool> stopped_;
   run::AspSchedule schedule_;                  // when a reply waits (SSP, the epoch barrier)
   std::unique_ptr<AspServerRule> rule_;        // the server's rule for a pushed gradient

@@ -180,14 +180,14 @@ void EnergyMeter::iteration(const IterationRecord& r) {
   double compute_power = busy;
   if (r.frequency < 1.0) {
     // energy.objective: the driver slowed the step by this factor (compute is the slowed time).
-    compute_power = idle + (busy - idle) * std::pow(r.frequency, spec_.power_exponent);
+    compute_power = power_at_frequency_w(idle, busy, r.frequency, spec_.power_exponent);
   } else if (spec_.slow_with_slack && wait > 0.0 && compute > 0.0) {
     // The worker computes just slowly enough to arrive with the slowest: the step time is unchanged.
     const double f = slack_frequency(compute, wait, spec_.min_frequency);
     const Seconds slowed = std::min(compute / f, compute + wait);
     wait -= slowed - compute;
     compute = slowed;
-    compute_power = idle + (busy - idle) * std::pow(f, spec_.power_exponent);
+    compute_power = power_at_frequency_w(idle, busy, f, spec_.power_exponent);
   }
   if (r.worker < busy_fraction_.size() && busy_fraction_[r.worker] < 1.0) {
     compute_power = idle + (compute_power - idle) * busy_fraction_[r.worker];

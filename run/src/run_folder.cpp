@@ -10,6 +10,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "omnilearn/base/atomic_file.h"
+
 namespace omnilearn::run {
 namespace {
 
@@ -60,14 +62,12 @@ Status clear_own_folder(const fs::path& dir, const std::string& name) {
 }  // namespace
 
 const std::vector<std::string>& run_folder_files() {
-  static const std::vector<std::string> kFiles = {"manifest.json",    "iterations.csv",     "plans.csv",
-                                                  "availability.csv", "evaluations.csv",    "summary.json",
-                                                  "timeline.json",    ".manifest.json.tmp", ".summary.json.tmp",
+  static const std::vector<std::string> kFiles = {"manifest.json", "iterations.csv", "plans.csv", "availability.csv",
+                                                  "evaluations.csv", "summary.json", "timeline.json", "energy.csv",
                                                   // the testbed's one-host FileStore, and its workers' settings
-                                                  ".rendezvous",      "config.json",        ".config.json.tmp",
-                                                  // `omnilearn jobs run`
-                                                  "jobs.csv", "allocations.csv", "workload.csv", ".jobs.csv.tmp",
-                                                  ".allocations.csv.tmp", ".workload.csv.tmp", ".timeline.json.tmp"};
+                                                  ".rendezvous", "config.json",
+                                                  // several jobs (jobs_run_folder.h)
+                                                  "jobs.csv", "allocations.csv", "workload.csv"};
   return kFiles;
 }
 
@@ -126,10 +126,14 @@ Result<std::unique_ptr<RunFolder>> RunFolder::claim(const std::string& dir, cons
     if (held.size() > 3) listed.append(" and ").append(std::to_string(held.size() - 3)).append(" more");
     return Status::invalid_argument(dir + ": not empty (holds " + listed + "); " + options.remedy);
   }
-  for (const std::string& name : run_folder_files()) OMNI_RETURN_IF_ERROR(remove_file(root, name));
-  for (const std::string& name : options.own_files) {
-    if (is_plain_name(name)) OMNI_RETURN_IF_ERROR(remove_file(root, name));
-  }
+  // Each known file, and the temporary file of its atomic write (a run stopped mid-write leaves one).
+  const auto remove_known = [&root](const std::string& name) -> Status {
+    if (!is_plain_name(name)) return Status::ok();
+    OMNI_RETURN_IF_ERROR(remove_file(root, name));
+    return remove_file(root, atomic_temp_path(name).string());
+  };
+  for (const std::string& name : run_folder_files()) OMNI_RETURN_IF_ERROR(remove_known(name));
+  for (const std::string& name : options.own_files) OMNI_RETURN_IF_ERROR(remove_known(name));
   for (const std::string& name : options.own_folders) OMNI_RETURN_IF_ERROR(clear_own_folder(root, name));
   return folder;
 }
@@ -141,44 +145,5 @@ RunFolder::~RunFolder() {
   ::close(fd_);
 }
 
-Status write_file_atomically(const std::string& path, std::string_view text) {
-  const fs::path target(path);
-  const fs::path temp = target.parent_path() / ("." + target.filename().string() + ".tmp");
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::io_error(path + ": cannot write " + temp.string() + ": " + errno_text());
-  auto fail = [&](const std::string& what) {
-    const std::string reason = errno_text();
-    ::close(fd);
-    ::unlink(temp.c_str());
-    return Status::io_error(path + ": " + what + " failed (" + reason + "); the previous " +
-                            target.filename().string() + ", if any, is unchanged");
-  };
-  for (std::size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return fail("write");
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0) return fail("fsync");
-  if (::close(fd) != 0) {
-    const std::string reason = errno_text();
-    ::unlink(temp.c_str());
-    return Status::io_error(path + ": close failed (" + reason + ")");
-  }
-  if (::rename(temp.c_str(), target.c_str()) != 0) {
-    const std::string reason = errno_text();
-    ::unlink(temp.c_str());
-    return Status::io_error(path + ": rename from " + temp.string() + " failed (" + reason + ")");
-  }
-  // The rename is in the folder's entry list: sync the folder too, or a crash can lose it (and the file).
-  const std::string folder = target.has_parent_path() ? target.parent_path().string() : std::string(".");
-  if (const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
-    const bool synced = ::fsync(dir) == 0;
-    const std::string reason = synced ? std::string() : errno_text();
-    ::close(dir);
-    if (!synced) return Status::io_error(path + ": fsync of its folder failed (" + reason + ")");
-  }
-  return Status::ok();
-}
 
 }  // namespace omnilearn::run

@@ -15,7 +15,7 @@ constexpr int kRefinements = 100;
 // A worker's energy over a compute phase of `phase_s` at factor f: computing compute / f, then waiting.
 double worker_energy(const StepWorker& w, double f, Seconds phase_s, double exponent) {
   const Seconds busy_s = w.compute_s / f;
-  return busy_s * (w.idle_w + (w.busy_w - w.idle_w) * std::pow(f, exponent)) + (phase_s - busy_s) * w.wait_w;
+  return busy_s * power_at_frequency_w(w.idle_w, w.busy_w, f, exponent) + (phase_s - busy_s) * w.wait_w;
 }
 
 // The factor in [lo, 1] that minimises worker_energy: an end, or where its derivative in f vanishes,
@@ -71,6 +71,10 @@ Point least_energy(const F& energy, Seconds lo, Seconds hi) {
 }
 
 }  // namespace
+
+double power_at_frequency_w(double idle_w, double busy_w, double frequency, double exponent) {
+  return idle_w + (busy_w - idle_w) * std::pow(frequency, exponent);
+}
 
 double slack_frequency(Seconds compute_s, Seconds wait_s, double min_frequency) {
   return std::max(min_frequency, compute_s / (compute_s + wait_s));

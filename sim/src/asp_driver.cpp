@@ -42,6 +42,7 @@ AspDriver::AspDriver(RunContext& context)
     : ctx_(context),
       progress_(context.stop, context.options.progress, context.options.stop_requested),
       slots_(context.platform.workers.size()),
+      staleness_(context.platform.workers.size()),
       schedule_(context.scenario.workload.asp, context.platform.workers.size()),
       pulls_(context.platform.workers.size(), true),
       barrier_pull_(context.platform.workers.size(), false),
@@ -116,8 +117,7 @@ void AspDriver::worker(WorkerId k) {
       if (ctx_.training != nullptr) {
         // Virtual-time training: as the testbed's worker, which keeps pulling while down (batch 0), it returns with
         // the server's current parameters, and its next push's staleness counts from now.
-        slot.pulled = updates_;
-        slot.own = 0;
+        staleness_.pulled(k, updates_);
         ctx_.training->asp_pull(k);
       }
       continue;
@@ -238,11 +238,11 @@ void AspDriver::send_posted(Seconds t) {
 void AspDriver::apply_push(WorkerId k, std::vector<WorkerId>& replies) {
   Slot& slot = slots_[k];
   const Push& push = slot.push;
-  slot.reply.staleness = updates_ - slot.pulled - slot.own;
+  slot.reply.staleness = staleness_.of(k, updates_);
   // Ringmaster drops a push too stale: the iteration counts, the parameters do not change.
   if (ctx_.scenario.workload.asp.applies(slot.reply.staleness)) {
     ++updates_;
-    ++slot.own;
+    staleness_.applied_own(k);
   } else {
     ++dropped_;
   }
@@ -312,8 +312,7 @@ void AspDriver::fill_reply(WorkerId k, bool pull) {
   slot.reply.held_s = schedule_.holds() ? now() - slot.held_since_s : 0.0;
   pulls_[k] = pull;
   if (!pull) return;
-  slot.pulled = updates_;
-  slot.own = 0;
+  staleness_.pulled(k, updates_);
   if (ctx_.training != nullptr) ctx_.training->asp_pull(k);
 }
 

@@ -71,8 +71,6 @@ class AspDriver {
     simgrid::s4u::ExecPtr exec;
     Push push;
     Reply reply;
-    std::int64_t pulled = 0;                 // server update count when this worker last pulled
-    std::int64_t own = 0;                    // its own updates since: its copy holds them, they are not stale
     simgrid::s4u::Mailbox* inbox = nullptr;  // where the server sends this worker's parameters
     simgrid::s4u::SemaphorePtr arrived;      // analytic link: released when the pull has arrived
     simgrid::s4u::SemaphorePtr turn;         // flows: released when this worker's push may be posted
@@ -142,6 +140,7 @@ class AspDriver {
   RunContext& ctx_;
   TrainingProgress progress_;
   std::vector<Slot> slots_;
+  run::AspStaleness staleness_;  // each worker's last pull and own updates since
   simgrid::s4u::MutexPtr mutex_;
   simgrid::s4u::ConditionVariablePtr wake_;        // a worker came back up, or the run ended
   simgrid::s4u::Mailbox* server_inbox_ = nullptr;  // flows: where the workers push

@@ -342,7 +342,7 @@ Seconds closed_form_s(const scenarios::AllreduceSpec& spec, std::size_t p, doubl
   const double beta = 1.0 / bandwidth_Bps;
   switch (spec.algorithm) {
     case AllreduceAlgorithm::kRing:
-      return 2.0 * (pd - 1.0) * alpha_s + 2.0 * (pd - 1.0) / pd * bytes * beta;
+      return 2.0 * (pd - 1.0) * alpha_s + ring_allreduce_bytes(pd, bytes) * beta;
     case AllreduceAlgorithm::kHierarchicalRing: {
       const double n = static_cast<double>(std::min<std::int64_t>(spec.workers_per_node, static_cast<std::int64_t>(p)));
       const double m = pd / n;

@@ -77,6 +77,11 @@ struct StarLink {
 std::optional<Seconds> star_max_min_time_s(const CollectiveSchedule& schedule, const std::vector<StarLink>& links,
                                            double backbone_Bps, Seconds backbone_latency_s, double tcp_gamma);
 
+// The bytes each of `p` workers sends in a ring all-reduce of `bytes`, 2(p - 1)/p x bytes (a reduce-scatter, then an
+// all-gather): the one home of the ring's volume, used by its closed form, the finish-time fairness estimate and the
+// multi-job simulator's bandwidth-equivalent flows.
+inline double ring_allreduce_bytes(double p, double bytes) { return 2.0 * (p - 1.0) / p * bytes; }
+
 // The textbook alpha-beta closed form of each algorithm for `p` ranks (p divisible by workers_per_node for the
 // hierarchical ring), written independently of the schedules so that tests can hold one against the other.
 Seconds closed_form_s(const scenarios::AllreduceSpec& spec, std::size_t p, double bytes, Seconds alpha_s,

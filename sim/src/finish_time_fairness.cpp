@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "collective_model.h"
+
 namespace omnilearn::sim {
 
 std::vector<FairShareKind> fair_share_kinds(const scenarios::DeviceCluster& cluster, double default_bandwidth_Bps,
@@ -62,7 +64,7 @@ Seconds fair_share_time(const FairShareJob& job, const std::vector<FairShareKind
   const Seconds compute_s = static_cast<double>(job.global_batch) / rate;
   Seconds allreduce_s = 0.0;
   if (job.workers > 1 && !one_node) {
-    allreduce_s = 2.0 * latency + 2.0 * (workers - 1.0) / workers * job.gradient_bytes / bandwidth;
+    allreduce_s = 2.0 * latency + ring_allreduce_bytes(workers, job.gradient_bytes) / bandwidth;
     if (held < workers) allreduce_s *= workers / held;  // time slices: each step's all-reduce is slowed too
   }
   return steps * (compute_s + allreduce_s);

@@ -1,6 +1,7 @@
 // The multi-job testbed's round driver with a scripted segment runner (each job trains at a fixed rate per worker
 // on each kind), and the sim-vs-testbed comparison.
 #include "omnilearn/emulator/jobs_testbed.h"
+#include "omnilearn/emulator/jobs_testbed_setup.h"
 
 #include <gtest/gtest.h>
 
@@ -96,8 +97,15 @@ TEST(JobsTestbedTest, FifoSecondJobWaitsForTheRoundAfterTheFirstEnds) {
   EXPECT_DOUBLE_EQ(s->makespan_s, 30.0);
   EXPECT_TRUE(runner.stops.empty());
   EXPECT_EQ(s->allocations_csv, "time_s,job,kind,devices\n0,a,fast,2\n10,a,fast,2\n20,b,fast,1\n");
-  const std::string csv = testbed_jobs_csv(*s);
-  EXPECT_NE(csv.find("a,0,0,15,15,0,15,150,0,2,1,30\n"), std::string::npos) << csv;
+  // jobs.csv in the simulator's schema: batch_policy from the job file, device_s of every kind, no fairness.
+  traces::JobSpec a, b;
+  a.batch_policy = "omnilearn";
+  b.batch_policy = "uniform";
+  const std::string csv = run::jobs_csv(testbed_jobs_table(*s, {a, b}, {"fast", "slow"}));
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "job,arrival_s,start_s,end_s,jct_s,queueing_s,steps,samples,restarts,batch_policy,workers,device_s_fast,"
+            "device_s_slow,contention,fair_s,rho");
+  EXPECT_NE(csv.find("\na,0,0,15,15,0,15,150,0,omnilearn,2,30,0,,,\n"), std::string::npos) << csv;
 }
 
 TEST(JobsTestbedTest, IdleClusterSkipsToTheNextArrivalsRound) {

@@ -181,7 +181,7 @@ TEST(Validation, ABrokenTableIsNamedWithItsLine) {
   write(run / "iterations.csv", "worker,step,compute_s\n");
   facts = read_testbed(run);
   ASSERT_FALSE(facts.is_ok());
-  EXPECT_NE(facts.status().message().find("no column comm_s"), std::string::npos) << facts.status().message();
+  EXPECT_NE(facts.status().message().find("iterations.csv: no column 'comm_s'"), std::string::npos) << facts.status().message();
   write(tmp.path / "cal/profile.yaml", "name: c\nparameters: 10\nflops_per_sample: 5\n");
   auto p = sim_profile(tmp.path / "cal", TestbedFacts{}, SimProfileTerms{});
   ASSERT_FALSE(p.is_ok());

@@ -97,7 +97,7 @@ TEST(TraceFileTest, WritesAtomicallyAndReportsFailures) {
   auto t = AvailabilityTrace::create({{"a", {{0.0, 0.5}}}});
   ASSERT_TRUE(t.is_ok());
   ASSERT_TRUE(write_trace_file(*t, path).is_ok());
-  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  EXPECT_FALSE(std::filesystem::exists(dir / ".t.csv.tmp"));  // omnilearn::atomic_temp_path, renamed into place
   auto back = read_trace_file(path);
   ASSERT_TRUE(back.is_ok()) << back.status().message();
   EXPECT_EQ(back->fraction_at(0, 0.0), 0.5);

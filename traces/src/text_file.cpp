@@ -1,9 +1,10 @@
 #include "omnilearn/traces/text_file.h"
 
 #include <charconv>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "omnilearn/base/atomic_file.h"
 
 namespace omnilearn::traces {
 
@@ -28,27 +29,7 @@ std::string shortest_number(double v) {
 }
 
 Status write_text_atomically(const std::string& path, std::string_view text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::io_error(tmp + ": cannot open for writing");
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      return Status::io_error(tmp + ": write failed");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    return Status::io_error(path + ": cannot rename " + tmp + " into place: " + ec.message());
-  }
-  return Status::ok();
+  return write_file_atomically(path, text);
 }
 
 Result<std::string> read_text_file(const std::string& path) {

@@ -6,100 +6,67 @@
 #include <map>
 #include <set>
 
-#include "omnilearn/traces/csv_reader.h"
+#include "omnilearn/traces/csv_table.h"
 
 namespace omnilearn::emulator {
 namespace {
 
-using traces::find_column;
-using traces::LineReader;
-using traces::parse_double;
-using traces::split_fields;
-
-struct Table {
-  std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
-};
-
-Result<Table> read_table(const std::string& path) {
-  auto reader = LineReader::open(path);
-  if (!reader) return reader.status();
-  Table t;
-  std::string line;
-  while (reader->next(line)) {
-    if (line.empty() || line.starts_with("#")) continue;
-    std::vector<std::string> f = split_fields(line);
-    if (t.header.empty()) {
-      t.header = std::move(f);
-    } else if (f.size() != t.header.size()) {
-      return reader->error(std::to_string(f.size()) + " fields; the header has " + std::to_string(t.header.size()));
-    } else {
-      t.rows.push_back(std::move(f));
-    }
-  }
-  if (t.header.empty()) return Status::parse_error(path + ": no header");
-  return t;
-}
-
-Result<std::size_t> column(const Table& t, const std::string& path, const std::string& name) {
-  const auto c = find_column(t.header, name);
-  if (!c) return Status::parse_error(path + ": no column '" + name + "'");
-  return *c;
-}
+using traces::CsvTable;
 
 double relative_error(double sim, double testbed) { return testbed != 0.0 ? (testbed - sim) / testbed : 0.0; }
+
+// jobs.csv's rows: each job's JCT and mean step time (device-seconds / workers / steps), in file order.
+Result<std::vector<RunJobTimes>> read_job_rows(const std::string& path) {
+  auto jobs = CsvTable::open(path);
+  if (!jobs) return jobs.status();
+  auto c = jobs->columns({"job", "jct_s", "steps", "workers"});
+  if (!c) return c.status();
+  std::vector<std::size_t> device_cols;
+  for (std::size_t i = 0; i < jobs->header().size(); ++i) {
+    if (jobs->header()[i].starts_with("device_s_")) device_cols.push_back(i);
+  }
+  std::vector<RunJobTimes> out;
+  while (jobs->next()) {
+    RunJobTimes t;
+    t.name = jobs->text((*c)[0]);
+    auto jct = jobs->optional_number((*c)[1]);
+    auto steps = jobs->number((*c)[2]);
+    auto workers = jobs->number((*c)[3]);
+    for (const Status& st : {jct.status(), steps.status(), workers.status()}) OMNI_RETURN_IF_ERROR(st);
+    t.jct_s = *jct;
+    double held = 0.0;
+    for (const std::size_t d : device_cols) {
+      auto v = jobs->number(d);
+      if (!v) return v.status();
+      held += *v;
+    }
+    t.mean_step_s = *steps > 0.0 && *workers > 0.0 ? held / *workers / *steps : 0.0;
+    out.push_back(std::move(t));
+  }
+  OMNI_RETURN_IF_ERROR(jobs->status());
+  return out;
+}
 
 }  // namespace
 
 Result<std::vector<RunJobTimes>> read_run_job_times(const std::string& run_dir) {
-  const std::string jobs_path = (std::filesystem::path(run_dir) / "jobs.csv").string();
-  const std::string alloc_path = (std::filesystem::path(run_dir) / "allocations.csv").string();
-  auto jobs = read_table(jobs_path);
-  if (!jobs) return jobs.status();
-  std::vector<std::size_t> cols;
-  for (const char* name : {"job", "jct_s", "steps", "workers"}) {
-    auto c = column(*jobs, jobs_path, name);
-    if (!c) return c.status();
-    cols.push_back(*c);
-  }
-  std::vector<std::size_t> device_cols;
-  for (std::size_t i = 0; i < jobs->header.size(); ++i) {
-    if (jobs->header[i].starts_with("device_s_")) device_cols.push_back(i);
-  }
-  std::vector<RunJobTimes> out;
-  std::map<std::string, std::size_t> index;
-  for (const std::vector<std::string>& r : jobs->rows) {
-    RunJobTimes t;
-    t.name = r[cols[0]];
-    if (!r[cols[1]].empty()) t.jct_s = parse_double(r[cols[1]]);
-    const double steps = parse_double(r[cols[2]]).value_or(0.0);
-    const double workers = parse_double(r[cols[3]]).value_or(1.0);
-    double held = 0.0;
-    for (const std::size_t c : device_cols) held += parse_double(r[c]).value_or(0.0);
-    t.mean_step_s = steps > 0.0 && workers > 0.0 ? held / workers / steps : 0.0;
-    index[t.name] = out.size();
-    out.push_back(std::move(t));
-  }
-  auto alloc = read_table(alloc_path);
+  auto out = read_job_rows((std::filesystem::path(run_dir) / "jobs.csv").string());
+  if (!out) return out.status();
+  auto alloc = CsvTable::open((std::filesystem::path(run_dir) / "allocations.csv").string());
   if (!alloc) return alloc.status();
-  std::size_t c_time = 0, c_job = 0, c_kind = 0, c_n = 0;
-  for (auto [name, at] : {std::pair<const char*, std::size_t*>{"time_s", &c_time},
-                          {"job", &c_job},
-                          {"kind", &c_kind},
-                          {"devices", &c_n}}) {
-    auto c = column(*alloc, alloc_path, name);
-    if (!c) return c.status();
-    *at = *c;
-  }
+  auto c = alloc->columns({"time_s", "job", "kind", "devices"});
+  if (!c) return c.status();
   // Per round time (in file order) and job: what it held.
   std::vector<std::string> times;
   std::map<std::string, std::map<std::string, std::string>> held;  // time -> job -> "n kind + ..."
-  for (const std::vector<std::string>& r : alloc->rows) {
-    if (times.empty() || times.back() != r[c_time]) times.push_back(r[c_time]);
-    std::string& h = held[r[c_time]][r[c_job]];
-    h += (h.empty() ? "" : " + ") + r[c_n] + " " + r[c_kind];
+  while (alloc->next()) {
+    const std::string& time = alloc->text((*c)[0]);
+    if (times.empty() || times.back() != time) times.push_back(time);
+    std::string& h = held[time][alloc->text((*c)[1])];
+    h += (h.empty() ? "" : " + ") + alloc->text((*c)[3]) + " " + alloc->text((*c)[2]);
   }
-  for (RunJobTimes& t : out) {
+  OMNI_RETURN_IF_ERROR(alloc->status());
+  for (RunJobTimes& t : *out) {
     for (const std::string& time : times) {
       const auto& at = held[time];
       const auto it = at.find(t.name);

@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 
+#include "omnilearn/run/jobs_run_folder.h"
 #include "omnilearn/scheduler/scheduler_registry.h"
 #include "omnilearn/traces/text_file.h"
 
@@ -61,7 +62,7 @@ Result<JobsTestbedSummary> run_jobs_testbed(const std::vector<TestbedJob>& jobs,
   scheduler::SchedulingPolicy& policy = **made;
   const Seconds round_s = options.scheduling.round_s;
   JobsTestbedSummary summary;
-  summary.allocations_csv = "time_s,job,kind,devices\n";
+  summary.allocations_csv = run::allocations_csv_header(/*packing=*/false);
   std::vector<JobState> state(jobs.size());
   for (const TestbedJob& j : jobs) {
     TestbedJobOutcome o;
@@ -138,8 +139,7 @@ Result<JobsTestbedSummary> run_jobs_testbed(const std::vector<TestbedJob>& jobs,
         std::map<std::string, int> by_kind;
         for (const scheduler::DeviceSlot& s : a.slots) ++by_kind[cluster.hosts[s.host].kind];
         for (const auto& [kind, n] : by_kind) {
-          summary.allocations_csv +=
-              shortest_number(now_s) + "," + jobs[j].name + "," + kind + "," + std::to_string(n) + "\n";
+          summary.allocations_csv += run::allocations_csv_row(now_s, jobs[j].name, kind, n);
         }
         if (a.change == scheduler::JobChange::kKept || a.change == scheduler::JobChange::kWaiting) continue;
         JobState& st = state[j];
@@ -181,30 +181,6 @@ Result<JobsTestbedSummary> run_jobs_testbed(const std::vector<TestbedJob>& jobs,
     summary.makespan_s = std::max(summary.makespan_s, summary.jobs[j].finished() ? summary.jobs[j].end_s : now_s);
   }
   return summary;
-}
-
-std::string testbed_jobs_csv(const JobsTestbedSummary& summary) {
-  std::set<std::string> kinds;
-  for (const TestbedJobOutcome& o : summary.jobs) {
-    for (const auto& [k, s] : o.device_s) kinds.insert(k);
-  }
-  std::string csv = "job,arrival_s,start_s,end_s,jct_s,queueing_s,steps,samples,restarts,workers,mean_step_s";
-  for (const std::string& k : kinds) csv += ",device_s_" + k;
-  csv += "\n";
-  const auto cell = [](bool known, double v) { return known ? shortest_number(v) : std::string(); };
-  for (const TestbedJobOutcome& o : summary.jobs) {
-    const bool ran = o.start_s >= 0.0;
-    csv += o.name + "," + shortest_number(o.arrival_s) + "," + cell(ran, o.start_s) + "," +
-           cell(o.finished(), o.end_s) + "," + cell(o.finished(), o.jct_s()) + "," +
-           cell(ran, o.start_s - o.arrival_s) + "," + std::to_string(o.steps) + "," + shortest_number(o.samples) + "," +
-           std::to_string(o.restarts) + "," + std::to_string(o.workers) + "," + cell(o.steps > 0, o.mean_step_s());
-    for (const std::string& k : kinds) {
-      const auto it = o.device_s.find(k);
-      csv += "," + shortest_number(it == o.device_s.end() ? 0.0 : it->second);
-    }
-    csv += "\n";
-  }
-  return csv;
 }
 
 }  // namespace omnilearn::emulator

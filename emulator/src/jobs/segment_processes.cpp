@@ -20,7 +20,7 @@
 #include "omnilearn/base/format.h"
 #include "omnilearn/base/subprocess.h"
 #include "omnilearn/emulator/testbed_config.h"
-#include "omnilearn/traces/csv_reader.h"
+#include "omnilearn/traces/csv_table.h"
 #include "omnilearn/traces/text_file.h"
 
 namespace omnilearn::emulator {
@@ -119,38 +119,25 @@ void ProcessSegmentRunner::signal_all(int sig) const {
 ProcessSegmentRunner::Counted ProcessSegmentRunner::count(const Segment& s, long long limit_ns) const {
   Counted c;
   if (s.t0_ns < 0) return c;
-  auto reader = traces::LineReader::open((fs::path(s.run_dir) / "iterations.csv").string());
-  if (!reader) return c;
-  std::string line;
-  std::vector<std::string> header;
-  std::optional<std::size_t> worker, start, compute, comm, wait, batch, step;
+  // Read while the segment writes it: a last row cut short is skipped, and so is a table not yet begun.
+  auto table = traces::CsvTable::open((fs::path(s.run_dir) / "iterations.csv").string(), traces::RaggedRows::kSkip);
+  if (!table) return c;
+  auto cols = table->columns({"start_s", "compute_s", "comm_s", "wait_s", "batch", "step"});
+  if (!cols) return c;
   std::set<long long> steps;
-  while (reader->next(line)) {
-    const std::vector<std::string> f = traces::split_fields(line);
-    if (header.empty()) {
-      header = f;
-      worker = traces::find_column(header, "worker"), start = traces::find_column(header, "start_s");
-      compute = traces::find_column(header, "compute_s"), comm = traces::find_column(header, "comm_s");
-      wait = traces::find_column(header, "wait_s"), batch = traces::find_column(header, "batch");
-      step = traces::find_column(header, "step");
-      if (!worker || !start || !compute || !comm || !wait || !batch || !step) return c;
-      continue;
-    }
-    if (f.size() != header.size()) continue;  // a row cut short
-    double end_s = 0.0;
+  while (table->next()) {
+    double v[6];
     bool ok = true;
-    for (const auto col : {start, compute, comm, wait}) {
-      const auto v = traces::parse_double(f[*col]);
-      ok = ok && v.has_value();
-      end_s += v.value_or(0.0);
+    for (std::size_t i = 0; i < 6; ++i) {
+      const auto x = table->number((*cols)[i]);
+      ok = ok && x.is_ok();
+      v[i] = x.is_ok() ? *x : 0.0;
     }
-    const auto b = traces::parse_double(f[*batch]);
-    const auto st = traces::parse_double(f[*step]);
-    if (!ok || !b || !st) continue;
-    const long long end_ns = s.t0_ns + std::llround(end_s * 1e9);
+    if (!ok) continue;
+    const long long end_ns = s.t0_ns + std::llround((v[0] + v[1] + v[2] + v[3]) * 1e9);
     if (end_ns > limit_ns) continue;
-    c.samples += *b;
-    steps.insert(std::llround(*st));
+    c.samples += v[4];
+    steps.insert(std::llround(v[5]));
     c.last_end_ns = std::max(c.last_end_ns, end_ns);
   }
   c.steps = static_cast<std::int64_t>(steps.size());

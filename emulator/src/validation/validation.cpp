@@ -15,7 +15,7 @@
 #include "omnilearn/scenarios/model_profile_file.h"
 #include "omnilearn/run/run_folder.h"
 #include "omnilearn/scenarios/scenario_json.h"
-#include "omnilearn/traces/csv_reader.h"
+#include "omnilearn/traces/csv_table.h"
 
 namespace omnilearn::emulator {
 namespace {
@@ -32,59 +32,27 @@ nlohmann::json read_json(const fs::path& path) {
   return nlohmann::json::parse(in);  // throws on a missing or broken file
 }
 
-// A CSV table read row by row: the header's column indices by name, then each row's numbers.
-class CsvTable {
- public:
-  static Result<CsvTable> open(const fs::path& path) {
-    auto lines = traces::LineReader::open(path.string());
-    if (!lines) return lines.status();
-    CsvTable t(std::move(lines).value());
-    std::string header;
-    if (!t.lines_.next(header)) return t.lines_.error("empty (expected a header line)");
-    t.header_ = traces::split_fields(header);
-    return t;
-  }
-  // The column's index, or an error naming the file.
-  Result<std::size_t> column(const std::string& name) const {
-    if (auto c = traces::find_column(header_, name)) return *c;
-    return Status::parse_error(lines_.path() + ": no column " + name);
-  }
-  // The next row with at least `width` fields (shorter ones are skipped); false at the end.
-  bool next(std::size_t width) {
-    for (std::string line; lines_.next(line);) {
-      if (line.empty()) continue;
-      fields_ = traces::split_fields(line);
-      if (fields_.size() >= width) return true;
-    }
-    return false;
-  }
-  Result<double> number(std::size_t column) const {
-    if (auto v = traces::parse_double(fields_[column])) return *v;
-    return lines_.error(header_[column] + ": expected a number, got '" + fields_[column] + "'");
-  }
-
- private:
-  explicit CsvTable(traces::LineReader lines) : lines_(std::move(lines)) {}
-  traces::LineReader lines_;
-  std::vector<std::string> header_;
-  std::vector<std::string> fields_;
-};
+// A run's table; rows cut short are skipped, as a worker stopped mid-line leaves one.
+Result<traces::CsvTable> open_table(const fs::path& path) {
+  return traces::CsvTable::open(path.string(), traces::RaggedRows::kSkip);
+}
 
 // Each evaluated step and the one after it (evaluations.csv; none when the run has no such file).
 Result<std::set<long long>> evaluation_steps(const fs::path& run) {
   std::set<long long> steps;
   std::error_code ec;
   if (!fs::exists(run / "evaluations.csv", ec)) return steps;
-  auto table = CsvTable::open(run / "evaluations.csv");
+  auto table = open_table(run / "evaluations.csv");
   if (!table) return table.status();
   auto c_step = table->column("step");
   if (!c_step) return c_step.status();
-  while (table->next(*c_step + 1)) {
+  while (table->next()) {
     auto step = table->number(*c_step);
     if (!step) return step.status();
     steps.insert(static_cast<long long>(*step));
     steps.insert(static_cast<long long>(*step) + 1);
   }
+  OMNI_RETURN_IF_ERROR(table->status());
   return steps;
 }
 
@@ -96,17 +64,14 @@ struct StepSamples {
 };
 
 Result<StepSamples> step_samples(const fs::path& run, const std::set<long long>& skip) {
-  auto table = CsvTable::open(run / "iterations.csv");
+  auto table = open_table(run / "iterations.csv");
   if (!table) return table.status();
-  std::vector<std::size_t> c;  // worker, step, compute_s, comm_s, wait_s, batch
-  for (const char* name : {"worker", "step", "compute_s", "comm_s", "wait_s", "batch"}) {
-    auto column = table->column(name);
-    if (!column) return column.status();
-    c.push_back(*column);
-  }
+  auto columns = table->columns({"worker", "step", "compute_s", "comm_s", "wait_s", "batch"});
+  if (!columns) return columns.status();
+  const std::vector<std::size_t>& c = *columns;
   StepSamples s;
   std::vector<double> v(c.size());
-  while (table->next(*std::max_element(c.begin(), c.end()) + 1)) {
+  while (table->next()) {
     for (std::size_t i = 0; i < c.size(); ++i) {
       auto x = table->number(c[i]);
       if (!x) return x.status();
@@ -120,6 +85,7 @@ Result<StepSamples> step_samples(const fs::path& run, const std::set<long long>&
     if (!fresh) it->second = std::min(it->second, exchange);
     s.computes[static_cast<long long>(v[0])][step] = v[2];
   }
+  OMNI_RETURN_IF_ERROR(table->status());
   return s;
 }
 
@@ -199,15 +165,12 @@ Status read_slowdowns(const fs::path& profile, const SimProfileTerms& terms, dou
   const fs::path path = profile.parent_path() / "fidelity.csv";
   std::error_code ec;
   if (!fs::exists(path, ec)) return Status::ok();
-  auto table = CsvTable::open(path);
+  auto table = open_table(path);
   if (!table) return table.status();
-  std::vector<std::size_t> c;  // target_share, achieved_share, throughput_samples_s
-  for (const char* name : {"target_share", "achieved_share", "throughput_samples_s"}) {
-    auto column = table->column(name);
-    if (!column) return column.status();
-    c.push_back(*column);
-  }
-  while (table->next(*std::max_element(c.begin(), c.end()) + 1)) {
+  auto columns = table->columns({"target_share", "achieved_share", "throughput_samples_s"});
+  if (!columns) return columns.status();
+  const std::vector<std::size_t>& c = *columns;
+  while (table->next()) {
     auto target = table->number(c[0]);
     auto achieved = table->number(c[1]);
     auto throughput = table->number(c[2]);
@@ -224,7 +187,7 @@ Status read_slowdowns(const fs::path& profile, const SimProfileTerms& terms, dou
     p.slowdown_shares.push_back(*target);
     p.slowdown_factors.push_back(rounded(slowdown, 4));
   }
-  return Status::ok();
+  return table->status();
 }
 
 // The testbed's terms of the simulator profile (all but the share -> slowdown table).

@@ -105,8 +105,4 @@ Status check_jobs_testbed(const std::vector<TestbedJob>& jobs, const JobsTestbed
 Result<JobsTestbedSummary> run_jobs_testbed(const std::vector<TestbedJob>& jobs, const scheduler::ClusterFacts& cluster,
                                             const JobsTestbedOptions& options, SegmentRunner& runner);
 
-// jobs.csv of a testbed run: job,arrival_s,start_s,end_s,jct_s,queueing_s,steps,samples,restarts,workers,
-// mean_step_s,device_s_<kind>... (kinds sorted), empty cells where not known.
-std::string testbed_jobs_csv(const JobsTestbedSummary& summary);
-
 }  // namespace omnilearn::emulator

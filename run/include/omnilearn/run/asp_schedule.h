@@ -14,6 +14,27 @@
 
 namespace omnilearn::run {
 
+// The staleness of ASP pushes (docs/asp-rules.md): tau of worker k's push is the updates the server applied since k
+// last pulled, less k's own updates applied since then (its copy holds them: not stale to it). The one count of the
+// simulator's ASP server, the multi-job simulator's ASP jobs and the testbed's parameter server.
+class AspStaleness {
+ public:
+  explicit AspStaleness(std::size_t workers) : pulled_(workers, 0), own_(workers, 0) {}
+  // k took the server's parameters after `updates` updates.
+  void pulled(WorkerId k, std::int64_t updates) {
+    pulled_[k] = updates;
+    own_[k] = 0;
+  }
+  // k's push was applied as an update (one the rule dropped is not).
+  void applied_own(WorkerId k) { ++own_[k]; }
+  // tau of k's push arriving when the server has applied `updates`.
+  std::int64_t of(WorkerId k, std::int64_t updates) const { return updates - pulled_[k] - own_[k]; }
+
+ private:
+  std::vector<std::int64_t> pulled_;
+  std::vector<std::int64_t> own_;
+};
+
 class AspSchedule {
  public:
   // Whether worker j is up now: a down worker holds nobody back.

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "omnilearn/base/atomic_file.h"
 #include "omnilearn/base/status.h"
 
 namespace omnilearn::run {
@@ -18,12 +19,14 @@ namespace omnilearn::run {
 // The lock file's name inside a run folder.
 inline constexpr const char* kRunFolderLock = ".omnilearn.lock";
 
-// The files a run folder may hold, as RunWriter writes them (with the temporary names of its atomic writes).
+// The files a run folder may hold, as RunWriter and JobsRunFolder write them (kReplace also removes the temporary
+// file of each one's atomic write, atomic_temp_path).
 const std::vector<std::string>& run_folder_files();
 
 enum class FolderReuse {
   kRefuse,   // a folder that holds anything (besides a lock file) is an error naming what it holds
-  kReplace,  // --force: remove the known files (run_folder_files, `own_files`, `own_folders`), then go on
+  kReplace,  // --force: remove the known files (run_folder_files, `own_files`, `own_folders`) and their temporary
+            // files, then go on
   kKeep,     // --resume, --gather: keep everything; only take the lock
 };
 
@@ -61,9 +64,7 @@ class RunFolder {
   int fd_ = -1;
 };
 
-// Writes `text` to `path` so that `path` holds either its old content or all of `text`, never a part: the text goes
-// to `<dir>/.<name>.tmp`, is flushed to disk (fsync), then renamed over `path`. Every write, the fsync and the rename
-// are checked; on error the temporary file is removed and the message names `path` and the system's reason.
-Status write_file_atomically(const std::string& path, std::string_view text);
+// The one atomic writer (base/atomic_file.h), by the name the run layer's callers know.
+using omnilearn::write_file_atomically;
 
 }  // namespace omnilearn::run

@@ -12,6 +12,10 @@
 
 namespace omnilearn::run {
 
+// The frequency-power law (docs/energy.md): a device computing at factor `frequency` of its full speed draws
+// idle_w + (busy_w - idle_w) * frequency^exponent. The one home of the law; every charge of a slowed phase uses it.
+double power_at_frequency_w(double idle_w, double busy_w, double frequency, double exponent);
+
 // slow_with_slack: the factor at which a worker that computes `compute_s` and then waits `wait_s` arrives with the
 // slowest, compute / (compute + wait), but not below `min_frequency`.
 double slack_frequency(Seconds compute_s, Seconds wait_s, double min_frequency);

@@ -16,8 +16,8 @@ std::string comment_lines(std::string_view comment);
 // `v` in the shortest form that reads back as the same double ("0.1", "1e+20", "3").
 std::string shortest_number(double v);
 
-// Writes `text` to `path` + ".tmp", then renames it over `path`, so a reader never sees a half-written file. On
-// failure the temporary file is removed and `path` is left as it was.
+// omnilearn::write_file_atomically (base/atomic_file.h: the project's one atomic writer) under the name the traces
+// module's writers use: a reader never sees a half-written file; on failure `path` is left as it was.
 Status write_text_atomically(const std::string& path, std::string_view text);
 
 // The whole file at `path` as text, or an I/O error naming it.

@@ -1,0 +1,61 @@
+#include "omnilearn/base/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace omnilearn {
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+}  // namespace
+
+std::filesystem::path atomic_temp_path(const std::filesystem::path& path) {
+  return path.parent_path() / ("." + path.filename().string() + ".tmp");
+}
+
+Status write_file_atomically(const std::string& path, std::string_view text, unsigned mode) {
+  const std::filesystem::path target(path);
+  const std::filesystem::path temp = atomic_temp_path(target);
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, static_cast<mode_t>(mode));
+  if (fd < 0) return Status::io_error(path + ": cannot write " + temp.string() + ": " + errno_text());
+  auto fail = [&](const std::string& what) {
+    const std::string reason = errno_text();
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return Status::io_error(path + ": " + what + " failed (" + reason + "); the previous " +
+                            target.filename().string() + ", if any, is unchanged");
+  };
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail("write");
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0) return fail("fsync");
+  if (::close(fd) != 0) {
+    const std::string reason = errno_text();
+    ::unlink(temp.c_str());
+    return Status::io_error(path + ": close failed (" + reason + ")");
+  }
+  if (::rename(temp.c_str(), target.c_str()) != 0) {
+    const std::string reason = errno_text();
+    ::unlink(temp.c_str());
+    return Status::io_error(path + ": rename from " + temp.string() + " failed (" + reason + ")");
+  }
+  // The rename is in the folder's entry list: sync the folder too, or a crash can lose it (and the file).
+  const std::string folder = target.has_parent_path() ? target.parent_path().string() : std::string(".");
+  if (const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
+    const bool synced = ::fsync(dir) == 0;
+    const std::string reason = synced ? std::string() : errno_text();
+    ::close(dir);
+    if (!synced) return Status::io_error(path + ": fsync of its folder failed (" + reason + ")");
+  }
+  return Status::ok();
+}
+
+}  // namespace omnilearn

@@ -1,0 +1,31 @@
+#include "omnilearn/sim/cluster_sim_setup.h"
+
+namespace omnilearn::sim {
+
+ClusterSimOptions cluster_sim_options(const run::JobsRunSetup& setup) {
+  const scenarios::JobsScenario& s = setup.scenario;
+  ClusterSimOptions o;
+  o.scheduler = s.scheduler;
+  o.scheduling.round_s = s.round_s;
+  o.scheduling.checkpoint_s = s.checkpoint_s;
+  o.scheduling.restore_s = s.restore_s;
+  o.scheduling.placement = s.placement == "spread" ? scheduler::Placement::kSpread : scheduler::Placement::kPack;
+  if (!s.las_thresholds.empty()) o.scheduling.las_thresholds = s.las_thresholds;
+  o.scheduling.packing = s.packing;
+  o.node_bandwidth_Bps = s.node_bandwidth_Bps;
+  o.max_time_s = s.max_time_s;
+  o.model_parameters = s.parameters;
+  if (setup.packed_speeds) o.packed_speeds = &*setup.packed_speeds;
+  if (setup.metric_curves) o.metric_curves = &*setup.metric_curves;
+  if (s.energy) {
+    ClusterEnergyOptions e;
+    e.wait = s.energy->wait;
+    e.comm = s.energy->comm;
+    e.power = setup.power;
+    o.energy = std::move(e);
+  }
+  o.output_dir = setup.out_dir;
+  return o;
+}
+
+}  // namespace omnilearn::sim
