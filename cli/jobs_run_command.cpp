@@ -242,6 +242,20 @@ int run_jobs_run(const std::vector<std::string>& args) {
     curves = std::move(t).value();
     o.metric_curves = &*curves;
   }
+  // Pollux's measured job model (step_model, statistical_efficiency; docs/jobs.md).
+  std::optional<ot::PolluxJobModel> pollux;
+  if (s.step_model == "measured" || s.statistical_efficiency) {
+    auto t = ot::PolluxJobModel::read(shipped_device_table("pollux-steps.csv"),
+                                      shipped_device_table("pollux-efficiency.csv"));
+    if (!t.is_ok()) return fail(t.status());
+    pollux = std::move(t).value();
+    o.pollux = &*pollux;
+    o.measured_steps = s.step_model == "measured";
+    o.statistical_efficiency = s.statistical_efficiency;
+    o.job_model_source = "traces/devices/pollux-steps.csv, pollux-efficiency.csv (Pollux, Apache-2.0, Qiao et al., "
+                         "OSDI 2021; petuum/adaptdl @ de25dcc)";
+  }
+  if (s.las_starvation_s) o.scheduling.las_starvation_s = *s.las_starvation_s;
   // Checked before the folder is claimed: with --force a typo would otherwise replace the earlier run's files.
   if (const Status st = sim::check_cluster_simulation(jobs, *cluster, *speeds, o); !st.is_ok()) return fail(st);
   run::RunFolderOptions folder_options;
