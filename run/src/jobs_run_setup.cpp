@@ -78,6 +78,13 @@ Status load_jobs(JobsRunSetup& r) {
     if (!t) return t.status();
     r.metric_curves = std::move(t).value();
   }
+  // Pollux's measured job model (step_model, statistical_efficiency; docs/jobs.md).
+  if (s.step_model == "measured" || s.statistical_efficiency) {
+    auto t = ot::PolluxJobModel::read(shipped_device_table("pollux-steps.csv"),
+                                      shipped_device_table("pollux-efficiency.csv"));
+    if (!t) return t.status();
+    r.pollux = std::move(t).value();
+  }
   return Status::ok();
 }
 

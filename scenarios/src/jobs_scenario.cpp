@@ -87,7 +87,8 @@ Result<JobsScenario> parse_tree(std::string_view yaml_text, const std::string& s
   auto reader = MapReader::open(source, root, "",
                                 {"kind", "name", "seed", "workload", "job_policy", "asp_rule", "cluster", "scheduler", "round",
                                  "checkpoint", "restore", "placement", "las_thresholds", "node_bandwidth",
-                                 "max_time", "packing", "parameters", "devices", "outputs", "energy"});
+                                 "max_time", "packing", "parameters", "devices", "outputs", "energy", "las_starvation",
+                                 "step_model", "statistical_efficiency"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
   std::string kind;
@@ -129,6 +130,20 @@ Result<JobsScenario> parse_tree(std::string_view yaml_text, const std::string& s
   OMNI_RETURN_IF_ERROR(
       r.read_choice("placement", s.placement, {{"pack", std::string("pack")}, {"spread", std::string("spread")}}));
   OMNI_RETURN_IF_ERROR(r.read_numbers("las_thresholds", s.las_thresholds, Range::kPositive));
+  if (r.has("las_starvation")) {  // Tiresias's simulator never promotes (its solve_starvation 0): `off`
+    if (r.get("las_starvation").IsScalar() && r.get("las_starvation").Scalar() == "off") {
+      s.las_starvation_s = 1e300;
+    } else {
+      double v = 0.0;
+      OMNI_RETURN_IF_ERROR(r.read_duration("las_starvation", v));
+      if (!(v >= 0.0)) return r.error_got("las_starvation", "a non-negative duration or off");
+      s.las_starvation_s = v;
+    }
+  }
+  OMNI_RETURN_IF_ERROR(r.read_choice("step_model", s.step_model,
+                                     {{"ring", std::string("ring")}, {"measured", std::string("measured")}}));
+  OMNI_RETURN_IF_ERROR(
+      r.read_choice("statistical_efficiency", s.statistical_efficiency, {{"off", false}, {"on", true}}));
   OMNI_RETURN_IF_ERROR(r.read_bandwidth("node_bandwidth", s.node_bandwidth_Bps));
   OMNI_RETURN_IF_ERROR(r.read_duration("max_time", s.max_time_s));
   if (s.max_time_s < 0.0) return r.error_got("max_time", "a non-negative duration (0: until every job ends)");
@@ -230,6 +245,10 @@ nlohmann::ordered_json jobs_scenario_json(const JobsScenario& s) {
   j["restore"] = s.restore_s;
   j["placement"] = s.placement;
   j["las_thresholds"] = s.las_thresholds;
+  // Written when set: manifests without them stay as they were.
+  if (s.las_starvation_s) j["las_starvation"] = *s.las_starvation_s;
+  if (s.step_model != "ring") j["step_model"] = s.step_model;
+  if (s.statistical_efficiency) j["statistical_efficiency"] = "on";
   j["node_bandwidth"] = s.node_bandwidth_Bps;
   j["max_time"] = s.max_time_s;
   j["packing"] = s.packing;

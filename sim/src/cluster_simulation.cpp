@@ -23,6 +23,7 @@
 #include <simgrid/s4u/NetZone.hpp>
 
 #include "finish_time_fairness.h"
+#include "pollux_job_hooks.h"
 #include "omnilearn/controller/controller.h"
 #include "omnilearn/run/asp_schedule.h"
 #include "omnilearn/run/controller_factory.h"
@@ -220,6 +221,8 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
       if (!samples.is_ok()) return Status::invalid_argument(where + ": " + samples.status().message());
       job.total_samples = *samples;
     }
+    // Pollux's measured job model: checks the job, and with statistical efficiency sets its samples.
+    OMNI_RETURN_IF_ERROR(apply_pollux_job_model(options_, s, kinds, job.total_samples));
     if (s.mode == traces::JobMode::kAsp) {
       auto asp = scenarios::parse_job_asp_rule(s.asp_rule);
       if (!asp.is_ok()) return Status::invalid_argument(where + ": " + asp.status().message());
@@ -515,6 +518,13 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   const controller::Plan& plan = ctl.current_plan();
   const Seconds t0 = sg4::Engine::get_clock();
   const std::vector<BatchSize> batches = plan.batch;  // plan_next replaces the plan
+  if (options_.measured_steps) {  // Pollux's measured step of the job's placement, steps up to the round as one
+    auto step_s = pollux_step_s(*options_.pollux, *job.spec, workers_per_node(hosts));
+    if (!step_s.is_ok()) return step_s.status();
+    run_steps(job, *step_s, plan.global_batch, hosts[0], 1, step_index, interrupted);
+    charge_busy(job, kinds, batches, t0);
+    return Status::ok();
+  }
   if (job.spec->mode == traces::JobMode::kAsp || n == 1) {
     // Energy: a solo job's steps are compute alone; an ASP job's workers compute or exchange with the server all
     // the time (docs/energy.md).
@@ -969,6 +979,7 @@ Status ClusterSim::write(const ClusterSummary& summary) const {
   for (std::size_t i = 0; i < kinds.size(); ++i) js["devices"][kinds[i]] = capacity[i];
   js["rounds"] = summary.rounds;
   if (summary.energy) js["energy"] = energy_json(*summary.energy);
+  if (options_.measured_steps || options_.statistical_efficiency) js["job_model"] = job_model_json(options_);
   // Why the run ended before every job did: the error, a stop request or --max-time; absent when all ended.
   if (!status_.is_ok()) {
     js["stopped"] = status_.message();

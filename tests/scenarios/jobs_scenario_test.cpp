@@ -199,5 +199,31 @@ TEST(JobsScenario, KindOfFilesAndOfSweeps) {
       << mixed.status().message();
 }
 
+// Pollux's measured job model and Tiresias's starvation setting: off by default and absent from the manifest then.
+TEST(JobsScenario, PolluxJobModelKeys) {
+  auto d = parse_jobs_scenario("kind: jobs\nworkload: {file: w.csv}\n", "p.yaml");
+  ASSERT_TRUE(d.is_ok()) << d.status().message();
+  EXPECT_EQ(d->step_model, "ring");
+  EXPECT_FALSE(d->statistical_efficiency);
+  EXPECT_FALSE(d->las_starvation_s.has_value());
+  const auto plain = jobs_scenario_json(*d);
+  EXPECT_FALSE(plain.contains("step_model") || plain.contains("statistical_efficiency") ||
+               plain.contains("las_starvation"));
+  auto s = parse_jobs_scenario("kind: jobs\nworkload: {file: w.csv}\nstep_model: measured\n"
+                               "statistical_efficiency: on\nlas_starvation: off\n",
+                               "p.yaml");
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  EXPECT_EQ(s->step_model, "measured");
+  EXPECT_TRUE(s->statistical_efficiency);
+  EXPECT_EQ(*s->las_starvation_s, 1e300);
+  const auto j = jobs_scenario_json(*s);
+  EXPECT_EQ(j["step_model"], "measured");
+  EXPECT_EQ(j["statistical_efficiency"], "on");
+  auto t = parse_jobs_scenario("kind: jobs\nworkload: {file: w.csv}\nlas_starvation: 2h\n", "p.yaml");
+  ASSERT_TRUE(t.is_ok()) << t.status().message();
+  EXPECT_EQ(*t->las_starvation_s, 7200.0);
+  EXPECT_FALSE(parse_jobs_scenario("kind: jobs\nworkload: {file: w.csv}\nstep_model: ideal\n", "p.yaml").is_ok());
+}
+
 }  // namespace
 }  // namespace omnilearn::scenarios

@@ -19,6 +19,7 @@
 #include "omnilearn/traces/job_file.h"
 #include "omnilearn/traces/job_generators.h"
 #include "omnilearn/traces/metric_curves.h"
+#include "omnilearn/traces/pollux_tables.h"
 #include "omnilearn/traces/packed_speeds.h"
 
 namespace omnilearn::run {
@@ -79,6 +80,7 @@ struct JobsRunSetup {
   std::optional<traces::DeviceSpeedTable> speeds;         // always set
   std::optional<traces::PackedSpeedTable> packed_speeds;  // with packing
   std::optional<traces::MetricCurveTable> metric_curves;  // when a job has a target and no epochs
+  std::optional<traces::PolluxJobModel> pollux;           // with step_model: measured or statistical_efficiency
   std::vector<traces::JobSpec> jobs;                      // the scenario's job_policy and asp_rule applied
   std::string workload_note;                              // non-empty: generated or imported, for workload.csv
   std::map<std::string, scenarios::DevicePower> power;    // with energy: each kind's figures, energy.gpu applied

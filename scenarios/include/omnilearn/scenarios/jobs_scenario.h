@@ -56,6 +56,10 @@ struct JobsScenario {
   double restore_s = 0.0;
   std::string placement = "pack";  // pack | spread
   std::vector<double> las_thresholds;  // empty: the scheduler's default
+  // Pollux's measured job model (docs/jobs.md, "Pollux's measured job model"), both off by default:
+  std::optional<double> las_starvation_s;  // set: a waiting job's promotion to the first queue; `off`: never (1e300)
+  std::string step_model = "ring";        // ring (one-GPU speed + the ring's flows) | measured (Pollux's steps)
+  bool statistical_efficiency = false;    // on: a job trains the samples Pollux's progress takes at its batch
   double node_bandwidth_Bps = 1.25e9;
   double max_time_s = 0.0;
   bool packing = false;  // pack waiting one-worker jobs two to a device where Gavel's measured pair gains

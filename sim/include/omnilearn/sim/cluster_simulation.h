@@ -24,6 +24,7 @@
 #include "omnilearn/traces/job_file.h"
 #include "omnilearn/traces/metric_curves.h"
 #include "omnilearn/traces/packed_speeds.h"
+#include "omnilearn/traces/pollux_tables.h"
 
 namespace omnilearn::sim {
 
@@ -36,6 +37,14 @@ struct ClusterSimOptions {
   // nearest its global batch takes to reach the target (traces::MetricCurveTable::samples_to_target); required then.
   // A job with epochs trains epochs x dataset_samples, target or not.
   const traces::MetricCurveTable* metric_curves = nullptr;
+  // Pollux's measured job model (not owned; required when either switch is on; docs/jobs.md, "Pollux's measured
+  // job model"): measured_steps: a BSP job's step takes Pollux's measured time for its placement and global batch
+  // instead of its devices' speed and the ring's flows; statistical_efficiency: a job with epochs trains the samples
+  // Pollux's progress takes at its global batch. job_model_source is written to summary.json with them.
+  const traces::PolluxJobModel* pollux = nullptr;
+  bool measured_steps = false;
+  bool statistical_efficiency = false;
+  std::string job_model_source;
   scheduler::SchedulerOptions scheduling;      // round length, checkpoint/restore seconds, placement
   double node_bandwidth_Bps = 1.25e9;          // a node's link when its group states none (10 Gb/s)
   Seconds node_latency_s = 5e-6;               // likewise
