@@ -4,6 +4,7 @@ written here with known numbers (the testbed's schema: summary.json, iterations.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -79,7 +80,7 @@ def test_level_table_pairs_seeds_and_gives_median_and_range(tmp_path):
 def test_command_writes_both_tables_and_refuses_a_folder_without_runs(tmp_path):
     write_run(tmp_path, "bsp-hl2-uniform-s1", step_ms=150.0, tta_s=60.0, steps=500)
     write_run(tmp_path, "bsp-hl2-omnilearn-s1", step_ms=100.0, tta_s=40.0, steps=500)
-    env = {"PYTHONPATH": str(ROOT / "analysis")}
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "analysis"))  # keeps PYTHONPYCACHEPREFIX: no bytecode in the tree
     done = subprocess.run([sys.executable, "-m", "omnilearn_analysis", "testbed", str(tmp_path)], env=env,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
