@@ -77,49 +77,9 @@ Status parse_workload(const MapReader& top, const std::filesystem::path& folder,
   return Status::ok();
 }
 
-Result<JobsScenario> parse_tree(std::string_view yaml_text, const std::string& source_name,
-                                const std::vector<std::string>& overrides) {
-  YamlSource source(source_name);
-  auto loaded = source.load(yaml_text);
-  if (!loaded) return loaded.status();
-  YAML::Node root = std::move(loaded).value();
-  for (const std::string& o : overrides) OMNI_RETURN_IF_ERROR(source.apply_override(root, o));
-  auto reader = MapReader::open(source, root, "",
-                                {"kind", "name", "seed", "workload", "job_policy", "asp_rule", "cluster", "scheduler", "round",
-                                 "checkpoint", "restore", "placement", "las_thresholds", "node_bandwidth",
-                                 "max_time", "packing", "parameters", "devices", "outputs", "energy", "las_starvation",
-                                 "step_model", "statistical_efficiency"});
-  if (!reader) return reader.status();
-  const MapReader& r = *reader;
-  std::string kind;
-  OMNI_RETURN_IF_ERROR(r.read("kind", kind));
-  if (kind != "jobs") {
-    return r.error("kind",
-                   "expected `kind: jobs` (a training scenario is run by `omnilearn sim`), got " +
-                       (kind.empty() ? std::string("no kind") : "'" + kind + "'"));
-  }
-  const std::filesystem::path path(source_name);
-  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  JobsScenario s;
-  s.source_path = source_name;
-  s.name = path.stem().string();
-  OMNI_RETURN_IF_ERROR(r.read("name", s.name));
-  if (s.name.empty() || s.name == "." || s.name == ".." || s.name.find('/') != std::string::npos ||
-      s.name.size() > limits::kMaxNameBytes) {
-    return r.error_got("name", "a folder name of at most " + std::to_string(limits::kMaxNameBytes) + " bytes");
-  }
-  OMNI_RETURN_IF_ERROR(r.read("seed", s.seed));
-  if (!r.has("workload")) return r.error("workload", "missing (a jobs scenario needs a workload)");
-  OMNI_RETURN_IF_ERROR(parse_workload(r, folder, s.workload));
-  OMNI_RETURN_IF_ERROR(r.read("job_policy", s.job_policy));
-  OMNI_RETURN_IF_ERROR(r.read("asp_rule", s.asp_rule));
-  if (auto rule = parse_job_asp_rule(s.asp_rule); !rule.is_ok()) {
-    return r.error("asp_rule", rule.status().message().substr(std::string_view("asp_rule ").size()));
-  }
-  OMNI_RETURN_IF_ERROR(r.read("cluster", s.cluster));
-  if (is_cluster_file(s.cluster) && !std::filesystem::path(s.cluster).is_absolute()) {
-    s.cluster = (folder / s.cluster).lexically_normal().string();
-  }
+// The scheduler and how a run is simulated: round, checkpoint and restore, placement, LAS, the job model, network,
+// time limit, packing.
+Status parse_scheduling(const MapReader& r, JobsScenario& s) {
   OMNI_RETURN_IF_ERROR(r.read("scheduler", s.scheduler));
   OMNI_RETURN_IF_ERROR(r.read_duration("round", s.round_s));
   if (!(s.round_s > 0.0)) return r.error_got("round", "a positive duration");
@@ -148,13 +108,19 @@ Result<JobsScenario> parse_tree(std::string_view yaml_text, const std::string& s
   OMNI_RETURN_IF_ERROR(r.read_duration("max_time", s.max_time_s));
   if (s.max_time_s < 0.0) return r.error_got("max_time", "a non-negative duration (0: until every job ends)");
   OMNI_RETURN_IF_ERROR(r.read("packing", s.packing));
+  return Status::ok();
+}
+
+// Model parameters, device tables, outputs and energy; relative paths resolve against `folder`.
+Status parse_tables_and_energy(const YamlSource& source, const MapReader& r, const std::filesystem::path& folder,
+                               JobsScenario& s) {
   if (r.has("parameters")) {
     const YAML::Node p = r.get("parameters");
     if (!p.IsMap()) return r.error_got("parameters", "a mapping of model: parameter count");
     for (auto it = p.begin(); it != p.end(); ++it) {
       double n = 0.0;
-      OMNI_RETURN_IF_ERROR(detail::read_number_node(source, it->second, "parameters." + it->first.Scalar(), n,
-                                                    Range::kPositive));
+      OMNI_RETURN_IF_ERROR(
+          detail::read_number_node(source, it->second, "parameters." + it->first.Scalar(), n, Range::kPositive));
       s.parameters[it->first.Scalar()] = n;
     }
   }
@@ -185,6 +151,72 @@ Result<JobsScenario> parse_tree(std::string_view yaml_text, const std::string& s
     }
     if (e.slow_with_slack) return r.error("energy", "slow_with_slack: not in a jobs scenario (single-job runs only)");
   }
+  return Status::ok();
+}
+
+Result<JobsScenario> parse_tree(std::string_view yaml_text, const std::string& source_name,
+                                const std::vector<std::string>& overrides) {
+  YamlSource source(source_name);
+  auto loaded = source.load(yaml_text);
+  if (!loaded) return loaded.status();
+  YAML::Node root = std::move(loaded).value();
+  for (const std::string& o : overrides) OMNI_RETURN_IF_ERROR(source.apply_override(root, o));
+  auto reader = MapReader::open(source, root, "",
+                                {"kind",
+                                 "name",
+                                 "seed",
+                                 "workload",
+                                 "job_policy",
+                                 "asp_rule",
+                                 "cluster",
+                                 "scheduler",
+                                 "round",
+                                 "checkpoint",
+                                 "restore",
+                                 "placement",
+                                 "las_thresholds",
+                                 "node_bandwidth",
+                                 "max_time",
+                                 "packing",
+                                 "parameters",
+                                 "devices",
+                                 "outputs",
+                                 "energy",
+                                 "las_starvation",
+                                 "step_model",
+                                 "statistical_efficiency"});
+  if (!reader) return reader.status();
+  const MapReader& r = *reader;
+  std::string kind;
+  OMNI_RETURN_IF_ERROR(r.read("kind", kind));
+  if (kind != "jobs") {
+    return r.error("kind", "expected `kind: jobs` (a training scenario is run by `omnilearn sim`), got " +
+                               (kind.empty() ? std::string("no kind") : "'" + kind + "'"));
+  }
+  const std::filesystem::path path(source_name);
+  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  JobsScenario s;
+  s.source_path = source_name;
+  s.name = path.stem().string();
+  OMNI_RETURN_IF_ERROR(r.read("name", s.name));
+  if (s.name.empty() || s.name == "." || s.name == ".." || s.name.find('/') != std::string::npos ||
+      s.name.size() > limits::kMaxNameBytes) {
+    return r.error_got("name", "a folder name of at most " + std::to_string(limits::kMaxNameBytes) + " bytes");
+  }
+  OMNI_RETURN_IF_ERROR(r.read("seed", s.seed));
+  if (!r.has("workload")) return r.error("workload", "missing (a jobs scenario needs a workload)");
+  OMNI_RETURN_IF_ERROR(parse_workload(r, folder, s.workload));
+  OMNI_RETURN_IF_ERROR(r.read("job_policy", s.job_policy));
+  OMNI_RETURN_IF_ERROR(r.read("asp_rule", s.asp_rule));
+  if (auto rule = parse_job_asp_rule(s.asp_rule); !rule.is_ok()) {
+    return r.error("asp_rule", rule.status().message().substr(std::string_view("asp_rule ").size()));
+  }
+  OMNI_RETURN_IF_ERROR(r.read("cluster", s.cluster));
+  if (is_cluster_file(s.cluster) && !std::filesystem::path(s.cluster).is_absolute()) {
+    s.cluster = (folder / s.cluster).lexically_normal().string();
+  }
+  OMNI_RETURN_IF_ERROR(parse_scheduling(r, s));
+  OMNI_RETURN_IF_ERROR(parse_tables_and_energy(source, r, folder, s));
   return s;
 }
 
@@ -263,8 +295,8 @@ nlohmann::ordered_json jobs_scenario_json(const JobsScenario& s) {
     if (!g.busy_by_batch.empty()) gpu["busy_by_batch"] = g.busy_by_batch;
     if (g.off_w) gpu["off"] = *g.off_w;
     if (!g.source.empty()) gpu["source"] = g.source;
-    j["energy"] = {{"wait", phase_power_name(s.energy->wait)}, {"comm", phase_power_name(s.energy->comm)},
-                   {"gpu", gpu}};
+    j["energy"] = {
+        {"wait", phase_power_name(s.energy->wait)}, {"comm", phase_power_name(s.energy->comm)}, {"gpu", gpu}};
   }
   return j;
 }
