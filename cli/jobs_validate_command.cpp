@@ -95,6 +95,102 @@ std::string cluster_yaml(const scenarios::DeviceCluster& c, double latency_s, co
   return y;
 }
 
+// One calibration run: `batch` samples per step on `kinds` (one worker each), `steps` steps; its run folder.
+struct CalibrationRuns {
+  const TestbedJobsSetup& t;
+  oe::ProcessSegmentOptions options;
+  std::string model;
+  fs::path dir;
+  int steps = 0;
+
+  Result<fs::path> run(const std::string& name, const std::vector<std::string>& kinds, std::int64_t batch) const {
+    oe::SegmentJob job{name, model, batch, "uniform", t.run.scenario.seed};
+    auto yaml = oe::segment_scenario_yaml(job, kinds, batch * steps, options, name);
+    if (!yaml) return yaml.status();
+    const fs::path scen = dir / (name + ".yaml");
+    OMNI_RETURN_IF_ERROR(traces::write_text_atomically(scen.string(), *yaml));
+    OMNI_RETURN_IF_ERROR(run_stage({"emulate", scen.string(), "--out", (dir / name).string(), "--force"},
+                                   (dir / (name + ".log")).string()));
+    return dir / name;
+  }
+};
+
+// Each kind's speed at the smallest and largest batch the jobs give a worker, as a device speed table.
+Result<std::string> measure_speeds(const CalibrationRuns& runs, std::int64_t lo, std::int64_t hi) {
+  std::string speeds = std::string(traces::kDeviceSpeedsHeader) + "\n";
+  std::map<std::pair<std::string, std::int64_t>, double> measured;
+  for (const auto& [kind, cores] : runs.t.kind_cores) {
+    for (const std::int64_t b : {lo, hi}) {
+      if (measured.count({kind, b})) continue;
+      auto run = runs.run(kind + "-b" + std::to_string(b), {kind}, b);
+      if (!run) return run.status();
+      auto v = measured_speed(*run);
+      if (!v) return v.status();
+      measured[{kind, b}] = *v;
+      speeds += runs.model + ",fashion-mnist," + kind + "," + std::to_string(b) + "," + traces::shortest_number(*v) +
+                ",testbed\n";
+      std::fprintf(stderr, "omnilearn jobs validate: %s at batch %lld: %.1f samples/s\n", kind.c_str(),
+                   static_cast<long long>(b), *v);
+    }
+  }
+  return speeds;
+}
+
+// The simulator's mean step of one two-worker job at link latencies 0 and 1 ms.
+Result<std::vector<double>> probe_steps(const CalibrationRuns& runs, const Calibration& c, std::int64_t pair_batch) {
+  const std::string probe = (runs.dir / "probe.csv").string();
+  std::string pj = std::string(traces::kJobFileHeader) + "\n";
+  pj += "probe,0," + runs.model + ",fashion-mnist,60000,1,,2,2,2," + std::to_string(pair_batch) + ",bsp,uniform\n";
+  OMNI_RETURN_IF_ERROR(traces::write_text_atomically(probe, pj));
+  std::vector<double> step;
+  for (const double l : {0.0, 1e-3}) {
+    const fs::path yaml = runs.dir / ("probe-" + traces::shortest_number(l * 1e3) + "ms.yaml");
+    OMNI_RETURN_IF_ERROR(traces::write_text_atomically(yaml.string(), cluster_yaml(runs.t.run.cluster, l, "probe")));
+    const fs::path out = runs.dir / ("probe-" + traces::shortest_number(l * 1e3) + "ms");
+    std::vector<std::string> words = {"jobs",   "run",      probe,        "--cluster",   yaml.string(), "--kinds",
+                                      c.kinds,  "--speeds", c.speeds,     "--scheduler", "fifo",        "--round",
+                                      "100000", "--out",    out.string(), "--force",     "--quiet"};
+    for (const auto& [m, p] : runs.t.run.scenario.parameters) {
+      words.insert(words.end(), {"--parameters", m + "=" + traces::shortest_number(p)});
+    }
+    OMNI_RETURN_IF_ERROR(run_stage(words, out.string() + ".log"));
+    auto times = oe::read_run_job_times(out.string());
+    if (!times) return times.status();
+    step.push_back(times->front().mean_step_s);
+  }
+  return step;
+}
+
+// The link latency at which the simulator's two-worker exchange equals the testbed's, on the kind with the most
+// devices.
+Result<double> fit_latency(const CalibrationRuns& runs, const Calibration& c, std::int64_t pair_batch) {
+  std::string kind;
+  std::int64_t most = 0;
+  for (const scenarios::DeviceGroup& g : runs.t.run.cluster.groups) {
+    if (g.nodes * g.gpus_per_node > most) most = g.nodes * g.gpus_per_node, kind = g.device;
+  }
+  auto run = runs.run("exchange", {kind, kind}, pair_batch);
+  if (!run) return run.status();
+  auto facts = oe::read_testbed(*run);
+  if (!facts) return facts.status();
+  auto table = traces::read_device_speed_table(c.kinds, c.speeds);
+  if (!table) return table.status();
+  auto est = table->speed(runs.model, kind, pair_batch / 2);
+  if (!est) return est.status();
+  const double compute_s = static_cast<double>(pair_batch / 2) / est->samples_per_s;
+  // The simulated step is a line in the latency: solved for the testbed's exchange.
+  auto step = probe_steps(runs, c, pair_batch);
+  if (!step) return step.status();
+  const double per_s = ((*step)[1] - (*step)[0]) / 1e-3;
+  const double fixed = (*step)[0] - compute_s;
+  const double latency_s = per_s > 0.0 ? std::max(0.0, (facts->exchange_s - fixed) / per_s) : 0.0;
+  std::fprintf(stderr,
+               "omnilearn jobs validate: testbed exchange %.3f ms; simulated %.3f ms + %.3f x latency: latency %.1f "
+               "us\n",
+               1e3 * facts->exchange_s, 1e3 * fixed, per_s, 1e6 * latency_s);
+  return latency_s;
+}
+
 // Measures the kinds' speeds and the exchange, fits the links' latency; writes DIR/{kinds.csv,speeds.csv,cluster.yaml}.
 Result<Calibration> calibrate(const TestbedJobsSetup& t, const TestbedSettings& settings, const fs::path& dir,
                               int steps) {
@@ -111,89 +207,71 @@ Result<Calibration> calibrate(const TestbedJobsSetup& t, const TestbedSettings& 
     hi = std::max(hi, j.global_batch);
     if (j.workers >= 2) pair_batch = std::max(pair_batch, j.global_batch / j.workers * 2);
   }
-  oe::ProcessSegmentOptions so;
-  so.kind_cores = t.kind_cores;
-  so.sample_cost_s = settings.sample_cost_s;
-  const std::string model = *models.begin();
-  std::string speeds = std::string(traces::kDeviceSpeedsHeader) + "\n";
-  std::map<std::pair<std::string, std::int64_t>, double> measured;
-  const auto run_one = [&](const std::string& name, const std::vector<std::string>& kinds,
-                           std::int64_t batch) -> Result<fs::path> {
-    oe::SegmentJob job{name, model, batch, "uniform", t.run.scenario.seed};
-    auto yaml = oe::segment_scenario_yaml(job, kinds, batch * steps, so, name);
-    if (!yaml) return yaml.status();
-    const fs::path scen = dir / (name + ".yaml");
-    OMNI_RETURN_IF_ERROR(traces::write_text_atomically(scen.string(), *yaml));
-    OMNI_RETURN_IF_ERROR(run_stage({"emulate", scen.string(), "--out", (dir / name).string(), "--force"},
-                                   (dir / (name + ".log")).string()));
-    return dir / name;
-  };
-  for (const auto& [kind, cores] : t.kind_cores) {
-    for (const std::int64_t b : {lo, hi}) {
-      if (measured.count({kind, b})) continue;
-      auto run = run_one(kind + "-b" + std::to_string(b), {kind}, b);
-      if (!run) return run.status();
-      auto v = measured_speed(*run);
-      if (!v) return v.status();
-      measured[{kind, b}] = *v;
-      speeds +=
-          model + ",fashion-mnist," + kind + "," + std::to_string(b) + "," + traces::shortest_number(*v) + ",testbed\n";
-      std::fprintf(stderr, "omnilearn jobs validate: %s at batch %lld: %.1f samples/s\n", kind.c_str(),
-                   static_cast<long long>(b), *v);
-    }
-  }
-  OMNI_RETURN_IF_ERROR(traces::write_text_atomically(c.speeds, speeds));
+  CalibrationRuns runs{t, {}, *models.begin(), dir, steps};
+  runs.options.kind_cores = t.kind_cores;
+  runs.options.sample_cost_s = settings.sample_cost_s;
+  auto speeds = measure_speeds(runs, lo, hi);
+  if (!speeds) return speeds.status();
+  OMNI_RETURN_IF_ERROR(traces::write_text_atomically(c.speeds, *speeds));
   double latency_s = 0.0;
   if (pair_batch > 0) {
-    // The two-worker exchange on the testbed, on the kind with the most devices.
-    std::string kind;
-    std::int64_t most = 0;
-    for (const scenarios::DeviceGroup& g : t.run.cluster.groups) {
-      if (g.nodes * g.gpus_per_node > most) most = g.nodes * g.gpus_per_node, kind = g.device;
-    }
-    auto run = run_one("exchange", {kind, kind}, pair_batch);
-    if (!run) return run.status();
-    auto facts = oe::read_testbed(*run);
-    if (!facts) return facts.status();
-    // The simulator's exchange at latencies 0 and 1 ms for one two-worker job on that kind: a line; solved for
-    // the testbed's.
-    const std::string probe = (dir / "probe.csv").string();
-    std::string pj = std::string(traces::kJobFileHeader) + "\n";
-    pj += "probe,0," + model + ",fashion-mnist,60000,1,,2,2,2," + std::to_string(pair_batch) + ",bsp,uniform\n";
-    OMNI_RETURN_IF_ERROR(traces::write_text_atomically(probe, pj));
-    auto table = traces::read_device_speed_table(c.kinds, c.speeds);
-    if (!table) return table.status();
-    auto est = table->speed(model, kind, pair_batch / 2);
-    if (!est) return est.status();
-    const double compute_s = static_cast<double>(pair_batch / 2) / est->samples_per_s;
-    std::vector<double> step;
-    for (const double l : {0.0, 1e-3}) {
-      const fs::path yaml = dir / ("probe-" + traces::shortest_number(l * 1e3) + "ms.yaml");
-      OMNI_RETURN_IF_ERROR(traces::write_text_atomically(yaml.string(), cluster_yaml(t.run.cluster, l, "probe")));
-      const fs::path out = dir / ("probe-" + traces::shortest_number(l * 1e3) + "ms");
-      std::vector<std::string> words = {"jobs",   "run",      probe,        "--cluster",   yaml.string(), "--kinds",
-                                        c.kinds,  "--speeds", c.speeds,     "--scheduler", "fifo",        "--round",
-                                        "100000", "--out",    out.string(), "--force",     "--quiet"};
-      for (const auto& [m, p] : t.run.scenario.parameters)
-        words.insert(words.end(), {"--parameters", m + "=" + traces::shortest_number(p)});
-      OMNI_RETURN_IF_ERROR(run_stage(words, out.string() + ".log"));
-      auto times = oe::read_run_job_times(out.string());
-      if (!times) return times.status();
-      step.push_back(times->front().mean_step_s);
-    }
-    const double per_s = (step[1] - step[0]) / 1e-3;
-    const double fixed = step[0] - compute_s;
-    latency_s = per_s > 0.0 ? std::max(0.0, (facts->exchange_s - fixed) / per_s) : 0.0;
-    std::fprintf(
-        stderr,
-        "omnilearn jobs validate: testbed exchange %.3f ms; simulated %.3f ms + %.3f x latency: latency %.1f us\n",
-        1e3 * facts->exchange_s, 1e3 * fixed, per_s, 1e6 * latency_s);
+    auto fitted = fit_latency(runs, c, pair_batch);
+    if (!fitted) return fitted.status();
+    latency_s = *fitted;
   }
   OMNI_RETURN_IF_ERROR(traces::write_text_atomically(
       c.cluster, cluster_yaml(t.run.cluster, latency_s,
                               "The testbed cluster, its links' latency fitted to the exchange "
                               "measured on this host (omnilearn jobs validate)")));
   return c;
+}
+
+// The scenario's command-line words with the calibration's kinds, speeds and cluster in place of any given.
+std::vector<std::string> calibrated_words(const po::variables_map& vm, const Calibration& c) {
+  std::vector<std::string> words;
+  for (const std::string& w : scenario_words(vm)) words.push_back(w);
+  for (std::size_t i = 0; i + 1 < words.size();) {
+    if (words[i] == "--kinds" || words[i] == "--speeds" || words[i] == "--cluster") {
+      words.erase(words.begin() + static_cast<std::ptrdiff_t>(i), words.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+    } else {
+      i += 2;
+    }
+  }
+  words.insert(words.end(), {"--kinds", c.kinds, "--speeds", c.speeds, "--cluster", c.cluster});
+  return words;
+}
+
+// Runs the testbed and the simulator with `words`, compares each job, writes comparison.csv and prints the table;
+// the exit code (0: every job within the tolerance).
+int run_and_compare(const std::string& file, const fs::path& dir, const std::vector<std::string>& words,
+                    const TestbedSettings& settings, double tolerance) {
+  std::vector<std::string> testbed = {"jobs",
+                                      "emulate",
+                                      file,
+                                      "--out",
+                                      (dir / "testbed").string(),
+                                      "--cores-per-tflops",
+                                      format_g(settings.cores_per_tflops),
+                                      "--sample-cost",
+                                      format_g(settings.sample_cost_s)};
+  testbed.insert(testbed.end(), words.begin(), words.end());
+  if (const Status st = run_stage(testbed); !st.is_ok()) return fail(st);
+  std::vector<std::string> sim = {"jobs", "run", file, "--out", (dir / "sim").string(), "--quiet"};
+  sim.insert(sim.end(), words.begin(), words.end());
+  if (const Status st = run_stage(sim); !st.is_ok()) return fail(st);
+  auto sim_times = oe::read_run_job_times((dir / "sim").string());
+  if (!sim_times) return fail(sim_times.status());
+  auto tb_times = oe::read_run_job_times((dir / "testbed").string());
+  if (!tb_times) return fail(tb_times.status());
+  auto cmp = oe::compare_job_runs(*sim_times, *tb_times, tolerance);
+  if (!cmp) return fail(cmp.status());
+  if (const Status st = run::write_file_atomically((dir / "comparison.csv").string(), oe::comparison_csv(*cmp));
+      !st.is_ok()) {
+    return fail(st);
+  }
+  std::printf("%s", oe::comparison_table(*cmp).c_str());
+  std::printf("  comparison: %s\n", (dir / "comparison.csv").string().c_str());
+  return cmp->pass ? 0 : 1;
 }
 
 }  // namespace
@@ -242,43 +320,7 @@ int run_jobs_validate(const std::vector<std::string>& args) {
     c = {(from / "kinds.csv").string(), (from / "speeds.csv").string(), (from / "cluster.yaml").string()};
   }
   // Both runs: the same scenario, with the calibrated kinds, speeds and cluster.
-  std::vector<std::string> words;
-  for (const std::string& w : scenario_words(vm)) words.push_back(w);
-  for (std::size_t i = 0; i + 1 < words.size();) {  // the calibration's replace these
-    if (words[i] == "--kinds" || words[i] == "--speeds" || words[i] == "--cluster") {
-      words.erase(words.begin() + static_cast<std::ptrdiff_t>(i), words.begin() + static_cast<std::ptrdiff_t>(i) + 2);
-    } else {
-      i += 2;
-    }
-  }
-  words.insert(words.end(), {"--kinds", c.kinds, "--speeds", c.speeds, "--cluster", c.cluster});
-  std::vector<std::string> testbed = {"jobs",
-                                      "emulate",
-                                      file,
-                                      "--out",
-                                      (dir / "testbed").string(),
-                                      "--cores-per-tflops",
-                                      format_g(settings.cores_per_tflops),
-                                      "--sample-cost",
-                                      format_g(settings.sample_cost_s)};
-  testbed.insert(testbed.end(), words.begin(), words.end());
-  if (const Status st = run_stage(testbed); !st.is_ok()) return fail(st);
-  std::vector<std::string> sim = {"jobs", "run", file, "--out", (dir / "sim").string(), "--quiet"};
-  sim.insert(sim.end(), words.begin(), words.end());
-  if (const Status st = run_stage(sim); !st.is_ok()) return fail(st);
-  auto sim_times = oe::read_run_job_times((dir / "sim").string());
-  if (!sim_times) return fail(sim_times.status());
-  auto tb_times = oe::read_run_job_times((dir / "testbed").string());
-  if (!tb_times) return fail(tb_times.status());
-  auto cmp = oe::compare_job_runs(*sim_times, *tb_times, tolerance);
-  if (!cmp) return fail(cmp.status());
-  if (const Status st = run::write_file_atomically((dir / "comparison.csv").string(), oe::comparison_csv(*cmp));
-      !st.is_ok()) {
-    return fail(st);
-  }
-  std::printf("%s", oe::comparison_table(*cmp).c_str());
-  std::printf("  comparison: %s\n", (dir / "comparison.csv").string().c_str());
-  return cmp->pass ? 0 : 1;
+  return run_and_compare(file, dir, calibrated_words(vm, c), settings, tolerance);
 }
 
 }  // namespace omnilearn::cli
