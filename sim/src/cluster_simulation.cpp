@@ -117,6 +117,7 @@ struct Host {
   std::string kind;
   std::size_t kind_index = 0;  // in facts_.kinds()
   int jobs = 0;                // jobs holding a device here now
+  int talkers = 0;             // those of them whose workers span several nodes (their flows use this node's link)
 };
 
 // One worker's samples/s at `batch` on the kind of index `kind`, from the job's resolved curves (the table's
@@ -154,8 +155,12 @@ class ClusterSim {
   // `min_steps` fit.
   bool run_steps(Job& job, Seconds step_s, BatchSize batch, sg4::Host* host, std::int64_t min_steps,
                  std::int64_t& step_index, bool& interrupted);
-  // Whether no other job holds a device on a node where `job` does (so that nothing shares its links).
-  bool alone_on_its_nodes(const Job& job) const;
+  // Whether `job`'s next steps up to the round take what its last one took (run as one execution): its last steps
+  // were steady, and either no other job holds a device on its nodes, or its batches never change (uniform) and no
+  // other job's flows can meet its own (each worker computes on its own device; flows meet only on the nodes' links):
+  // it has no flows (one node), or no other job with flows (spanning several nodes) holds a device on its nodes. A
+  // job whose controller may still move its batches keeps stepping beside others, where the controller sees them.
+  bool steps_repeat(const Job& job) const;
   void release(Job& job, Seconds now_s);
   // Gives `job` the devices `slots` (empty: none), keeping each host's count of jobs on it.
   void set_slots(Job& job, std::vector<scheduler::DeviceSlot> slots);
@@ -386,8 +391,11 @@ void ClusterSim::release(Job& job, Seconds now_s) {
 void ClusterSim::set_slots(Job& job, std::vector<scheduler::DeviceSlot> slots) {
   // slots are sorted: a host's devices are adjacent.
   const auto each_host = [&](int add) {
+    const bool talks = !job.slots.empty() && job.slots.front().host != job.slots.back().host;
     for (std::size_t i = 0; i < job.slots.size(); ++i) {
-      if (i == 0 || job.slots[i].host != job.slots[i - 1].host) hosts_[job.slots[i].host].jobs += add;
+      if (i > 0 && job.slots[i].host == job.slots[i - 1].host) continue;
+      hosts_[job.slots[i].host].jobs += add;
+      if (talks) hosts_[job.slots[i].host].talkers += add;
     }
   };
   each_host(-1);
@@ -569,9 +577,10 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
     charge_busy(job, kinds, batches, t0);
     return st;
   }
-  // Steady and alone on its nodes: nothing can change a step before the next round (allocations change only at
-  // rounds; the switch does not saturate), so its steps there take what the last one took, in one execution.
-  if (job.steady_steps >= 2 && alone_on_its_nodes(job) &&
+  // Steady and sharing its links with no other job's flows: nothing can change a step before the next round
+  // (allocations change only at rounds; the switch does not saturate), so its steps there take what the last one
+  // took, in one execution.
+  if (steps_repeat(job) &&
       run_steps(job, job.last_step_s, plan.global_batch, hosts[0], 2, step_index, interrupted)) {
     if (energy_) energy_->repeat_last(job.index, (sg4::Engine::get_clock() - t0) / job.last_step_s);
     return Status::ok();
@@ -788,9 +797,16 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
   }
 }
 
-bool ClusterSim::alone_on_its_nodes(const Job& job) const {
+bool ClusterSim::steps_repeat(const Job& job) const {
+  if (job.steady_steps < 2) return false;
+  bool alone = true;
+  for (const scheduler::DeviceSlot& s : job.slots) alone = alone && hosts_[s.host].jobs == 1;
+  if (alone) return true;
+  if (job.spec->batch_policy != "uniform") return false;
+  // On one node its workers exchange for free: its steps are its devices' alone, whoever else is on the node.
+  if (job.slots.front().host == job.slots.back().host) return true;
   for (const scheduler::DeviceSlot& s : job.slots) {
-    if (hosts_[s.host].jobs > 1) return false;
+    if (hosts_[s.host].talkers > 1) return false;
   }
   return true;
 }
