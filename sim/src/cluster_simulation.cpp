@@ -218,6 +218,7 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
     }
   }
   const std::vector<std::string> kinds = facts_.kinds();
+  std::map<std::string, std::vector<traces::SpeedCurve>> curves_of_model;  // each model's curves, resolved once
   jobs_.resize(specs.size());
   by_arrival_.resize(specs.size());
   for (std::size_t j = 0; j < specs.size(); ++j) by_arrival_[j] = j;
@@ -267,12 +268,18 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
     if (!params.is_ok()) return Status::invalid_argument(where + ": " + params.status().message());
     job.gradient_bytes = 4.0 * *params;
     const std::int64_t per_worker = std::max<std::int64_t>(1, s.global_batch / s.workers);
-    for (const std::string& kind : kinds) {
-      auto curve = speeds_.curve(s.model, kind);
-      if (!curve.is_ok()) return Status::invalid_argument(where + ": " + curve.status().message());
-      job.curves.push_back(std::move(curve).value());
-      job.throughput[kind] = job.curves.back().samples_per_s(per_worker);
+    auto known = curves_of_model.find(s.model);
+    if (known == curves_of_model.end()) {
+      std::vector<traces::SpeedCurve> curves;
+      for (const std::string& kind : kinds) {
+        auto curve = speeds_.curve(s.model, kind);
+        if (!curve.is_ok()) return Status::invalid_argument(where + ": " + curve.status().message());
+        curves.push_back(std::move(curve).value());
+      }
+      known = curves_of_model.emplace(s.model, std::move(curves)).first;
     }
+    job.curves = known->second;
+    for (std::size_t k = 0; k < kinds.size(); ++k) job.throughput[kinds[k]] = job.curves[k].samples_per_s(per_worker);
     for (const std::string& kind : kinds) job.outcome.device_s[kind] = 0.0;
   }
   if (packing) {
@@ -1037,18 +1044,24 @@ Status ClusterSim::write(const ClusterSummary& summary) const {
   const std::string& dir = options_.output_dir;
   OMNI_RETURN_IF_ERROR(run::write_file_atomically(dir + "/jobs.csv", jobs));
   OMNI_RETURN_IF_ERROR(run::write_file_atomically(dir + "/allocations.csv", allocations_csv_));
-  // Perfetto / chrome://tracing: one track per job (microseconds of simulated time).
-  nlohmann::json events = nlohmann::json::array();
-  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "jobs"}}}});
+  // Perfetto / chrome://tracing: one track per job (microseconds of simulated time). The events are dumped one by
+  // one (what dumping them as one array gives, without holding every event as a JSON value).
+  std::string timeline = "{\"traceEvents\":[";
+  timeline += nlohmann::json{{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "jobs"}}}}.dump();
   for (std::size_t j = 0; j < jobs_.size(); ++j) {
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", j}, {"args", {{"name", jobs_[j].spec->name}}}});
+    timeline += ",";
+    timeline += nlohmann::json{{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", j},
+                               {"args", {{"name", jobs_[j].spec->name}}}}
+                    .dump();
     for (const Job::Segment& seg : jobs_[j].segments) {
-      events.push_back({{"name", seg.what}, {"ph", "X"}, {"pid", 1}, {"tid", j}, {"ts", seg.start_s * 1e6},
-                        {"dur", (seg.end_s - seg.start_s) * 1e6}});
+      timeline += ",";
+      timeline += nlohmann::json{{"name", seg.what}, {"ph", "X"},           {"pid", 1},
+                                 {"tid", j},         {"ts", seg.start_s * 1e6}, {"dur", (seg.end_s - seg.start_s) * 1e6}}
+                      .dump();
     }
   }
-  OMNI_RETURN_IF_ERROR(
-      run::write_file_atomically(dir + "/timeline.json", nlohmann::json{{"traceEvents", events}}.dump() + "\n"));
+  timeline += "]}\n";
+  OMNI_RETURN_IF_ERROR(run::write_file_atomically(dir + "/timeline.json", timeline));
   return run::write_file_atomically(dir + "/summary.json", js.dump(2) + "\n");
 }
 
@@ -1092,8 +1105,11 @@ Result<double> model_parameters(const std::string& model) {
                                   "); give it (omnilearn jobs run --parameters " + model + "=N)");
 }
 
-Status check_cluster_simulation(const std::vector<traces::JobSpec>& jobs, const scenarios::DeviceCluster& cluster,
-                                const traces::DeviceSpeedTable& speeds, const ClusterSimOptions& options) {
+namespace {
+
+// What check_cluster_simulation checks before preparing the jobs (run_cluster_simulation prepares them once).
+Status check_options(const std::vector<traces::JobSpec>& jobs, const scenarios::DeviceCluster& cluster,
+                     const traces::DeviceSpeedTable& speeds, const ClusterSimOptions& options) {
   if (jobs.empty()) return Status::invalid_argument("no jobs to run");
   OMNI_RETURN_IF_ERROR(scheduler::validate_scheduler_options(options.scheduling));
   OMNI_RETURN_IF_ERROR(scenarios::check_device_kinds(cluster, speeds));
@@ -1119,6 +1135,14 @@ Status check_cluster_simulation(const std::vector<traces::JobSpec>& jobs, const 
     for (const scenarios::DeviceGroup& g : cluster.groups) kinds.push_back(g.device);
     OMNI_RETURN_IF_ERROR(check_cluster_energy(*options.energy, kinds));
   }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status check_cluster_simulation(const std::vector<traces::JobSpec>& jobs, const scenarios::DeviceCluster& cluster,
+                                const traces::DeviceSpeedTable& speeds, const ClusterSimOptions& options) {
+  OMNI_RETURN_IF_ERROR(check_options(jobs, cluster, speeds, options));
   ClusterSim sim(cluster, speeds, options);
   return sim.prepare(jobs);
 }
@@ -1127,8 +1151,8 @@ Result<ClusterSummary> run_cluster_simulation(const std::vector<traces::JobSpec>
                                               const scenarios::DeviceCluster& cluster,
                                               const traces::DeviceSpeedTable& speeds,
                                               const ClusterSimOptions& options) {
-  OMNI_RETURN_IF_ERROR(check_cluster_simulation(jobs, cluster, speeds, options));
-  ClusterSim sim(cluster, speeds, options);
+  OMNI_RETURN_IF_ERROR(check_options(jobs, cluster, speeds, options));
+  ClusterSim sim(cluster, speeds, options);  // prepare() checks the jobs as check_cluster_simulation does
   OMNI_RETURN_IF_ERROR(sim.prepare(jobs));
   return sim.run();
 }
