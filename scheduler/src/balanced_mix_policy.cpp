@@ -69,7 +69,7 @@ class BalancedMixPolicy final : public SchedulingPolicy {
   std::string_view name() const override { return "balanced-mix"; }
 
   Result<Allocation> decide(const RoundFacts& facts) override {
-    OMNI_RETURN_IF_ERROR(validate_round_facts(facts));
+    OMNI_RETURN_IF_ERROR(validate_round_facts(facts, checked_));
     const RoundView view(facts);
     const std::size_t jobs = facts.jobs.size();
     const std::vector<std::size_t> order = detail::las_order(facts, options_);
@@ -149,6 +149,7 @@ class BalancedMixPolicy final : public SchedulingPolicy {
   }
 
   SchedulerOptions options_;
+  mutable ValidatedCluster checked_;  // the cluster validated last (decide() is called round after round)
 };
 
 }  // namespace

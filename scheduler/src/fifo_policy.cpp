@@ -13,7 +13,7 @@ class FifoPolicy final : public SchedulingPolicy {
   std::string_view name() const override { return "fifo"; }
 
   Result<Allocation> decide(const RoundFacts& facts) override {
-    OMNI_RETURN_IF_ERROR(validate_round_facts(facts));
+    OMNI_RETURN_IF_ERROR(validate_round_facts(facts, checked_));
     const detail::RoundView view(facts);
     std::vector<int> free = view.capacity;
     std::vector<std::vector<int>> counts(facts.jobs.size(), std::vector<int>(view.kind_count(), 0));
@@ -36,6 +36,7 @@ class FifoPolicy final : public SchedulingPolicy {
 
  private:
   SchedulerOptions options_;
+  mutable ValidatedCluster checked_;  // the cluster validated last (decide() is called round after round)
 };
 
 }  // namespace

@@ -33,7 +33,7 @@ class GavelPolicy final : public SchedulingPolicy {
   // device each job shares in `facts`, if any.
   Result<Allocation> decide_with(const RoundFacts& facts, const RoundFacts& own,
                                  const std::vector<std::optional<DeviceSlot>>& shared) const {
-    OMNI_RETURN_IF_ERROR(validate_round_facts(own));
+    OMNI_RETURN_IF_ERROR(validate_round_facts(own, checked_));
     const detail::RoundView view(own);
     const std::size_t jobs = own.jobs.size();
     MaxMinProblem problem{view.capacity, std::vector<int>(jobs, 0), view.tput, {}};
@@ -145,6 +145,7 @@ class GavelPolicy final : public SchedulingPolicy {
   }
 
   SchedulerOptions options_;
+  mutable ValidatedCluster checked_;  // the cluster validated last (decide() is called round after round)
   bool packed_;   // gavel-packed
   bool packing_;  // gavel-packed with options.packing: pairs may share devices (else it decides as gavel)
 };

@@ -13,7 +13,7 @@ class LasPolicy final : public SchedulingPolicy {
   std::string_view name() const override { return "las"; }
 
   Result<Allocation> decide(const RoundFacts& facts) override {
-    OMNI_RETURN_IF_ERROR(validate_round_facts(facts));
+    OMNI_RETURN_IF_ERROR(validate_round_facts(facts, checked_));
     const detail::RoundView view(facts);
     const std::vector<std::size_t> order = detail::las_order(facts, options_);
     std::vector<int> free = view.capacity;
@@ -39,6 +39,7 @@ class LasPolicy final : public SchedulingPolicy {
 
  private:
   SchedulerOptions options_;
+  mutable ValidatedCluster checked_;  // the cluster validated last (decide() is called round after round)
 };
 
 }  // namespace

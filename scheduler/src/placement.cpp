@@ -8,29 +8,38 @@
 namespace omnilearn::scheduler {
 namespace {
 
-// Free slot indices of every host, lowest first; and how many of the current job's slots each host holds.
+// Which slots of every host are free, in two flat arrays (one allocation per round, however many hosts).
 struct FreeSlots {
-  std::vector<std::vector<int>> free;  // per host, sorted
+  std::vector<std::size_t> first;  // per host: its first slot's index in `taken`; one more entry at the end
+  std::vector<char> taken;         // per slot of the cluster
+  std::vector<int> left;           // per host: free slots
 
   explicit FreeSlots(const ClusterFacts& cluster) {
+    first.reserve(cluster.hosts.size() + 1);
+    first.push_back(0);
     for (const HostFacts& h : cluster.hosts) {
-      std::vector<int> s(static_cast<std::size_t>(h.slots));
-      for (int i = 0; i < h.slots; ++i) s[static_cast<std::size_t>(i)] = i;
-      free.push_back(std::move(s));
+      first.push_back(first.back() + static_cast<std::size_t>(h.slots));
+      left.push_back(h.slots);
     }
+    taken.assign(first.back(), 0);
   }
   void take(const DeviceSlot& s) {
-    auto& f = free[s.host];
-    auto it = std::lower_bound(f.begin(), f.end(), s.slot);
-    OMNI_CHECK(it != f.end() && *it == s.slot, "placement: a slot was taken twice");
-    f.erase(it);
+    const std::size_t host_slots = first[s.host + 1] - first[s.host];
+    OMNI_CHECK(s.slot >= 0 && static_cast<std::size_t>(s.slot) < host_slots &&
+                   taken[first[s.host] + static_cast<std::size_t>(s.slot)] == 0,
+               "placement: a slot was taken twice");
+    taken[first[s.host] + static_cast<std::size_t>(s.slot)] = 1;
+    --left[s.host];
   }
+  // The host's lowest free slot, taken (the host must have one).
   DeviceSlot take_lowest(std::size_t host) {
-    const DeviceSlot s{host, free[host].front()};
-    free[host].erase(free[host].begin());
-    return s;
+    std::size_t i = first[host];
+    while (taken[i] != 0) ++i;
+    taken[i] = 1;
+    --left[host];
+    return DeviceSlot{host, static_cast<int>(i - first[host])};
   }
-  int count(std::size_t host) const { return static_cast<int>(free[host].size()); }
+  int count(std::size_t host) const { return left[host]; }
 };
 
 // The job's slots per host.
@@ -43,7 +52,12 @@ std::map<std::size_t, int> on_host(const std::vector<DeviceSlot>& slots) {
 // Adds `need` slots on the hosts `hosts` (of one kind) to `slots`.
 void place_kind(FreeSlots& free, const std::vector<std::size_t>& hosts, int need, Placement placement,
                 std::vector<DeviceSlot>& slots) {
+  if (need <= 0) return;  // nothing to place: no scan of the kind's hosts (a job that keeps its devices)
   std::map<std::size_t, int> mine = on_host(slots);
+  const auto held_on = [&](std::size_t h) {  // the job's slots on host h, without adding h to `mine`
+    const auto it = mine.find(h);
+    return it == mine.end() ? 0 : it->second;
+  };
   if (placement == Placement::kSpread) {
     for (; need > 0; --need) {
       std::size_t best = hosts.size();
@@ -55,7 +69,7 @@ void place_kind(FreeSlots& free, const std::vector<std::size_t>& hosts, int need
           continue;
         }
         const std::size_t b = hosts[best];
-        if (mine[h] < mine[b] || (mine[h] == mine[b] && free.count(h) > free.count(b))) best = i;
+        if (held_on(h) < held_on(b) || (held_on(h) == held_on(b) && free.count(h) > free.count(b))) best = i;
       }
       OMNI_CHECK(best < hosts.size(), "placement: a kind has fewer free slots than its count");
       slots.push_back(free.take_lowest(hosts[best]));
@@ -66,9 +80,10 @@ void place_kind(FreeSlots& free, const std::vector<std::size_t>& hosts, int need
   // Pack: the hosts the job is on (most of its slots first), then best fit, then the host with the most free.
   std::vector<std::size_t> already;
   for (std::size_t h : hosts) {
-    if (mine[h] > 0 && free.count(h) > 0) already.push_back(h);
+    if (held_on(h) > 0 && free.count(h) > 0) already.push_back(h);
   }
-  std::stable_sort(already.begin(), already.end(), [&](std::size_t a, std::size_t b) { return mine[a] > mine[b]; });
+  std::stable_sort(already.begin(), already.end(),
+                   [&](std::size_t a, std::size_t b) { return held_on(a) > held_on(b); });
   for (std::size_t h : already) {
     while (need > 0 && free.count(h) > 0) slots.push_back(free.take_lowest(h)), --need;
   }

@@ -13,7 +13,7 @@ namespace {
 std::string job_name(const JobFacts& job) { return "job '" + job.id + "'"; }
 
 Status check_kind_map(const JobFacts& job, const std::map<std::string, double>& values, const std::string& field,
-                      const std::set<std::string>& kinds) {
+                      const std::map<std::string, int>& kinds) {
   for (const auto& [kind, v] : values) {
     if (!kinds.contains(kind)) {
       return Status::invalid_argument(job_name(job) + ": " + field + " names kind '" + kind +
@@ -48,7 +48,8 @@ Status validate_cluster(const ClusterFacts& cluster) {
   return Status::ok();
 }
 
-Status validate_job(const JobFacts& job, const RoundFacts& facts, const std::set<std::string>& kinds,
+// `slots_of_kind`: the cluster's devices by kind.
+Status validate_job(const JobFacts& job, const RoundFacts& facts, const std::map<std::string, int>& slots_of_kind,
                     std::set<DeviceSlot>& taken) {
   const ClusterFacts& cluster = facts.cluster;
   const std::string name = job_name(job);
@@ -75,13 +76,13 @@ Status validate_job(const JobFacts& job, const RoundFacts& facts, const std::set
   if (!std::isfinite(job.waiting_s) || job.waiting_s < 0.0) {
     return Status::invalid_argument(name + ": waiting_s must be a finite number >= 0, got " + format_g(job.waiting_s));
   }
-  OMNI_RETURN_IF_ERROR(check_kind_map(job, job.throughput_per_worker, "throughput_per_worker", kinds));
-  OMNI_RETURN_IF_ERROR(check_kind_map(job, job.service_by_kind, "service_by_kind", kinds));
-  OMNI_RETURN_IF_ERROR(check_kind_map(job, job.packed_service_by_kind, "packed_service_by_kind", kinds));
+  OMNI_RETURN_IF_ERROR(check_kind_map(job, job.throughput_per_worker, "throughput_per_worker", slots_of_kind));
+  OMNI_RETURN_IF_ERROR(check_kind_map(job, job.service_by_kind, "service_by_kind", slots_of_kind));
+  OMNI_RETURN_IF_ERROR(check_kind_map(job, job.packed_service_by_kind, "packed_service_by_kind", slots_of_kind));
   int usable = 0;
-  for (const HostFacts& host : cluster.hosts) {
-    auto it = job.throughput_per_worker.find(host.kind);
-    if (it != job.throughput_per_worker.end() && it->second > 0.0) usable += host.slots;
+  for (const auto& [kind, slots] : slots_of_kind) {
+    auto it = job.throughput_per_worker.find(kind);
+    if (it != job.throughput_per_worker.end() && it->second > 0.0) usable += slots;
   }
   if (usable == 0) return Status::invalid_argument(name + ": throughput_per_worker is 0 on every kind of the cluster");
   if (job.min_workers > usable) {
@@ -143,18 +144,28 @@ double JobFacts::attained_service() const {
 }
 
 Status validate_round_facts(const RoundFacts& facts) {
+  ValidatedCluster none;
+  return validate_round_facts(facts, none);
+}
+
+Status validate_round_facts(const RoundFacts& facts, ValidatedCluster& last) {
   if (!std::isfinite(facts.now_s))
     return Status::invalid_argument("now_s must be finite, got " + format_g(facts.now_s));
-  OMNI_RETURN_IF_ERROR(validate_cluster(facts.cluster));
-  const std::vector<std::string> kind_list = facts.cluster.kinds();
-  const std::set<std::string> kinds(kind_list.begin(), kind_list.end());
+  if (!last.valid || last.hosts != facts.cluster.hosts) {
+    last.valid = false;
+    OMNI_RETURN_IF_ERROR(validate_cluster(facts.cluster));
+    last.hosts = facts.cluster.hosts;
+    last.valid = true;
+  }
+  std::map<std::string, int> slots_of_kind;
+  for (const HostFacts& h : facts.cluster.hosts) slots_of_kind[h.kind] += h.slots;
   std::set<std::string> ids;
   std::set<DeviceSlot> taken;
   for (std::size_t j = 0; j < facts.jobs.size(); ++j) {
     const JobFacts& job = facts.jobs[j];
     if (job.id.empty()) return Status::invalid_argument("job " + std::to_string(j) + ": empty id");
     if (!ids.insert(job.id).second) return Status::invalid_argument("job '" + job.id + "': id given twice");
-    OMNI_RETURN_IF_ERROR(validate_job(job, facts, kinds, taken));
+    OMNI_RETURN_IF_ERROR(validate_job(job, facts, slots_of_kind, taken));
   }
   return Status::ok();
 }

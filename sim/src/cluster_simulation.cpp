@@ -65,6 +65,8 @@ struct Job {
   double total_samples = 0.0;
   double gradient_bytes = 0.0;
   std::map<std::string, double> throughput;  // one worker's samples/s per kind, at the job's per-worker batch
+  std::vector<traces::SpeedCurve> curves;     // the model's speeds by kind index (facts_.kinds()), resolved once
+  std::vector<std::size_t> worker_kinds;      // the kind index of each worker the job's actor steps now
   scenarios::AspSpec asp;                     // an ASP job's server rule (its asp_rule)
   std::int64_t dropped_pushes = 0;            // ASP pushes its rule dropped (Ringmaster)
   JobOutcome outcome;
@@ -114,7 +116,17 @@ struct Job {
 struct Host {
   sg4::Host* host = nullptr;
   std::string kind;
+  std::size_t kind_index = 0;  // in facts_.kinds()
+  int jobs = 0;                // jobs holding a device here now
+  int talkers = 0;             // those of them whose workers span several nodes (their flows use this node's link)
 };
+
+// One worker's samples/s at `batch` on the kind of index `kind`, from the job's resolved curves (the table's
+// speed(); its error for a batch below 1).
+Result<double> worker_speed(const Job& job, std::size_t kind, BatchSize batch) {
+  if (batch < 1) return Status::invalid_argument("batch " + std::to_string(batch) + ": expected >= 1");
+  return job.curves[kind].samples_per_s(batch);
+}
 
 class ClusterSim {
  public:
@@ -128,6 +140,8 @@ class ClusterSim {
  private:
   void build_platform();
   void scheduler_actor();
+  // The jobs present at now_s (present_): those arrived by then join, in index order; those finished leave.
+  void update_present(Seconds now_s);
   Status decide(Seconds now_s);
   void job_actor(std::size_t j);
   Status step(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
@@ -135,17 +149,22 @@ class ClusterSim {
   // ASP: each worker computes, pushes its gradient to the parameter server (on the node of the job's first device)
   // and pulls the parameters back with its next batch, until the job's samples are done or its devices are taken.
   Status asp_steps(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
-                   const std::vector<std::string>& kinds, std::int64_t& step_index, bool& interrupted);
-  Status solo_steps(Job& job, BatchSize batch, sg4::Host* host, const std::string& kind, std::int64_t& step_index,
-                    bool& interrupted);
+                   std::int64_t& step_index, bool& interrupted);
+  Status solo_steps(Job& job, BatchSize batch, sg4::Host* host, std::int64_t& step_index, bool& interrupted);
   // Runs `step_s`-long steps of `batch` samples up to the next round (or the job's end; at least one) as one
   // execution on `host`, a preemption keeping the completed ones; false, running none, when fewer than
   // `min_steps` fit.
   bool run_steps(Job& job, Seconds step_s, BatchSize batch, sg4::Host* host, std::int64_t min_steps,
                  std::int64_t& step_index, bool& interrupted);
-  // Whether no other job holds a device on a node where `job` does (so that nothing shares its links).
-  bool alone_on_its_nodes(const Job& job) const;
+  // Whether `job`'s next steps up to the round take what its last one took (run as one execution): its last steps
+  // were steady, and either no other job holds a device on its nodes, or its batches never change (uniform) and no
+  // other job's flows can meet its own (each worker computes on its own device; flows meet only on the nodes' links):
+  // it has no flows (one node), or no other job with flows (spanning several nodes) holds a device on its nodes. A
+  // job whose controller may still move its batches keeps stepping beside others, where the controller sees them.
+  bool steps_repeat(const Job& job) const;
   void release(Job& job, Seconds now_s);
+  // Gives `job` the devices `slots` (empty: none), keeping each host's count of jobs on it.
+  void set_slots(Job& job, std::vector<scheduler::DeviceSlot> slots);
   // Energy: every device of `job` busy at its batch from t0 to now (a solo job's or an ASP job's steps, a step cut by a
   // preemption). Nothing without options.energy.
   void charge_busy(const Job& job, const std::vector<std::string>& kinds, const std::vector<BatchSize>& batches,
@@ -160,6 +179,9 @@ class ClusterSim {
   scheduler::ClusterFacts facts_;
   std::vector<Host> hosts_;
   std::vector<Job> jobs_;
+  std::vector<std::size_t> by_arrival_;  // job indices by arrival time (stable: file order among equals)
+  std::size_t arrived_ = 0;              // how many of by_arrival_ have arrived
+  std::vector<std::size_t> present_;     // arrived and not finished when the last round began, by index
   sg4::ConditionVariablePtr changed_;  // a job's slots changed, or the run ended
   sg4::MutexPtr mutex_;
   std::size_t done_ = 0;
@@ -197,7 +219,12 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
     }
   }
   const std::vector<std::string> kinds = facts_.kinds();
+  std::map<std::string, std::vector<traces::SpeedCurve>> curves_of_model;  // each model's curves, resolved once
   jobs_.resize(specs.size());
+  by_arrival_.resize(specs.size());
+  for (std::size_t j = 0; j < specs.size(); ++j) by_arrival_[j] = j;
+  std::stable_sort(by_arrival_.begin(), by_arrival_.end(),
+                   [&](std::size_t a, std::size_t b) { return specs[a].arrival_s < specs[b].arrival_s; });
   for (std::size_t j = 0; j < specs.size(); ++j) {
     const traces::JobSpec& s = specs[j];
     Job& job = jobs_[j];
@@ -244,11 +271,18 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
     if (!params.is_ok()) return Status::invalid_argument(where + ": " + params.status().message());
     job.gradient_bytes = 4.0 * *params;
     const std::int64_t per_worker = std::max<std::int64_t>(1, s.global_batch / s.workers);
-    for (const std::string& kind : kinds) {
-      auto est = speeds_.speed(s.model, kind, per_worker);
-      if (!est.is_ok()) return Status::invalid_argument(where + ": " + est.status().message());
-      job.throughput[kind] = est->samples_per_s;
+    auto known = curves_of_model.find(s.model);
+    if (known == curves_of_model.end()) {
+      std::vector<traces::SpeedCurve> curves;
+      for (const std::string& kind : kinds) {
+        auto curve = speeds_.curve(s.model, kind);
+        if (!curve.is_ok()) return Status::invalid_argument(where + ": " + curve.status().message());
+        curves.push_back(std::move(curve).value());
+      }
+      known = curves_of_model.emplace(s.model, std::move(curves)).first;
     }
+    job.curves = known->second;
+    for (std::size_t k = 0; k < kinds.size(); ++k) job.throughput[kinds[k]] = job.curves[k].samples_per_s(per_worker);
     for (const std::string& kind : kinds) job.outcome.device_s[kind] = 0.0;
   }
   if (packing) {
@@ -285,6 +319,7 @@ void ClusterSim::build_platform() {
   }
   const sg4::Link* backbone =
       zone->create_link("switch", total_Bps)->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)->seal();
+  const std::vector<std::string> kinds = facts_.kinds();
   std::size_t h = 0;
   for (const scenarios::DeviceGroup& g : cluster_.groups) {
     for (std::int64_t n = 0; n < g.nodes; ++n, ++h) {
@@ -299,7 +334,8 @@ void ClusterSim::build_platform() {
                                   ->seal();
       zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
                       {sg4::LinkInRoute(link, sg4::LinkInRoute::Direction::UP), sg4::LinkInRoute(backbone)}, true);
-      hosts_.push_back({host, g.device});
+      const auto kind = static_cast<std::size_t>(std::lower_bound(kinds.begin(), kinds.end(), g.device) - kinds.begin());
+      hosts_.push_back({host, g.device, kind});
     }
   }
   zone->seal();
@@ -362,6 +398,21 @@ void ClusterSim::release(Job& job, Seconds now_s) {
   job.held_since_s = now_s;
 }
 
+void ClusterSim::set_slots(Job& job, std::vector<scheduler::DeviceSlot> slots) {
+  // slots are sorted: a host's devices are adjacent.
+  const auto each_host = [&](int add) {
+    const bool talks = !job.slots.empty() && job.slots.front().host != job.slots.back().host;
+    for (std::size_t i = 0; i < job.slots.size(); ++i) {
+      if (i > 0 && job.slots[i].host == job.slots[i - 1].host) continue;
+      hosts_[job.slots[i].host].jobs += add;
+      if (talks) hosts_[job.slots[i].host].talkers += add;
+    }
+  };
+  each_host(-1);
+  job.slots = std::move(slots);
+  each_host(+1);
+}
+
 void ClusterSim::charge_busy(const Job& job, const std::vector<std::string>& kinds,
                              const std::vector<BatchSize>& batches, Seconds t0) {
   const Seconds elapsed_s = sg4::Engine::get_clock() - t0;
@@ -369,19 +420,31 @@ void ClusterSim::charge_busy(const Job& job, const std::vector<std::string>& kin
   energy_->busy(job.index, kinds, std::vector<double>(batches.begin(), batches.end()), elapsed_s, energy_share(job));
 }
 
+void ClusterSim::update_present(Seconds now_s) {
+  std::vector<std::size_t> arrivals;
+  while (arrived_ < by_arrival_.size() && jobs_[by_arrival_[arrived_]].spec->arrival_s <= now_s) {
+    Job& job = jobs_[by_arrival_[arrived_++]];
+    job.arrived = true;
+    job.waiting_since_s = job.spec->arrival_s;
+    job.enter(job.spec->arrival_s, "waiting");
+    arrivals.push_back(job.index);
+  }
+  std::erase_if(present_, [&](std::size_t j) { return jobs_[j].outcome.finished(); });
+  std::sort(arrivals.begin(), arrivals.end());
+  const std::size_t before = present_.size();
+  present_.insert(present_.end(), arrivals.begin(), arrivals.end());
+  std::inplace_merge(present_.begin(), present_.begin() + static_cast<std::ptrdiff_t>(before), present_.end());
+}
+
 Status ClusterSim::decide(Seconds now_s) {
   scheduler::RoundFacts facts;
   facts.now_s = now_s;
   facts.cluster = facts_;
   facts.packed_pairs = packed_pairs_;
-  std::vector<std::size_t> present;
-  for (Job& job : jobs_) {
-    if (!job.arrived && job.spec->arrival_s <= now_s) {
-      job.arrived = true;
-      job.waiting_since_s = job.spec->arrival_s;
-      job.enter(job.spec->arrival_s, "waiting");
-    }
-    if (!job.arrived || job.outcome.finished()) continue;
+  update_present(now_s);
+  const std::vector<std::size_t>& present = present_;
+  for (const std::size_t j : present) {
+    Job& job = jobs_[j];
     release(job, now_s);  // brings its device time up to now
     scheduler::JobFacts f;
     f.id = job.spec->name;
@@ -397,7 +460,6 @@ Status ClusterSim::decide(Seconds now_s) {
     f.waiting_s = job.slots.empty() ? now_s - job.waiting_since_s : 0.0;
     f.packing_key = job.packing_key;
     facts.jobs.push_back(std::move(f));
-    present.push_back(job.index);
   }
   if (facts.jobs.empty()) return Status::ok();
   auto allocation = policy_->decide(facts);
@@ -442,7 +504,7 @@ Status ClusterSim::decide(Seconds now_s) {
     if (a.change == scheduler::JobChange::kKept || a.change == scheduler::JobChange::kWaiting) continue;
     if (!job.slots.empty()) ++job.outcome.restarts;
     if (a.slots.empty()) job.waiting_since_s = now_s;
-    job.slots = a.slots;
+    set_slots(job, a.slots);
     ++job.generation;
     job.resume_at_s = now_s + a.restart_s;
     job.held_since_s = now_s;
@@ -490,12 +552,10 @@ void ClusterSim::scheduler_actor() {
     if (done_ == jobs_.size()) break;
     // The next round; an idle cluster skips to the next arrival's round.
     Seconds next_s = now_s + round_s;
-    bool any_present = false;
-    Seconds next_arrival_s = std::numeric_limits<double>::infinity();
-    for (const Job& job : jobs_) {
-      if (job.arrived && !job.outcome.finished()) any_present = true;
-      if (!job.arrived) next_arrival_s = std::min(next_arrival_s, job.spec->arrival_s);
-    }
+    const bool any_present =
+        std::any_of(present_.begin(), present_.end(), [&](std::size_t j) { return !jobs_[j].outcome.finished(); });
+    const Seconds next_arrival_s = arrived_ < by_arrival_.size() ? jobs_[by_arrival_[arrived_]].spec->arrival_s
+                                                                 : std::numeric_limits<double>::infinity();
     if (!any_present && next_arrival_s > next_s) next_s = round_s * std::ceil(next_arrival_s / round_s);
     if (options_.max_time_s > 0.0) next_s = std::min(next_s, options_.max_time_s);
     next_round_s_ = next_s;
@@ -529,14 +589,15 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
     // Energy: a solo job's steps are compute alone; an ASP job's workers compute or exchange with the server all
     // the time (docs/energy.md).
     const Status st = job.spec->mode == traces::JobMode::kAsp
-                          ? asp_steps(job, ctl, hosts, kinds, step_index, interrupted)
-                          : solo_steps(job, plan.batch[0], hosts[0], kinds[0], step_index, interrupted);
+                          ? asp_steps(job, ctl, hosts, step_index, interrupted)
+                          : solo_steps(job, plan.batch[0], hosts[0], step_index, interrupted);
     charge_busy(job, kinds, batches, t0);
     return st;
   }
-  // Steady and alone on its nodes: nothing can change a step before the next round (allocations change only at
-  // rounds; the switch does not saturate), so its steps there take what the last one took, in one execution.
-  if (job.steady_steps >= 2 && alone_on_its_nodes(job) &&
+  // Steady and sharing its links with no other job's flows: nothing can change a step before the next round
+  // (allocations change only at rounds; the switch does not saturate), so its steps there take what the last one
+  // took, in one execution.
+  if (steps_repeat(job) &&
       run_steps(job, job.last_step_s, plan.global_batch, hosts[0], 2, step_index, interrupted)) {
     if (energy_) energy_->repeat_last(job.index, (sg4::Engine::get_clock() - t0) / job.last_step_s);
     return Status::ok();
@@ -555,9 +616,9 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   job.in_flight.clear();
   for (std::size_t k = 0; k < n; ++k) {
     const BatchSize b = plan.batch[k];
-    auto est = speeds_.speed(job.spec->model, kinds[k], b);
-    if (!est.is_ok()) return est.status();
-    execs.push_back(sg4::Exec::init()->set_flops_amount(static_cast<double>(b) / est->samples_per_s)->set_host(hosts[k]));
+    auto speed = worker_speed(job, job.worker_kinds[k], b);
+    if (!speed.is_ok()) return speed.status();
+    execs.push_back(sg4::Exec::init()->set_flops_amount(static_cast<double>(b) / *speed)->set_host(hosts[k]));
     job.in_flight.push_back(execs.back());
     execs.back()->start();
     if (taken()) return Status::ok();
@@ -618,7 +679,7 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
 }
 
 Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
-                             const std::vector<std::string>& kinds, std::int64_t& step_index, bool& interrupted) {
+                             std::int64_t& step_index, bool& interrupted) {
   const std::size_t n = hosts.size();
   sg4::Host* const server = hosts.front();  // the job's first device's node (slots are sorted)
   const auto bytes = static_cast<std::uint64_t>(job.gradient_bytes);
@@ -648,13 +709,13 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
   };
   const auto compute = [&](std::size_t k) -> Status {
     const BatchSize b = w[k].batch;
-    auto est = speeds_.speed(job.spec->model, kinds[k], b);
-    if (!est.is_ok()) return est.status();
+    auto speed = worker_speed(job, job.worker_kinds[k], b);
+    if (!speed.is_ok()) return speed.status();
     w[k].phase = Phase::kCompute;
     w[k].started_s = sg4::Engine::get_clock();
     const sg4::ExecPtr exec =
         sg4::Exec::init()
-            ->set_flops_amount(static_cast<double>(b) / (est->samples_per_s * job.packed_fraction))
+            ->set_flops_amount(static_cast<double>(b) / (*speed * job.packed_fraction))
             ->set_host(hosts[k]);
     start(k, exec);
     exec->start();
@@ -753,14 +814,16 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
   }
 }
 
-bool ClusterSim::alone_on_its_nodes(const Job& job) const {
-  for (const Job& other : jobs_) {
-    if (&other == &job || other.slots.empty()) continue;
-    for (const scheduler::DeviceSlot& a : other.slots) {
-      for (const scheduler::DeviceSlot& b : job.slots) {
-        if (a.host == b.host) return false;
-      }
-    }
+bool ClusterSim::steps_repeat(const Job& job) const {
+  if (job.steady_steps < 2) return false;
+  bool alone = true;
+  for (const scheduler::DeviceSlot& s : job.slots) alone = alone && hosts_[s.host].jobs == 1;
+  if (alone) return true;
+  if (job.spec->batch_policy != "uniform") return false;
+  // On one node its workers exchange for free: its steps are its devices' alone, whoever else is on the node.
+  if (job.slots.front().host == job.slots.back().host) return true;
+  for (const scheduler::DeviceSlot& s : job.slots) {
+    if (hosts_[s.host].talkers > 1) return false;
   }
   return true;
 }
@@ -797,15 +860,15 @@ bool ClusterSim::run_steps(Job& job, Seconds step_s, BatchSize batch, sg4::Host*
   return true;
 }
 
-Status ClusterSim::solo_steps(Job& job, BatchSize batch, sg4::Host* host, const std::string& kind,
-                              std::int64_t& step_index, bool& interrupted) {
+Status ClusterSim::solo_steps(Job& job, BatchSize batch, sg4::Host* host, std::int64_t& step_index,
+                              bool& interrupted) {
   // One worker: no all-reduce, and its batch is the job's. Its steps until the next round (or the job's end) are
   // one execution of their summed time, which is what they would take one by one: nothing else can change the
   // device's speed before the round.
-  auto est = speeds_.speed(job.spec->model, kind, batch);
-  if (!est.is_ok()) return est.status();
+  auto speed = worker_speed(job, job.worker_kinds[0], batch);
+  if (!speed.is_ok()) return speed.status();
   // Packed: the fraction of its speed alone it keeps with its partner, fixed for the steps started now.
-  run_steps(job, static_cast<double>(batch) / (est->samples_per_s * job.packed_fraction), batch, host, 1, step_index,
+  run_steps(job, static_cast<double>(batch) / (*speed * job.packed_fraction), batch, host, 1, step_index,
             interrupted);
   return Status::ok();
 }
@@ -835,9 +898,11 @@ void ClusterSim::job_actor(std::size_t j) {
       if (over_ || job.generation != generation) continue;  // the run ended, or the devices changed, meanwhile
       hosts.clear();
       kinds.clear();
+      job.worker_kinds.clear();
       for (const scheduler::DeviceSlot& s : slots) {
         hosts.push_back(hosts_[s.host].host);
         kinds.push_back(hosts_[s.host].kind);
+        job.worker_kinds.push_back(hosts_[s.host].kind_index);
       }
       // The job's own controller for this set of workers: bounds around the equal split.
       const auto n = static_cast<BatchSize>(hosts.size());
@@ -872,7 +937,7 @@ void ClusterSim::job_actor(std::size_t j) {
       release(job, now_s);
       job.outcome.end_s = now_s;
       job.enter(now_s, "");
-      job.slots.clear();
+      set_slots(job, {});
       ++done_;
       break;
     }
@@ -990,18 +1055,24 @@ Status ClusterSim::write(const ClusterSummary& summary) const {
   const std::string& dir = options_.output_dir;
   OMNI_RETURN_IF_ERROR(run::write_file_atomically(dir + "/jobs.csv", jobs));
   OMNI_RETURN_IF_ERROR(run::write_file_atomically(dir + "/allocations.csv", allocations_csv_));
-  // Perfetto / chrome://tracing: one track per job (microseconds of simulated time).
-  nlohmann::json events = nlohmann::json::array();
-  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "jobs"}}}});
+  // Perfetto / chrome://tracing: one track per job (microseconds of simulated time). The events are dumped one by
+  // one (what dumping them as one array gives, without holding every event as a JSON value).
+  std::string timeline = "{\"traceEvents\":[";
+  timeline += nlohmann::json{{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "jobs"}}}}.dump();
   for (std::size_t j = 0; j < jobs_.size(); ++j) {
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", j}, {"args", {{"name", jobs_[j].spec->name}}}});
+    timeline += ",";
+    timeline += nlohmann::json{{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", j},
+                               {"args", {{"name", jobs_[j].spec->name}}}}
+                    .dump();
     for (const Job::Segment& seg : jobs_[j].segments) {
-      events.push_back({{"name", seg.what}, {"ph", "X"}, {"pid", 1}, {"tid", j}, {"ts", seg.start_s * 1e6},
-                        {"dur", (seg.end_s - seg.start_s) * 1e6}});
+      timeline += ",";
+      timeline += nlohmann::json{{"name", seg.what}, {"ph", "X"},           {"pid", 1},
+                                 {"tid", j},         {"ts", seg.start_s * 1e6}, {"dur", (seg.end_s - seg.start_s) * 1e6}}
+                      .dump();
     }
   }
-  OMNI_RETURN_IF_ERROR(
-      run::write_file_atomically(dir + "/timeline.json", nlohmann::json{{"traceEvents", events}}.dump() + "\n"));
+  timeline += "]}\n";
+  OMNI_RETURN_IF_ERROR(run::write_file_atomically(dir + "/timeline.json", timeline));
   return run::write_file_atomically(dir + "/summary.json", js.dump(2) + "\n");
 }
 
@@ -1045,8 +1116,11 @@ Result<double> model_parameters(const std::string& model) {
                                   "); give it (omnilearn jobs run --parameters " + model + "=N)");
 }
 
-Status check_cluster_simulation(const std::vector<traces::JobSpec>& jobs, const scenarios::DeviceCluster& cluster,
-                                const traces::DeviceSpeedTable& speeds, const ClusterSimOptions& options) {
+namespace {
+
+// What check_cluster_simulation checks before preparing the jobs (run_cluster_simulation prepares them once).
+Status check_options(const std::vector<traces::JobSpec>& jobs, const scenarios::DeviceCluster& cluster,
+                     const traces::DeviceSpeedTable& speeds, const ClusterSimOptions& options) {
   if (jobs.empty()) return Status::invalid_argument("no jobs to run");
   OMNI_RETURN_IF_ERROR(scheduler::validate_scheduler_options(options.scheduling));
   OMNI_RETURN_IF_ERROR(scenarios::check_device_kinds(cluster, speeds));
@@ -1072,6 +1146,14 @@ Status check_cluster_simulation(const std::vector<traces::JobSpec>& jobs, const 
     for (const scenarios::DeviceGroup& g : cluster.groups) kinds.push_back(g.device);
     OMNI_RETURN_IF_ERROR(check_cluster_energy(*options.energy, kinds));
   }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status check_cluster_simulation(const std::vector<traces::JobSpec>& jobs, const scenarios::DeviceCluster& cluster,
+                                const traces::DeviceSpeedTable& speeds, const ClusterSimOptions& options) {
+  OMNI_RETURN_IF_ERROR(check_options(jobs, cluster, speeds, options));
   ClusterSim sim(cluster, speeds, options);
   return sim.prepare(jobs);
 }
@@ -1080,8 +1162,8 @@ Result<ClusterSummary> run_cluster_simulation(const std::vector<traces::JobSpec>
                                               const scenarios::DeviceCluster& cluster,
                                               const traces::DeviceSpeedTable& speeds,
                                               const ClusterSimOptions& options) {
-  OMNI_RETURN_IF_ERROR(check_cluster_simulation(jobs, cluster, speeds, options));
-  ClusterSim sim(cluster, speeds, options);
+  OMNI_RETURN_IF_ERROR(check_options(jobs, cluster, speeds, options));
+  ClusterSim sim(cluster, speeds, options);  // prepare() checks the jobs as check_cluster_simulation does
   OMNI_RETURN_IF_ERROR(sim.prepare(jobs));
   return sim.run();
 }

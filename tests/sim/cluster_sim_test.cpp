@@ -81,6 +81,26 @@ TEST(ClusterSim, TwoJobsBehindTheSameLinksEachRunSlowerByTheLinksShare) {
   }
 }
 
+TEST(ClusterSim, AJobSharingANodeWithOneWorkerJobsStepsAsAlone) {
+  // Two nodes of three devices, packed: the 4-worker job takes 3 on node 0 and 1 on node 1, where two one-worker
+  // jobs (no flows) sit beside it. Only flows meet, on the nodes' links: its steps take what they take alone, and it
+  // ends when it ends alone (its steady steps run up to each round as one execution, neighbours or not).
+  const auto big = job("big", 0, 4, 320000, 128);
+  const std::string alone = test_dir("big-alone");
+  const std::string beside = test_dir("big-beside");
+  ASSERT_EQ(run_jobs({big}, cluster(2, 3), {}, alone), "");
+  ASSERT_EQ(run_jobs({big, job("solo-a", 0, 1, 3200000, 32), job("solo-b", 0, 1, 3200000, 32)}, cluster(2, 3), {},
+                     beside),
+            "");
+  const auto one = read_csv(alone + "/jobs.csv");
+  const auto three = read_csv(beside + "/jobs.csv");
+  EXPECT_NEAR(cell(three, "big", "end_s"), cell(one, "big", "end_s"), 1e-9 * cell(one, "big", "end_s"));
+  EXPECT_EQ(cell(three, "big", "steps"), cell(one, "big", "steps"));
+  EXPECT_NEAR(cell(three, "big", "device_s_fast"), cell(one, "big", "device_s_fast"),
+              1e-9 * cell(one, "big", "device_s_fast"));
+  EXPECT_GT(cell(three, "solo-a", "end_s"), 0.0);  // the neighbours ran and finished
+}
+
 TEST(ClusterSim, OneJobAloneStepsAsOmnilearnSimDoes) {
   // The same job in both simulators: two workers on two nodes (1 GB/s links, no latency), 16 samples each at 320
   // samples/s, ResNet-18's 11.7 M parameters. omnilearn sim times the compute from flop/s: 1e9 flop per sample on

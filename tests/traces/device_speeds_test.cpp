@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
+#include <vector>
 
 namespace omnilearn::traces {
 namespace {
@@ -124,6 +128,100 @@ TEST(DeviceSpeedsTest, ShippedTablesLoadAndCoverTheAnchorsKinds) {
   EXPECT_TRUE(a100->derived);
   EXPECT_EQ(a100->measured_on, "t4");
   EXPECT_NEAR(a100->samples_per_s / t4->samples_per_s, 19.5 / 8.1, 1e-12);
+}
+
+
+// The lookup as a plain linear search over the table's points (how speed() first answered), to hold the resolved
+// curves to: the same samples/s, bit for bit, and the same flags.
+SpeedEstimate reference_speed(const DeviceSpeedTable& t, const std::string& model, const std::string& device,
+                              std::int64_t batch) {
+  const auto measured = [&](const std::string& on) {
+    std::vector<const SpeedPoint*> pts;
+    for (const SpeedPoint& p : t.points()) {
+      if (p.model == model && p.device == on) pts.push_back(&p);
+    }
+    SpeedEstimate e;
+    e.measured_on = on;
+    if (batch <= pts.front()->batch || batch >= pts.back()->batch) {
+      const SpeedPoint* p = batch <= pts.front()->batch ? pts.front() : pts.back();
+      e.samples_per_s = p->samples_per_s;
+      e.clamped = batch != p->batch;
+      return e;
+    }
+    std::size_t i = 1;
+    while (pts[i]->batch < batch) ++i;
+    const auto b = static_cast<double>(batch);
+    const double t_lo = static_cast<double>(pts[i - 1]->batch) / pts[i - 1]->samples_per_s;
+    const double t_hi = static_cast<double>(pts[i]->batch) / pts[i]->samples_per_s;
+    const double w = (b - static_cast<double>(pts[i - 1]->batch)) / static_cast<double>(pts[i]->batch - pts[i - 1]->batch);
+    e.samples_per_s = b / (t_lo + w * (t_hi - t_lo));
+    return e;
+  };
+  const std::vector<std::string> on = t.measured_kinds(model);
+  if (std::find(on.begin(), on.end(), device) != on.end()) return measured(device);
+  const DeviceKind* kind = t.find_kind(device);
+  const DeviceKind* nearest = nullptr;
+  double best = std::numeric_limits<double>::infinity();
+  for (const std::string& name : on) {
+    const DeviceKind* k = t.find_kind(name);
+    if (std::abs(k->peak_fp32_tflops - kind->peak_fp32_tflops) < best) {
+      best = std::abs(k->peak_fp32_tflops - kind->peak_fp32_tflops);
+      nearest = k;
+    }
+  }
+  SpeedEstimate e = measured(nearest->name);
+  e.samples_per_s *= kind->peak_fp32_tflops / nearest->peak_fp32_tflops;
+  e.derived = true;
+  return e;
+}
+
+TEST(DeviceSpeedsTest, ResolvedCurvesAnswerAsTheLinearSearchOnTheShippedTables) {
+  const std::string data = std::string(OMNILEARN_TRACES_DATA) + "/../devices";
+  auto t = read_device_speed_table(data + "/device-kinds.csv", data + "/device-speeds.csv");
+  ASSERT_TRUE(t.is_ok()) << t.status().message();
+  std::size_t compared = 0;
+  for (const std::string& model : t->models()) {
+    // Every batch to 256, each measured batch and its neighbours, then every 5% to twice the largest: every interval
+    // and both clamps are crossed.
+    std::vector<std::int64_t> batches;
+    std::int64_t largest = 1;
+    for (std::int64_t b = 1; b <= 256; ++b) batches.push_back(b);
+    for (const SpeedPoint& p : t->points()) {
+      if (p.model != model) continue;
+      largest = std::max(largest, p.batch);
+      for (std::int64_t b : {p.batch - 1, p.batch, p.batch + 1}) batches.push_back(std::max<std::int64_t>(1, b));
+    }
+    for (double b = 256; b <= 2.0 * static_cast<double>(largest); b *= 1.05) batches.push_back(std::llround(b));
+    for (const DeviceKind& kind : t->kinds()) {
+      auto curve = t->curve(model, kind.name);
+      ASSERT_TRUE(curve.is_ok()) << model << " on " << kind.name << ": " << curve.status().message();
+      for (const std::int64_t b : batches) {
+        const SpeedEstimate want = reference_speed(*t, model, kind.name, b);
+        const SpeedEstimate got = curve->estimate(b);
+        ASSERT_EQ(got.samples_per_s, want.samples_per_s) << model << " on " << kind.name << " at " << b;
+        ASSERT_EQ(curve->samples_per_s(b), want.samples_per_s) << model << " on " << kind.name << " at " << b;
+        ASSERT_EQ(got.measured_on, want.measured_on);
+        ASSERT_EQ(got.derived, want.derived);
+        ASSERT_EQ(got.clamped, want.clamped) << model << " on " << kind.name << " at " << b;
+        auto looked_up = t->speed(model, kind.name, b);
+        ASSERT_TRUE(looked_up.is_ok());
+        ASSERT_EQ(looked_up->samples_per_s, want.samples_per_s);
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 1000u);
+}
+
+TEST(DeviceSpeedsTest, CurveRefusesWhatSpeedRefuses) {
+  const DeviceSpeedTable t = table();
+  auto kind = t.curve("m", "h100");
+  ASSERT_FALSE(kind.is_ok());
+  EXPECT_EQ(kind.status().message(), t.speed("m", "h100", 8).status().message());
+  auto model = t.curve("gpt9", "slow");
+  ASSERT_FALSE(model.is_ok());
+  EXPECT_EQ(model.status().message(), t.speed("gpt9", "slow", 8).status().message());
+  EXPECT_FALSE(t.speed("m", "slow", 0).is_ok());
 }
 
 }  // namespace

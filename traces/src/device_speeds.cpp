@@ -127,34 +127,66 @@ std::vector<std::string> DeviceSpeedTable::measured_kinds(std::string_view model
   return {out.begin(), out.end()};
 }
 
-SpeedEstimate DeviceSpeedTable::measured(std::string_view model, std::string_view device, std::int64_t batch) const {
-  std::vector<const SpeedPoint*> pts;  // sorted by batch (points_ is)
-  for (const SpeedPoint& p : points_) {
-    if (p.model == model && p.device == device) pts.push_back(&p);
+SpeedCurve DeviceSpeedTable::measured_curve(std::string_view model, std::string_view device) const {
+  SpeedCurve c;
+  for (const SpeedPoint& p : points_) {  // sorted by batch (points_ is)
+    if (p.model == model && p.device == device) c.points_.push_back({p.batch, p.samples_per_s});
   }
-  SpeedEstimate e;
-  e.measured_on = std::string(device);
-  if (batch <= pts.front()->batch || batch >= pts.back()->batch) {
-    const SpeedPoint* p = batch <= pts.front()->batch ? pts.front() : pts.back();
-    e.samples_per_s = p->samples_per_s;
-    e.clamped = batch != p->batch;
-    return e;
+  c.measured_on_ = std::string(device);
+  return c;
+}
+
+double SpeedCurve::measured(std::int64_t batch, bool& clamped) const {
+  const Point& first = points_.front();
+  const Point& last = points_.back();
+  if (batch <= first.batch || batch >= last.batch) {
+    const Point& p = batch <= first.batch ? first : last;
+    clamped = batch != p.batch;
+    return p.samples_per_s;
   }
-  std::size_t i = 1;
-  while (pts[i]->batch < batch) ++i;
-  const SpeedPoint& lo = *pts[i - 1];
-  const SpeedPoint& hi = *pts[i];
+  clamped = false;
+  // The first measured batch >= batch (one exists: batch < last.batch), and the one before it.
+  const auto it = std::lower_bound(points_.begin() + 1, points_.end(), batch,
+                                   [](const Point& p, std::int64_t b) { return p.batch < b; });
+  const Point& lo = *(it - 1);
+  const Point& hi = *it;
   // Step time is close to affine in the batch (a fixed cost plus a cost per sample): interpolate it, not the speed.
   const auto b = static_cast<double>(batch);
   const double t_lo = static_cast<double>(lo.batch) / lo.samples_per_s;
   const double t_hi = static_cast<double>(hi.batch) / hi.samples_per_s;
   const double w = (b - static_cast<double>(lo.batch)) / static_cast<double>(hi.batch - lo.batch);
-  e.samples_per_s = b / (t_lo + w * (t_hi - t_lo));
+  return b / (t_lo + w * (t_hi - t_lo));
+}
+
+double SpeedCurve::samples_per_s(std::int64_t batch) const {
+  bool clamped = false;
+  double v = measured(batch, clamped);
+  if (derived_) v *= scale_;
+  return v;
+}
+
+SpeedEstimate SpeedCurve::estimate(std::int64_t batch) const {
+  SpeedEstimate e;
+  e.samples_per_s = measured(batch, e.clamped);
+  e.measured_on = measured_on_;
+  if (derived_) {
+    e.samples_per_s *= scale_;
+    e.derived = true;
+  }
   return e;
 }
 
 Result<SpeedEstimate> DeviceSpeedTable::speed(std::string_view model, std::string_view device,
                                               std::int64_t batch) const {
+  if (find_kind(device) != nullptr && batch < 1) {
+    return Status::invalid_argument("batch " + std::to_string(batch) + ": expected >= 1");
+  }
+  auto c = curve(model, device);
+  if (!c.is_ok()) return c.status();
+  return c->estimate(batch);
+}
+
+Result<SpeedCurve> DeviceSpeedTable::curve(std::string_view model, std::string_view device) const {
   const DeviceKind* kind = find_kind(device);
   if (kind == nullptr) {
     std::vector<std::string> known;
@@ -162,13 +194,12 @@ Result<SpeedEstimate> DeviceSpeedTable::speed(std::string_view model, std::strin
     return Status::not_found("device kind '" + std::string(device) +
                              "' is not in the table (expected one of: " + join(known) + ")");
   }
-  if (batch < 1) return Status::invalid_argument("batch " + std::to_string(batch) + ": expected >= 1");
   const std::vector<std::string> on = measured_kinds(model);
   if (on.empty()) {
     return Status::not_found("model '" + std::string(model) +
                              "' has no measured speed (expected one of: " + join(models()) + ")");
   }
-  if (std::find(on.begin(), on.end(), device) != on.end()) return measured(model, device, batch);
+  if (std::find(on.begin(), on.end(), device) != on.end()) return measured_curve(model, device);
   const DeviceKind* nearest = nullptr;
   double best = std::numeric_limits<double>::infinity();
   for (const std::string& name : on) {  // sorted by name: the first of equals wins
@@ -179,10 +210,10 @@ Result<SpeedEstimate> DeviceSpeedTable::speed(std::string_view model, std::strin
       nearest = k;
     }
   }
-  SpeedEstimate e = measured(model, nearest->name, batch);
-  e.samples_per_s *= kind->peak_fp32_tflops / nearest->peak_fp32_tflops;
-  e.derived = true;
-  return e;
+  SpeedCurve c = measured_curve(model, nearest->name);
+  c.scale_ = kind->peak_fp32_tflops / nearest->peak_fp32_tflops;
+  c.derived_ = true;
+  return c;
 }
 
 Result<DeviceSpeedTable> read_device_speed_table(const std::string& kinds_path, const std::string& speeds_path) {

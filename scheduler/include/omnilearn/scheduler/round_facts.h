@@ -20,6 +20,8 @@ struct HostFacts {
   std::string name;
   std::string kind;
   int slots = 1;
+
+  friend bool operator==(const HostFacts&, const HostFacts&) = default;
 };
 
 struct ClusterFacts {
@@ -87,6 +89,15 @@ struct RoundFacts {
 // Checks everything a policy relies on; the message names the host or job and the field at fault. Required before
 // any other function of this module reads the facts (every built-in policy's decide() calls it).
 Status validate_round_facts(const RoundFacts& facts);
+
+// The cluster a policy validated last: deciding round after round on one cluster, its hosts are checked once and
+// then compared. One per policy; not thread-safe.
+struct ValidatedCluster {
+  bool valid = false;
+  std::vector<HostFacts> hosts;
+};
+// validate_round_facts(facts), skipping the cluster's checks when its hosts equal `last`'s; records them when valid.
+Status validate_round_facts(const RoundFacts& facts, ValidatedCluster& last);
 
 // Devices of each kind among `slots`, in cluster.kinds() order.
 std::vector<int> count_by_kind(const ClusterFacts& cluster, const std::vector<DeviceSlot>& slots);

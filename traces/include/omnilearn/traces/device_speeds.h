@@ -37,6 +37,30 @@ struct SpeedEstimate {
   bool clamped = false;     // true: the batch lies outside the measured batches; the nearest one's speed is used
 };
 
+// One model's speeds on one device kind, resolved once from a table (DeviceSpeedTable::curve) so that a simulator
+// stepping thousands of workers does not search the table at every step: estimate(b) answers exactly what
+// speed(model, device, b) answers, for every batch b >= 1. A value: thread-safe to share.
+class SpeedCurve {
+ public:
+  // speed(model, device, batch) of the table it was resolved from; requires batch >= 1.
+  SpeedEstimate estimate(std::int64_t batch) const;
+  // estimate(batch).samples_per_s, without copying the kind's name.
+  double samples_per_s(std::int64_t batch) const;
+
+ private:
+  friend class DeviceSpeedTable;
+  struct Point {
+    std::int64_t batch;
+    double samples_per_s;
+  };
+  // The measured samples/s at `batch` and whether it was clamped (the lookup of DeviceSpeedTable::speed, unscaled).
+  double measured(std::int64_t batch, bool& clamped) const;
+  std::vector<Point> points_;  // the measured kind's points, sorted by batch, at least one
+  std::string measured_on_;
+  bool derived_ = false;
+  double scale_ = 1.0;  // derived: the ratio of peak FP32 rates (asked kind / measured kind)
+};
+
 class DeviceSpeedTable {
  public:
   // Checks that kinds are unique and valid, that every point names a known kind, has batch >= 1 and a speed > 0,
@@ -56,11 +80,14 @@ class DeviceSpeedTable {
   // on the model's measured kind nearest in peak FP32 rate (ties: the first by name), times the ratio of the peaks
   // (derived). An error names an unknown model or kind and lists the known ones.
   Result<SpeedEstimate> speed(std::string_view model, std::string_view device, std::int64_t batch) const;
+  // The curve that answers speed(model, device, b) for every b >= 1; the same errors as speed() for an unknown
+  // model or kind.
+  Result<SpeedCurve> curve(std::string_view model, std::string_view device) const;
 
  private:
   DeviceSpeedTable(std::vector<DeviceKind> kinds, std::vector<SpeedPoint> points)
       : kinds_(std::move(kinds)), points_(std::move(points)) {}
-  SpeedEstimate measured(std::string_view model, std::string_view device, std::int64_t batch) const;
+  SpeedCurve measured_curve(std::string_view model, std::string_view device) const;
   std::vector<DeviceKind> kinds_;
   std::vector<SpeedPoint> points_;
 };
