@@ -22,12 +22,14 @@
 #include <simgrid/s4u/Mutex.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
+#include "cluster_jobs_table.h"
+#include "collective_model.h"
 #include "finish_time_fairness.h"
 #include "pollux_job_hooks.h"
 #include "omnilearn/controller/controller.h"
 #include "omnilearn/run/asp_schedule.h"
 #include "omnilearn/run/controller_factory.h"
-#include "omnilearn/run/run_folder.h"
+#include "omnilearn/run/jobs_run_folder.h"
 #include "omnilearn/scenarios/jobs_scenario.h"
 #include "omnilearn/scenarios/model_catalog.h"
 #include "omnilearn/scheduler/scheduler_registry.h"
@@ -210,7 +212,7 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
     return Status::invalid_argument("scheduler '" + options_.scheduler +
                                     "' packs jobs two to a device: it needs packing (packing: true, --packing)");
   }
-  allocations_csv_ = packing ? "time_s,job,kind,devices,packed_with\n" : "time_s,job,kind,devices\n";
+  allocations_csv_ = run::allocations_csv_header(packing);
   for (const scenarios::DeviceGroup& g : cluster_.groups) {
     for (std::int64_t n = 0; n < g.nodes; ++n) {
       // Named by the node's index in the cluster: two groups may hold the same kind.
@@ -491,8 +493,9 @@ Status ClusterSim::decide(Seconds now_s) {
     std::map<std::string, int> by_kind;
     for (const scheduler::DeviceSlot& s : a.slots) ++by_kind[hosts_[s.host].kind];
     for (const auto& [kind, n] : by_kind) {
-      allocations_csv_ += shortest_number(now_s) + "," + job.spec->name + "," + kind + "," + std::to_string(n) +
-                          (options_.scheduling.packing ? "," + partner[i] : std::string()) + "\n";
+      allocations_csv_ += run::allocations_csv_row(
+          now_s, job.spec->name, kind, n,
+          options_.scheduling.packing ? std::optional<std::string>(partner[i]) : std::nullopt);
     }
     std::string held;
     for (const auto& [kind, n] : by_kind) held += (held.empty() ? "" : " + ") + std::to_string(n) + " " + kind;
@@ -632,8 +635,7 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
       // Ring all-reduce, bandwidth-equivalent: each worker sends 2(n-1)/n of the gradient to the next one, all at
       // once (each link carries what the ring's 2(n-1) phases put on it). Workers on one node exchange for free.
       std::vector<sg4::CommPtr> comms;
-      const auto bytes = static_cast<std::uint64_t>(2.0 * static_cast<double>(n - 1) / static_cast<double>(n) *
-                                                    job.gradient_bytes);
+      const auto bytes = static_cast<std::uint64_t>(ring_allreduce_bytes(static_cast<double>(n), job.gradient_bytes));
       for (std::size_t k = 0; k < n; ++k) {
         sg4::Host* to = hosts[(k + 1) % n];
         if (to == hosts[k]) continue;
@@ -691,7 +693,6 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
     Seconds started_s = 0.0;
     Seconds compute_s = 0.0;
     BatchSize batch = 0;  // of the computation under way, or the one the pull under way carries
-    std::int64_t pulled = 0;  // the server's updates when it sent the parameters the worker computes on
     bool held = false;        // its reply waits (SSP's bound): no activity
   };
   std::vector<Worker> w(n);
@@ -701,7 +702,8 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
   run::AspSchedule schedule(job.asp, n);
   const run::AspSchedule::LiveFn all_live = [](WorkerId) { return true; };
   std::int64_t updates = job.outcome.steps;
-  for (Worker& x : w) x.pulled = updates;
+  run::AspStaleness staleness(n);  // every worker starts on the parameters as they are now
+  for (std::size_t k = 0; k < n; ++k) staleness.pulled(static_cast<WorkerId>(k), updates);
   job.in_flight.clear();
   const auto start = [&](std::size_t k, sg4::ActivityPtr activity) {
     w[k].activity = std::move(activity);
@@ -725,7 +727,7 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
   // k pulls the parameters with its next batch (free on the server's node: it computes again at once).
   const auto pull = [&](std::size_t k, BatchSize batch) -> Status {
     w[k].batch = batch;
-    w[k].pulled = updates;
+    staleness.pulled(static_cast<WorkerId>(k), updates);
     if (hosts[k] == server) return compute(k);
     w[k].phase = Phase::kPull;
     start(k, sg4::Comm::sendto_async(server, hosts[k], bytes));
@@ -735,8 +737,9 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
   // time and plans; k pulls, now or when the rule releases it.
   const auto apply = [&](std::size_t k) -> Status {
     const Seconds t = sg4::Engine::get_clock();
-    if (job.asp.applies(updates - w[k].pulled)) {
+    if (job.asp.applies(staleness.of(static_cast<WorkerId>(k), updates))) {
       ++updates;
+      staleness.applied_own(static_cast<WorkerId>(k));
       ++step_index;
       ++job.outcome.steps;
     } else {
@@ -1002,31 +1005,8 @@ ClusterSummary ClusterSim::summarise(Seconds end_s) const {
 Status ClusterSim::write(const ClusterSummary& summary) const {
   if (options_.output_dir.empty()) return Status::ok();
   const std::vector<std::string> kinds = facts_.kinds();
-  std::string jobs = "job,arrival_s,start_s,end_s,jct_s,queueing_s,steps,samples,restarts,batch_policy,workers";
-  for (const std::string& k : kinds) jobs += ",device_s_" + k;
-  jobs += ",contention,fair_s,rho";
-  // The ASP rules' columns, when the job file names a rule.
-  const bool rules = std::any_of(jobs_.begin(), jobs_.end(), [](const Job& j) { return !j.spec->asp_rule.empty(); });
-  if (rules) jobs += ",asp_rule,dropped_pushes";
-  jobs += summary.energy ? ",energy_j,compute_j,comm_j,wait_j,idle_j\n" : "\n";
-  const auto cell = [](bool known, double v) { return known ? shortest_number(v) : std::string(); };
-  for (std::size_t j = 0; j < summary.jobs.size(); ++j) {
-    const JobOutcome& o = summary.jobs[j];
-    const bool ran = o.start_s >= 0.0;
-    jobs += o.name + "," + shortest_number(o.arrival_s) + "," + cell(ran, o.start_s) + "," +
-            cell(o.finished(), o.end_s) + "," + cell(o.finished(), o.jct_s()) + "," + cell(ran, o.queueing_s()) + "," +
-            std::to_string(o.steps) + "," + shortest_number(o.samples) + "," + std::to_string(o.restarts) + "," +
-            jobs_[j].spec->batch_policy + "," + std::to_string(jobs_[j].spec->workers);
-    for (const std::string& k : kinds) jobs += "," + shortest_number(o.device_s.at(k));
-    jobs += "," + cell(o.finished(), o.contention) + "," + cell(o.finished(), o.fair_s) + "," +
-            cell(o.finished(), o.finished() ? o.rho() : 0.0);
-    if (rules) jobs += "," + jobs_[j].spec->asp_rule + "," + std::to_string(jobs_[j].dropped_pushes);
-    if (summary.energy) {
-      const JobEnergy& e = summary.energy->jobs[j];
-      for (const double v : {e.joules(), e.compute_j, e.comm_j, e.wait_j, e.idle_j}) jobs += "," + shortest_number(v);
-    }
-    jobs += "\n";
-  }
+  std::vector<SimulatedJobFacts> facts;
+  for (const Job& j : jobs_) facts.push_back({j.spec, j.dropped_pushes});
   nlohmann::ordered_json js;
   js["kind"] = "jobs";
   js["scheduler"] = options_.scheduler;
@@ -1052,9 +1032,9 @@ Status ClusterSim::write(const ClusterSummary& summary) const {
     js["stopped"] = "max-time " + shortest_number(options_.max_time_s) + " s";
   }
   js["argv"] = options_.argv;
-  const std::string& dir = options_.output_dir;
-  OMNI_RETURN_IF_ERROR(run::write_file_atomically(dir + "/jobs.csv", jobs));
-  OMNI_RETURN_IF_ERROR(run::write_file_atomically(dir + "/allocations.csv", allocations_csv_));
+  const run::JobsRunWriter out(options_.output_dir);
+  OMNI_RETURN_IF_ERROR(out.write_jobs(simulated_jobs_table(summary, facts, kinds)));
+  OMNI_RETURN_IF_ERROR(out.write_allocations(allocations_csv_));
   // Perfetto / chrome://tracing: one track per job (microseconds of simulated time). The events are dumped one by
   // one (what dumping them as one array gives, without holding every event as a JSON value).
   std::string timeline = "{\"traceEvents\":[";
@@ -1072,8 +1052,8 @@ Status ClusterSim::write(const ClusterSummary& summary) const {
     }
   }
   timeline += "]}\n";
-  OMNI_RETURN_IF_ERROR(run::write_file_atomically(dir + "/timeline.json", timeline));
-  return run::write_file_atomically(dir + "/summary.json", js.dump(2) + "\n");
+  OMNI_RETURN_IF_ERROR(out.write_timeline_text(timeline));
+  return out.write_summary(js);
 }
 
 Result<ClusterSummary> ClusterSim::run() {

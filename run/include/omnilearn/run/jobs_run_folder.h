@@ -87,6 +87,8 @@ class JobsRunWriter {
   Status write_allocations(std::string_view csv) const;
   // timeline.json: {"traceEvents": events} (Perfetto, chrome://tracing), on one line.
   Status write_timeline(const nlohmann::json& events) const;
+  // timeline.json from text already in that form (a large run's events written one by one, not held as JSON values).
+  Status write_timeline_text(std::string_view json_text) const;
   // summary.json: `summary` indented by 2, then a newline.
   Status write_summary(const nlohmann::ordered_json& summary) const;
 
