@@ -21,8 +21,9 @@ ClusterSimOptions cluster_sim_options(const run::JobsRunSetup& setup) {
     o.pollux = &*setup.pollux;
     o.measured_steps = s.step_model == "measured";
     o.statistical_efficiency = s.statistical_efficiency;
-    o.job_model_source = "traces/devices/pollux-steps.csv, pollux-efficiency.csv (Pollux, Apache-2.0, Qiao et al., "
-                         "OSDI 2021; petuum/adaptdl @ de25dcc)";
+    o.job_model_source =
+        "traces/devices/pollux-steps.csv, pollux-efficiency.csv (Pollux, Apache-2.0, Qiao et al., "
+        "OSDI 2021; petuum/adaptdl @ de25dcc)";
   }
   if (s.las_starvation_s) o.scheduling.las_starvation_s = *s.las_starvation_s;
   if (s.energy) {

@@ -4,13 +4,9 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
-#include <string>
-#include <utility>
-#include <vector>
-
-#include <nlohmann/json.hpp>
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -21,11 +17,14 @@
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 #include <simgrid/s4u/NetZone.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "cluster_jobs_table.h"
+#include "cluster_sim.h"
 #include "collective_model.h"
 #include "finish_time_fairness.h"
-#include "pollux_job_hooks.h"
 #include "omnilearn/controller/controller.h"
 #include "omnilearn/run/asp_schedule.h"
 #include "omnilearn/run/controller_factory.h"
@@ -35,12 +34,13 @@
 #include "omnilearn/scheduler/scheduler_registry.h"
 #include "omnilearn/sim/simulation.h"
 #include "omnilearn/traces/text_file.h"
+#include "pollux_job_hooks.h"
 
 namespace omnilearn::sim {
-namespace {
 
-namespace sg4 = simgrid::s4u;
 using traces::shortest_number;
+
+namespace {
 
 // Parameters of the device table's models that the catalogue does not hold, each from its paper or reference code.
 struct ModelSize {
@@ -60,145 +60,9 @@ constexpr ModelSize kMoreModels[] = {
     {"deepspeech2", 41187968.0},
 };
 
-// One job as the simulation runs it.
-struct Job {
-  const traces::JobSpec* spec = nullptr;
-  std::size_t index = 0;
-  double total_samples = 0.0;
-  double gradient_bytes = 0.0;
-  std::map<std::string, double> throughput;  // one worker's samples/s per kind, at the job's per-worker batch
-  std::vector<traces::SpeedCurve> curves;     // the model's speeds by kind index (facts_.kinds()), resolved once
-  std::vector<std::size_t> worker_kinds;      // the kind index of each worker the job's actor steps now
-  scenarios::AspSpec asp;                     // an ASP job's server rule (its asp_rule)
-  std::int64_t dropped_pushes = 0;            // ASP pushes its rule dropped (Ringmaster)
-  JobOutcome outcome;
-  bool arrived = false;
-  Seconds waiting_since_s = 0.0;
-  std::vector<scheduler::DeviceSlot> slots;  // held now (sorted)
-  std::uint64_t generation = 0;              // bumped at every change of `slots`
-  Seconds resume_at_s = 0.0;                 // restart cost: no step before this
-  Seconds held_since_s = 0.0;                // when it got `slots`, for its device time
-  bool running_actor = false;
-  std::string packing_key;  // with packing: model/batch of a one-worker job (the packed table's key); else empty
-  // Packing: the job sharing this job's device and the fraction of its speed alone it keeps, from the round that
-  // packs them until the round after the partner leaves; "" and 1 otherwise.
-  std::string packed_with;
-  double packed_fraction = 1.0;
-  std::map<std::string, double> packed_device_s;  // the part of outcome.device_s spent packed, by kind
-  // Steady stepping (several workers): the last two steps took the same time with the same plan. Reset when the
-  // job's devices change.
-  Seconds last_step_s = 0.0;
-  int steady_steps = 0;
-  std::vector<sg4::ActivityPtr> in_flight;   // the step's activities, cancelled when the job loses its devices
-  // The job's timeline: what it did from when to when ("waiting", "restoring", "running on 4 v100").
-  struct Segment {
-    Seconds start_s;
-    Seconds end_s;
-    std::string what;
-  };
-  std::vector<Segment> segments;
-  Seconds segment_start_s = 0.0;
-  std::string segment;  // the open one; empty before arrival and after the end
-  // Closes the open segment at now_s and opens `what` (nothing: "") there. A segment may be opened in the future (the
-  // end of a restart); one entered before it began never happened, and those before are clipped to now_s.
-  void enter(Seconds now_s, std::string what) {
-    if (!segment.empty() && now_s > segment_start_s) segments.push_back({segment_start_s, now_s, segment});
-    while (!segments.empty() && segments.back().end_s > now_s) {
-      if (segments.back().start_s >= now_s) {
-        segments.pop_back();
-      } else {
-        segments.back().end_s = now_s;
-      }
-    }
-    segment = std::move(what);
-    segment_start_s = now_s;
-  }
-};
+}  // namespace
 
-struct Host {
-  sg4::Host* host = nullptr;
-  std::string kind;
-  std::size_t kind_index = 0;  // in facts_.kinds()
-  int jobs = 0;                // jobs holding a device here now
-  int talkers = 0;             // those of them whose workers span several nodes (their flows use this node's link)
-};
-
-// One worker's samples/s at `batch` on the kind of index `kind`, from the job's resolved curves (the table's
-// speed(); its error for a batch below 1).
-Result<double> worker_speed(const Job& job, std::size_t kind, BatchSize batch) {
-  if (batch < 1) return Status::invalid_argument("batch " + std::to_string(batch) + ": expected >= 1");
-  return job.curves[kind].samples_per_s(batch);
-}
-
-class ClusterSim {
- public:
-  ClusterSim(const scenarios::DeviceCluster& cluster, const traces::DeviceSpeedTable& speeds,
-             const ClusterSimOptions& options)
-      : cluster_(cluster), speeds_(speeds), options_(options) {}
-
-  Status prepare(const std::vector<traces::JobSpec>& specs);
-  Result<ClusterSummary> run();
-
- private:
-  void build_platform();
-  void scheduler_actor();
-  // The jobs present at now_s (present_): those arrived by then join, in index order; those finished leave.
-  void update_present(Seconds now_s);
-  Status decide(Seconds now_s);
-  void job_actor(std::size_t j);
-  Status step(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
-              const std::vector<std::string>& kinds, std::int64_t& step_index, bool& interrupted);
-  // ASP: each worker computes, pushes its gradient to the parameter server (on the node of the job's first device)
-  // and pulls the parameters back with its next batch, until the job's samples are done or its devices are taken.
-  Status asp_steps(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
-                   std::int64_t& step_index, bool& interrupted);
-  Status solo_steps(Job& job, BatchSize batch, sg4::Host* host, std::int64_t& step_index, bool& interrupted);
-  // Runs `step_s`-long steps of `batch` samples up to the next round (or the job's end; at least one) as one
-  // execution on `host`, a preemption keeping the completed ones; false, running none, when fewer than
-  // `min_steps` fit.
-  bool run_steps(Job& job, Seconds step_s, BatchSize batch, sg4::Host* host, std::int64_t min_steps,
-                 std::int64_t& step_index, bool& interrupted);
-  // Whether `job`'s next steps up to the round take what its last one took (run as one execution): its last steps
-  // were steady, and either no other job holds a device on its nodes, or its batches never change (uniform) and no
-  // other job's flows can meet its own (each worker computes on its own device; flows meet only on the nodes' links):
-  // it has no flows (one node), or no other job with flows (spanning several nodes) holds a device on its nodes. A
-  // job whose controller may still move its batches keeps stepping beside others, where the controller sees them.
-  bool steps_repeat(const Job& job) const;
-  void release(Job& job, Seconds now_s);
-  // Gives `job` the devices `slots` (empty: none), keeping each host's count of jobs on it.
-  void set_slots(Job& job, std::vector<scheduler::DeviceSlot> slots);
-  // Energy: every device of `job` busy at its batch from t0 to now (a solo job's or an ASP job's steps, a step cut by a
-  // preemption). Nothing without options.energy.
-  void charge_busy(const Job& job, const std::vector<std::string>& kinds, const std::vector<BatchSize>& batches,
-                   Seconds t0);
-  ClusterSummary summarise(Seconds end_s) const;
-  Status write(const ClusterSummary& summary) const;
-
-  const scenarios::DeviceCluster& cluster_;
-  const traces::DeviceSpeedTable& speeds_;
-  const ClusterSimOptions& options_;
-  std::unique_ptr<scheduler::SchedulingPolicy> policy_;
-  scheduler::ClusterFacts facts_;
-  std::vector<Host> hosts_;
-  std::vector<Job> jobs_;
-  std::vector<std::size_t> by_arrival_;  // job indices by arrival time (stable: file order among equals)
-  std::size_t arrived_ = 0;              // how many of by_arrival_ have arrived
-  std::vector<std::size_t> present_;     // arrived and not finished when the last round began, by index
-  sg4::ConditionVariablePtr changed_;  // a job's slots changed, or the run ended
-  sg4::MutexPtr mutex_;
-  std::size_t done_ = 0;
-  bool over_ = false;
-  Status status_;
-  std::string allocations_csv_;
-  std::int64_t rounds_ = 0;
-  std::vector<scheduler::PackedPairFacts> packed_pairs_;
-  Seconds end_s_ = 0.0;
-  Seconds next_round_s_ = 0.0;  // when the scheduler decides next
-  std::optional<ClusterEnergyMeter> energy_;  // with options.energy
-};
-
-// The share of its device a job's worker is charged: half when packed with another job.
-double energy_share(const Job& job) { return job.packed_with.empty() ? 1.0 : 0.5; }
+namespace cluster {
 
 Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
   auto policy = scheduler::make_default_scheduler_registry().make(options_.scheduler, options_.scheduling);
@@ -236,8 +100,9 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
     job.outcome.arrival_s = s.arrival_s;
     const std::string where = "job '" + s.name + "'";
     if (s.epochs <= 0.0 && options_.metric_curves == nullptr) {
-      return Status::invalid_argument(where + ": no epochs, and no measured metric curves to say when its target "
-                                              "is reached; give epochs");
+      return Status::invalid_argument(where +
+                                      ": no epochs, and no measured metric curves to say when its target "
+                                      "is reached; give epochs");
     }
     if (s.global_batch < s.max_workers) {
       return Status::invalid_argument(where + ": global_batch " + std::to_string(s.global_batch) +
@@ -261,8 +126,7 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
       run::ControllerSpec spec;
       spec.policy = s.batch_policy;
       spec.options.global_batch = s.global_batch;
-      spec.options.workers.assign(static_cast<std::size_t>(s.workers),
-                                  controller::WorkerSpec{1, s.global_batch, 1.0});
+      spec.options.workers.assign(static_cast<std::size_t>(s.workers), controller::WorkerSpec{1, s.global_batch, 1.0});
       auto made = run::make_controller(spec);
       if (!made.is_ok()) {
         return Status::invalid_argument(where + ": batch_policy '" + s.batch_policy + "': " + made.status().message());
@@ -336,40 +200,12 @@ void ClusterSim::build_platform() {
                                   ->seal();
       zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
                       {sg4::LinkInRoute(link, sg4::LinkInRoute::Direction::UP), sg4::LinkInRoute(backbone)}, true);
-      const auto kind = static_cast<std::size_t>(std::lower_bound(kinds.begin(), kinds.end(), g.device) - kinds.begin());
+      const auto kind =
+          static_cast<std::size_t>(std::lower_bound(kinds.begin(), kinds.end(), g.device) - kinds.begin());
       hosts_.push_back({host, g.device, kind});
     }
   }
   zone->seal();
-}
-
-// summary.json's energy block (docs/energy.md, "Several jobs").
-nlohmann::ordered_json energy_json(const ClusterEnergy& e) {
-  nlohmann::ordered_json j;
-  j["total_j"] = e.total_j;
-  j["jobs_j"] = e.jobs_j;
-  j["unallocated_idle_j"] = e.unallocated_idle_j;
-  j["average_power_w"] = e.average_power_w;
-  double compute = 0.0, comm = 0.0, wait = 0.0, idle = 0.0;
-  for (const JobEnergy& job : e.jobs) {
-    compute += job.compute_j;
-    comm += job.comm_j;
-    wait += job.wait_j;
-    idle += job.idle_j;
-  }
-  j["compute_j"] = compute;
-  j["comm_j"] = comm;
-  j["wait_j"] = wait;
-  j["held_idle_j"] = idle;
-  j["wait"] = e.wait;
-  j["comm"] = e.comm;
-  for (const auto& [kind, k] : e.kinds) {
-    j["kinds"][kind] = {{"jobs_j", k.jobs_j},
-                        {"unallocated_idle_j", k.unallocated_idle_j},
-                        {"unallocated_device_s", k.unallocated_device_s},
-                        {"idle_w", k.idle_w}};
-  }
-  return j;
 }
 
 void cancel_step(Job& job) {
@@ -493,9 +329,9 @@ Status ClusterSim::decide(Seconds now_s) {
     std::map<std::string, int> by_kind;
     for (const scheduler::DeviceSlot& s : a.slots) ++by_kind[hosts_[s.host].kind];
     for (const auto& [kind, n] : by_kind) {
-      allocations_csv_ += run::allocations_csv_row(
-          now_s, job.spec->name, kind, n,
-          options_.scheduling.packing ? std::optional<std::string>(partner[i]) : std::nullopt);
+      allocations_csv_ +=
+          run::allocations_csv_row(now_s, job.spec->name, kind, n,
+                                   options_.scheduling.packing ? std::optional<std::string>(partner[i]) : std::nullopt);
     }
     std::string held;
     for (const auto& [kind, n] : by_kind) held += (held.empty() ? "" : " + ") + std::to_string(n) + " " + kind;
@@ -575,307 +411,6 @@ void ClusterSim::scheduler_actor() {
   changed_->notify_all();
 }
 
-Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
-                        const std::vector<std::string>& kinds, std::int64_t& step_index, bool& interrupted) {
-  const std::size_t n = hosts.size();
-  const controller::Plan& plan = ctl.current_plan();
-  const Seconds t0 = sg4::Engine::get_clock();
-  const std::vector<BatchSize> batches = plan.batch;  // plan_next replaces the plan
-  if (options_.measured_steps) {  // Pollux's measured step of the job's placement, steps up to the round as one
-    auto step_s = pollux_step_s(*options_.pollux, *job.spec, workers_per_node(hosts));
-    if (!step_s.is_ok()) return step_s.status();
-    run_steps(job, *step_s, plan.global_batch, hosts[0], 1, step_index, interrupted);
-    charge_busy(job, kinds, batches, t0);
-    return Status::ok();
-  }
-  if (job.spec->mode == traces::JobMode::kAsp || n == 1) {
-    // Energy: a solo job's steps are compute alone; an ASP job's workers compute or exchange with the server all
-    // the time (docs/energy.md).
-    const Status st = job.spec->mode == traces::JobMode::kAsp
-                          ? asp_steps(job, ctl, hosts, step_index, interrupted)
-                          : solo_steps(job, plan.batch[0], hosts[0], step_index, interrupted);
-    charge_busy(job, kinds, batches, t0);
-    return st;
-  }
-  // Steady and sharing its links with no other job's flows: nothing can change a step before the next round
-  // (allocations change only at rounds; the switch does not saturate), so its steps there take what the last one
-  // took, in one execution.
-  if (steps_repeat(job) &&
-      run_steps(job, job.last_step_s, plan.global_batch, hosts[0], 2, step_index, interrupted)) {
-    if (energy_) energy_->repeat_last(job.index, (sg4::Engine::get_clock() - t0) / job.last_step_s);
-    return Status::ok();
-  }
-  // The scheduler cancels what runs when it takes the devices; an activity whose start was still in progress then
-  // is caught here, after each start (SimGrid marks it started only when start() returns). A step cut short is
-  // charged busy for what it ran.
-  const std::uint64_t generation = job.generation;
-  const auto taken = [&] {
-    if (!devices_taken(job, generation, over_, interrupted)) return false;
-    charge_busy(job, kinds, batches, t0);
-    return true;
-  };
-  std::vector<sg4::ExecPtr> execs;
-  std::vector<Seconds> compute_s(n, 0.0);
-  job.in_flight.clear();
-  for (std::size_t k = 0; k < n; ++k) {
-    const BatchSize b = plan.batch[k];
-    auto speed = worker_speed(job, job.worker_kinds[k], b);
-    if (!speed.is_ok()) return speed.status();
-    execs.push_back(sg4::Exec::init()->set_flops_amount(static_cast<double>(b) / *speed)->set_host(hosts[k]));
-    job.in_flight.push_back(execs.back());
-    execs.back()->start();
-    if (taken()) return Status::ok();
-  }
-  try {
-    for (std::size_t k = 0; k < n; ++k) {
-      execs[k]->wait();
-      compute_s[k] = execs[k]->get_finish_time() - t0;
-    }
-    if (n > 1) {
-      // Ring all-reduce, bandwidth-equivalent: each worker sends 2(n-1)/n of the gradient to the next one, all at
-      // once (each link carries what the ring's 2(n-1) phases put on it). Workers on one node exchange for free.
-      std::vector<sg4::CommPtr> comms;
-      const auto bytes = static_cast<std::uint64_t>(ring_allreduce_bytes(static_cast<double>(n), job.gradient_bytes));
-      for (std::size_t k = 0; k < n; ++k) {
-        sg4::Host* to = hosts[(k + 1) % n];
-        if (to == hosts[k]) continue;
-        comms.push_back(sg4::Comm::sendto_async(hosts[k], to, bytes));
-        job.in_flight.push_back(comms.back());
-        if (taken()) return Status::ok();
-      }
-      sg4::Comm::wait_all(comms);
-    }
-  } catch (const simgrid::Exception&) {
-    // Cancelled by the scheduler: an execution raises CancelException, a flow NetworkFailureException.
-    interrupted = true;
-    cancel_step(job);  // the rest of the step too: the job no longer holds these devices
-  }
-  job.in_flight.clear();
-  if (interrupted) {
-    charge_busy(job, kinds, batches, t0);
-    return Status::ok();
-  }
-  const Seconds t1 = sg4::Engine::get_clock();
-  if (energy_) {
-    // Each worker computes, waits for the slowest, then all communicate.
-    const Seconds slowest_s = *std::max_element(compute_s.begin(), compute_s.end());
-    std::vector<Seconds> wait_s(n);
-    for (std::size_t k = 0; k < n; ++k) wait_s[k] = slowest_s - compute_s[k];
-    energy_->step(job.index, kinds, std::vector<double>(batches.begin(), batches.end()), compute_s, wait_s,
-                  t1 - t0 - slowest_s, energy_share(job));
-  }
-  ++step_index;
-  for (std::size_t k = 0; k < n; ++k) {
-    OMNI_RETURN_IF_ERROR(ctl.report(controller::IterationDone{static_cast<WorkerId>(k), step_index, t1, compute_s[k],
-                                                              plan.batch[k]}));
-  }
-  job.outcome.samples += static_cast<double>(plan.global_batch);
-  ++job.outcome.steps;
-  auto next = ctl.plan_next(controller::DecisionPoint{step_index, 0, t1});
-  if (!next.is_ok()) return next.status();
-  const Seconds took_s = t1 - t0;
-  const bool same = next->batch == batches && std::abs(took_s - job.last_step_s) <= 1e-9 * took_s;
-  job.steady_steps = same ? job.steady_steps + 1 : 0;
-  job.last_step_s = took_s;
-  return Status::ok();
-}
-
-Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
-                             std::int64_t& step_index, bool& interrupted) {
-  const std::size_t n = hosts.size();
-  sg4::Host* const server = hosts.front();  // the job's first device's node (slots are sorted)
-  const auto bytes = static_cast<std::uint64_t>(job.gradient_bytes);
-  const std::uint64_t generation = job.generation;
-  enum class Phase { kCompute, kPush, kPull };
-  struct Worker {
-    Phase phase = Phase::kCompute;
-    sg4::ActivityPtr activity;  // what it waits for now
-    Seconds started_s = 0.0;
-    Seconds compute_s = 0.0;
-    BatchSize batch = 0;  // of the computation under way, or the one the pull under way carries
-    bool held = false;        // its reply waits (SSP's bound): no activity
-  };
-  std::vector<Worker> w(n);
-  // The job's rule (docs/asp-rules.md), with the single-job server's code: AspSpec::applies drops a push too stale
-  // (Ringmaster); AspSchedule holds a reply until SSP's bound lets the worker go on. Every worker starts on the
-  // parameters as they are now.
-  run::AspSchedule schedule(job.asp, n);
-  const run::AspSchedule::LiveFn all_live = [](WorkerId) { return true; };
-  std::int64_t updates = job.outcome.steps;
-  run::AspStaleness staleness(n);  // every worker starts on the parameters as they are now
-  for (std::size_t k = 0; k < n; ++k) staleness.pulled(static_cast<WorkerId>(k), updates);
-  job.in_flight.clear();
-  const auto start = [&](std::size_t k, sg4::ActivityPtr activity) {
-    w[k].activity = std::move(activity);
-    job.in_flight.push_back(w[k].activity);
-  };
-  const auto compute = [&](std::size_t k) -> Status {
-    const BatchSize b = w[k].batch;
-    auto speed = worker_speed(job, job.worker_kinds[k], b);
-    if (!speed.is_ok()) return speed.status();
-    w[k].phase = Phase::kCompute;
-    w[k].started_s = sg4::Engine::get_clock();
-    const sg4::ExecPtr exec =
-        sg4::Exec::init()
-            ->set_flops_amount(static_cast<double>(b) / (*speed * job.packed_fraction))
-            ->set_host(hosts[k]);
-    start(k, exec);
-    exec->start();
-    return Status::ok();
-  };
-  bool finished = false;
-  // k pulls the parameters with its next batch (free on the server's node: it computes again at once).
-  const auto pull = [&](std::size_t k, BatchSize batch) -> Status {
-    w[k].batch = batch;
-    staleness.pulled(static_cast<WorkerId>(k), updates);
-    if (hosts[k] == server) return compute(k);
-    w[k].phase = Phase::kPull;
-    start(k, sg4::Comm::sendto_async(server, hosts[k], bytes));
-    return Status::ok();
-  };
-  // The server applies k's push now (an update, unless the rule drops it); the job's controller sees k's compute
-  // time and plans; k pulls, now or when the rule releases it.
-  const auto apply = [&](std::size_t k) -> Status {
-    const Seconds t = sg4::Engine::get_clock();
-    if (job.asp.applies(staleness.of(static_cast<WorkerId>(k), updates))) {
-      ++updates;
-      staleness.applied_own(static_cast<WorkerId>(k));
-      ++step_index;
-      ++job.outcome.steps;
-    } else {
-      ++job.dropped_pushes;
-    }
-    job.outcome.samples += static_cast<double>(w[k].batch);
-    OMNI_RETURN_IF_ERROR(
-        ctl.report(controller::IterationDone{static_cast<WorkerId>(k), step_index, t, w[k].compute_s, w[k].batch}));
-    if (job.outcome.samples >= job.total_samples) {
-      finished = true;
-      return Status::ok();
-    }
-    auto next = ctl.plan_next(controller::DecisionPoint{step_index, 0, t});
-    if (!next.is_ok()) return next.status();
-    if (!schedule.holds()) return pull(k, next->batch[k]);
-    schedule.pushed(static_cast<WorkerId>(k), /*epoch_ended=*/false);
-    w[k].held = true;
-    bool barrier_opened = false;  // never: pulls follow every push
-    for (const WorkerId j : schedule.release(all_live, barrier_opened)) {
-      w[j].held = false;
-      OMNI_RETURN_IF_ERROR(pull(j, ctl.current_plan().batch[j]));
-    }
-    return Status::ok();
-  };
-  const auto advance = [&](std::size_t k) -> Status {
-    switch (w[k].phase) {
-      case Phase::kCompute:
-        w[k].compute_s = sg4::Engine::get_clock() - w[k].started_s;
-        if (hosts[k] == server) return apply(k);
-        w[k].phase = Phase::kPush;
-        start(k, sg4::Comm::sendto_async(hosts[k], server, bytes));
-        return Status::ok();
-      case Phase::kPush:
-        return apply(k);
-      case Phase::kPull:
-        return compute(k);
-    }
-    return Status::ok();
-  };
-  const auto taken = [&] { return devices_taken(job, generation, over_, interrupted); };
-  for (std::size_t k = 0; k < n; ++k) {
-    w[k].batch = ctl.current_plan().batch[k];
-    OMNI_RETURN_IF_ERROR(compute(k));
-    if (taken()) return Status::ok();
-  }
-  while (true) {
-    std::vector<sg4::ActivityPtr> waiting;
-    for (const Worker& x : w) {
-      if (!x.held) waiting.push_back(x.activity);
-    }
-    job.in_flight = waiting;
-    try {
-      sg4::Activity::wait_any(waiting);
-    } catch (const simgrid::Exception&) {
-      // Cancelled by the scheduler: computations and pushes not yet applied are lost.
-      interrupted = true;
-      cancel_step(job);
-      job.in_flight.clear();
-      return Status::ok();
-    }
-    // What ended at this instant, in worker order (determinism).
-    std::vector<std::size_t> ended;
-    for (std::size_t k = 0; k < n; ++k) {
-      if (!w[k].held && w[k].activity->get_state() == sg4::Activity::State::FINISHED) ended.push_back(k);
-    }
-    for (const std::size_t k : ended) {
-      OMNI_RETURN_IF_ERROR(advance(k));
-      if (finished) {
-        cancel_step(job);  // the other workers' computations and flows end with the job
-        job.in_flight.clear();
-        return Status::ok();
-      }
-      if (taken()) return Status::ok();
-    }
-  }
-}
-
-bool ClusterSim::steps_repeat(const Job& job) const {
-  if (job.steady_steps < 2) return false;
-  bool alone = true;
-  for (const scheduler::DeviceSlot& s : job.slots) alone = alone && hosts_[s.host].jobs == 1;
-  if (alone) return true;
-  if (job.spec->batch_policy != "uniform") return false;
-  // On one node its workers exchange for free: its steps are its devices' alone, whoever else is on the node.
-  if (job.slots.front().host == job.slots.back().host) return true;
-  for (const scheduler::DeviceSlot& s : job.slots) {
-    if (hosts_[s.host].talkers > 1) return false;
-  }
-  return true;
-}
-
-bool ClusterSim::run_steps(Job& job, Seconds step_s, BatchSize batch, sg4::Host* host, std::int64_t min_steps,
-                          std::int64_t& step_index, bool& interrupted) {
-  const Seconds t0 = sg4::Engine::get_clock();
-  const auto left = static_cast<std::int64_t>(
-      std::ceil(std::max(0.0, job.total_samples - job.outcome.samples) / static_cast<double>(batch)));
-  std::int64_t m = next_round_s_ > t0 ? static_cast<std::int64_t>((next_round_s_ - t0) / step_s) : 0;
-  m = std::max<std::int64_t>(1, std::min(m, left));
-  if (m < min_steps) return false;
-  const std::uint64_t generation = job.generation;
-  const sg4::ExecPtr exec = sg4::Exec::init()->set_flops_amount(static_cast<double>(m) * step_s)->set_host(host);
-  job.in_flight.assign(1, exec);
-  exec->start();
-  std::int64_t done = m;
-  try {
-    if (over_ || job.generation != generation) {  // taken while it started (see step())
-      cancel_step(job);
-      throw simgrid::CancelException(XBT_THROW_POINT, "the job's devices were taken");
-    }
-    exec->wait();
-  } catch (const simgrid::Exception&) {
-    // A preemption keeps the steps completed by then, as step by step (a relative margin: m may be large).
-    interrupted = true;
-    const double completed = (sg4::Engine::get_clock() - t0) / step_s;
-    done = std::min(m, static_cast<std::int64_t>(completed * (1.0 + 1e-12) + 1e-9));
-  }
-  job.in_flight.clear();
-  step_index += done;
-  job.outcome.steps += done;
-  job.outcome.samples += static_cast<double>(done * batch);
-  return true;
-}
-
-Status ClusterSim::solo_steps(Job& job, BatchSize batch, sg4::Host* host, std::int64_t& step_index,
-                              bool& interrupted) {
-  // One worker: no all-reduce, and its batch is the job's. Its steps until the next round (or the job's end) are
-  // one execution of their summed time, which is what they would take one by one: nothing else can change the
-  // device's speed before the round.
-  auto speed = worker_speed(job, job.worker_kinds[0], batch);
-  if (!speed.is_ok()) return speed.status();
-  // Packed: the fraction of its speed alone it keeps with its partner, fixed for the steps started now.
-  run_steps(job, static_cast<double>(batch) / (*speed * job.packed_fraction), batch, host, 1, step_index,
-            interrupted);
-  return Status::ok();
-}
-
 void ClusterSim::job_actor(std::size_t j) {
   Job& job = jobs_[j];
   std::uint64_t generation = 0;
@@ -948,114 +483,6 @@ void ClusterSim::job_actor(std::size_t j) {
   job.running_actor = false;
 }
 
-ClusterSummary ClusterSim::summarise(Seconds end_s) const {
-  ClusterSummary s;
-  std::vector<double> jcts;
-  for (const Job& job : jobs_) {
-    s.jobs.push_back(job.outcome);
-    if (job.outcome.finished()) {
-      jcts.push_back(job.outcome.jct_s());
-      s.makespan_s = std::max(s.makespan_s, job.outcome.end_s);
-    }
-  }
-  s.finished = jcts.size();
-  if (s.finished < jobs_.size()) s.makespan_s = std::max(s.makespan_s, end_s);
-  std::sort(jcts.begin(), jcts.end());
-  if (!jcts.empty()) {
-    double sum = 0.0;
-    for (double v : jcts) sum += v;
-    s.mean_jct_s = sum / static_cast<double>(jcts.size());
-    const auto at = [&](double q) {  // linear interpolation between order statistics (pandas' default)
-      const double pos = q * static_cast<double>(jcts.size() - 1);
-      const auto lo = static_cast<std::size_t>(std::floor(pos));
-      const std::size_t hi = std::min(lo + 1, jcts.size() - 1);
-      return jcts[lo] + (pos - static_cast<double>(lo)) * (jcts[hi] - jcts[lo]);
-    };
-    s.median_jct_s = at(0.5);
-    s.p99_jct_s = at(0.99);
-  }
-  const std::vector<std::string> kinds = facts_.kinds();
-  const std::vector<int> capacity = facts_.capacity_by_kind();
-  for (std::size_t i = 0; i < kinds.size(); ++i) {
-    double held = 0.0;
-    for (const Job& job : jobs_) held += job.outcome.device_s.at(kinds[i]);
-    s.utilisation[kinds[i]] = s.makespan_s > 0.0 ? held / (capacity[i] * s.makespan_s) : 0.0;
-  }
-  s.rounds = rounds_;
-  std::vector<FairShareJob> fair(jobs_.size());
-  for (std::size_t j = 0; j < jobs_.size(); ++j) {
-    const Job& job = jobs_[j];
-    fair[j].workers = job.spec->workers;
-    fair[j].global_batch = job.spec->global_batch;
-    fair[j].total_samples = job.total_samples;
-    fair[j].gradient_bytes = job.gradient_bytes;
-    fair[j].balances_batches = job.spec->batch_policy != "uniform";
-    fair[j].throughput = job.throughput;
-  }
-  add_finish_time_fairness(s, fair, fair_share_kinds(cluster_, options_.node_bandwidth_Bps, options_.node_latency_s),
-                           end_s);
-  if (energy_) {
-    std::map<std::string, int> by_kind;
-    for (std::size_t i = 0; i < kinds.size(); ++i) by_kind[kinds[i]] = capacity[i];
-    s.energy = energy_->summary(by_kind, s.makespan_s);
-  }
-  return s;
-}
-
-Status ClusterSim::write(const ClusterSummary& summary) const {
-  if (options_.output_dir.empty()) return Status::ok();
-  const std::vector<std::string> kinds = facts_.kinds();
-  std::vector<SimulatedJobFacts> facts;
-  for (const Job& j : jobs_) facts.push_back({j.spec, j.dropped_pushes});
-  nlohmann::ordered_json js;
-  js["kind"] = "jobs";
-  js["scheduler"] = options_.scheduler;
-  js["round_s"] = options_.scheduling.round_s;
-  js["jobs"] = summary.jobs.size();
-  js["finished"] = summary.finished;
-  js["mean_jct_s"] = summary.mean_jct_s;
-  js["median_jct_s"] = summary.median_jct_s;
-  js["p99_jct_s"] = summary.p99_jct_s;
-  js["makespan_s"] = summary.makespan_s;
-  js["utilisation"] = summary.utilisation;
-  js["mean_rho"] = summary.mean_rho;
-  js["max_rho"] = summary.max_rho;
-  const std::vector<int> capacity = facts_.capacity_by_kind();
-  for (std::size_t i = 0; i < kinds.size(); ++i) js["devices"][kinds[i]] = capacity[i];
-  js["rounds"] = summary.rounds;
-  if (summary.energy) js["energy"] = energy_json(*summary.energy);
-  if (options_.measured_steps || options_.statistical_efficiency) js["job_model"] = job_model_json(options_);
-  // Why the run ended before every job did: the error, a stop request or --max-time; absent when all ended.
-  if (!status_.is_ok()) {
-    js["stopped"] = status_.message();
-  } else if (summary.finished < summary.jobs.size()) {
-    js["stopped"] = "max-time " + shortest_number(options_.max_time_s) + " s";
-  }
-  js["argv"] = options_.argv;
-  const run::JobsRunWriter out(options_.output_dir);
-  OMNI_RETURN_IF_ERROR(out.write_jobs(simulated_jobs_table(summary, facts, kinds)));
-  OMNI_RETURN_IF_ERROR(out.write_allocations(allocations_csv_));
-  // Perfetto / chrome://tracing: one track per job (microseconds of simulated time). The events are dumped one by
-  // one (what dumping them as one array gives, without holding every event as a JSON value).
-  std::string timeline = "{\"traceEvents\":[";
-  timeline += nlohmann::json{{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "jobs"}}}}.dump();
-  for (std::size_t j = 0; j < jobs_.size(); ++j) {
-    timeline += ",";
-    timeline += nlohmann::json{{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", j},
-                               {"args", {{"name", jobs_[j].spec->name}}}}
-                    .dump();
-    for (const Job::Segment& seg : jobs_[j].segments) {
-      timeline += ",";
-      timeline += nlohmann::json{{"name", seg.what}, {"ph", "X"},           {"pid", 1},
-                                 {"tid", j},         {"ts", seg.start_s * 1e6}, {"dur", (seg.end_s - seg.start_s) * 1e6}}
-                      .dump();
-    }
-  }
-  timeline += "]}\n";
-  OMNI_RETURN_IF_ERROR(out.write_timeline_text(timeline));
-  return out.write_summary(js);
-}
-
 Result<ClusterSummary> ClusterSim::run() {
   // omnilearn sim's SimGrid settings (CM02 without cross-traffic): one job alone steps as there.
   std::vector<std::string> args{"omnilearn-jobs"};
@@ -1082,7 +509,7 @@ Result<ClusterSummary> ClusterSim::run() {
   return summary;
 }
 
-}  // namespace
+}  // namespace cluster
 
 Result<double> model_parameters(const std::string& model) {
   if (auto m = scenarios::find_model(model, true)) return m->parameters;
@@ -1109,7 +536,8 @@ Status check_options(const std::vector<traces::JobSpec>& jobs, const scenarios::
                                     shortest_number(options.node_bandwidth_Bps));
   }
   if (!(std::isfinite(options.node_latency_s) && options.node_latency_s >= 0.0)) {
-    return Status::invalid_argument("node latency: expected seconds >= 0, got " + shortest_number(options.node_latency_s));
+    return Status::invalid_argument("node latency: expected seconds >= 0, got " +
+                                    shortest_number(options.node_latency_s));
   }
   if (!(std::isfinite(options.max_time_s) && options.max_time_s >= 0.0)) {
     return Status::invalid_argument("max time: expected seconds >= 0 (0: none), got " +
@@ -1134,7 +562,7 @@ Status check_options(const std::vector<traces::JobSpec>& jobs, const scenarios::
 Status check_cluster_simulation(const std::vector<traces::JobSpec>& jobs, const scenarios::DeviceCluster& cluster,
                                 const traces::DeviceSpeedTable& speeds, const ClusterSimOptions& options) {
   OMNI_RETURN_IF_ERROR(check_options(jobs, cluster, speeds, options));
-  ClusterSim sim(cluster, speeds, options);
+  cluster::ClusterSim sim(cluster, speeds, options);
   return sim.prepare(jobs);
 }
 
@@ -1143,7 +571,7 @@ Result<ClusterSummary> run_cluster_simulation(const std::vector<traces::JobSpec>
                                               const traces::DeviceSpeedTable& speeds,
                                               const ClusterSimOptions& options) {
   OMNI_RETURN_IF_ERROR(check_options(jobs, cluster, speeds, options));
-  ClusterSim sim(cluster, speeds, options);  // prepare() checks the jobs as check_cluster_simulation does
+  cluster::ClusterSim sim(cluster, speeds, options);  // prepare() checks the jobs as check_cluster_simulation does
   OMNI_RETURN_IF_ERROR(sim.prepare(jobs));
   return sim.run();
 }

@@ -1,0 +1,187 @@
+// The multi-job simulator's BSP and one-worker stepping (cluster_sim.h).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Exec.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cluster_sim.h"
+#include "collective_model.h"
+#include "omnilearn/run/asp_schedule.h"
+#include "omnilearn/traces/text_file.h"
+#include "pollux_job_hooks.h"
+
+namespace omnilearn::sim::cluster {
+
+using traces::shortest_number;
+
+Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
+                        const std::vector<std::string>& kinds, std::int64_t& step_index, bool& interrupted) {
+  const std::size_t n = hosts.size();
+  const controller::Plan& plan = ctl.current_plan();
+  const Seconds t0 = sg4::Engine::get_clock();
+  const std::vector<BatchSize> batches = plan.batch;  // plan_next replaces the plan
+  if (options_.measured_steps) {  // Pollux's measured step of the job's placement, steps up to the round as one
+    auto step_s = pollux_step_s(*options_.pollux, *job.spec, workers_per_node(hosts));
+    if (!step_s.is_ok()) return step_s.status();
+    run_steps(job, *step_s, plan.global_batch, hosts[0], 1, step_index, interrupted);
+    charge_busy(job, kinds, batches, t0);
+    return Status::ok();
+  }
+  if (job.spec->mode == traces::JobMode::kAsp || n == 1) {
+    // Energy: a solo job's steps are compute alone; an ASP job's workers compute or exchange with the server all
+    // the time (docs/energy.md).
+    const Status st = job.spec->mode == traces::JobMode::kAsp
+                          ? asp_steps(job, ctl, hosts, step_index, interrupted)
+                          : solo_steps(job, plan.batch[0], hosts[0], step_index, interrupted);
+    charge_busy(job, kinds, batches, t0);
+    return st;
+  }
+  // Steady and sharing its links with no other job's flows: nothing can change a step before the next round
+  // (allocations change only at rounds; the switch does not saturate), so its steps there take what the last one
+  // took, in one execution.
+  if (steps_repeat(job) && run_steps(job, job.last_step_s, plan.global_batch, hosts[0], 2, step_index, interrupted)) {
+    if (energy_) energy_->repeat_last(job.index, (sg4::Engine::get_clock() - t0) / job.last_step_s);
+    return Status::ok();
+  }
+  // The scheduler cancels what runs when it takes the devices; an activity whose start was still in progress then
+  // is caught here, after each start (SimGrid marks it started only when start() returns). A step cut short is
+  // charged busy for what it ran.
+  const std::uint64_t generation = job.generation;
+  const auto taken = [&] {
+    if (!devices_taken(job, generation, over_, interrupted)) return false;
+    charge_busy(job, kinds, batches, t0);
+    return true;
+  };
+  std::vector<sg4::ExecPtr> execs;
+  std::vector<Seconds> compute_s(n, 0.0);
+  job.in_flight.clear();
+  for (std::size_t k = 0; k < n; ++k) {
+    const BatchSize b = plan.batch[k];
+    auto speed = worker_speed(job, job.worker_kinds[k], b);
+    if (!speed.is_ok()) return speed.status();
+    execs.push_back(sg4::Exec::init()->set_flops_amount(static_cast<double>(b) / *speed)->set_host(hosts[k]));
+    job.in_flight.push_back(execs.back());
+    execs.back()->start();
+    if (taken()) return Status::ok();
+  }
+  try {
+    for (std::size_t k = 0; k < n; ++k) {
+      execs[k]->wait();
+      compute_s[k] = execs[k]->get_finish_time() - t0;
+    }
+    if (n > 1) {
+      // Ring all-reduce, bandwidth-equivalent: each worker sends 2(n-1)/n of the gradient to the next one, all at
+      // once (each link carries what the ring's 2(n-1) phases put on it). Workers on one node exchange for free.
+      std::vector<sg4::CommPtr> comms;
+      const auto bytes = static_cast<std::uint64_t>(ring_allreduce_bytes(static_cast<double>(n), job.gradient_bytes));
+      for (std::size_t k = 0; k < n; ++k) {
+        sg4::Host* to = hosts[(k + 1) % n];
+        if (to == hosts[k]) continue;
+        comms.push_back(sg4::Comm::sendto_async(hosts[k], to, bytes));
+        job.in_flight.push_back(comms.back());
+        if (taken()) return Status::ok();
+      }
+      sg4::Comm::wait_all(comms);
+    }
+  } catch (const simgrid::Exception&) {
+    // Cancelled by the scheduler: an execution raises CancelException, a flow NetworkFailureException.
+    interrupted = true;
+    cancel_step(job);  // the rest of the step too: the job no longer holds these devices
+  }
+  job.in_flight.clear();
+  if (interrupted) {
+    charge_busy(job, kinds, batches, t0);
+    return Status::ok();
+  }
+  const Seconds t1 = sg4::Engine::get_clock();
+  if (energy_) {
+    // Each worker computes, waits for the slowest, then all communicate.
+    const Seconds slowest_s = *std::max_element(compute_s.begin(), compute_s.end());
+    std::vector<Seconds> wait_s(n);
+    for (std::size_t k = 0; k < n; ++k) wait_s[k] = slowest_s - compute_s[k];
+    energy_->step(job.index, kinds, std::vector<double>(batches.begin(), batches.end()), compute_s, wait_s,
+                  t1 - t0 - slowest_s, energy_share(job));
+  }
+  ++step_index;
+  for (std::size_t k = 0; k < n; ++k) {
+    OMNI_RETURN_IF_ERROR(
+        ctl.report(controller::IterationDone{static_cast<WorkerId>(k), step_index, t1, compute_s[k], plan.batch[k]}));
+  }
+  job.outcome.samples += static_cast<double>(plan.global_batch);
+  ++job.outcome.steps;
+  auto next = ctl.plan_next(controller::DecisionPoint{step_index, 0, t1});
+  if (!next.is_ok()) return next.status();
+  const Seconds took_s = t1 - t0;
+  const bool same = next->batch == batches && std::abs(took_s - job.last_step_s) <= 1e-9 * took_s;
+  job.steady_steps = same ? job.steady_steps + 1 : 0;
+  job.last_step_s = took_s;
+  return Status::ok();
+}
+
+bool ClusterSim::steps_repeat(const Job& job) const {
+  if (job.steady_steps < 2) return false;
+  bool alone = true;
+  for (const scheduler::DeviceSlot& s : job.slots) alone = alone && hosts_[s.host].jobs == 1;
+  if (alone) return true;
+  if (job.spec->batch_policy != "uniform") return false;
+  // On one node its workers exchange for free: its steps are its devices' alone, whoever else is on the node.
+  if (job.slots.front().host == job.slots.back().host) return true;
+  for (const scheduler::DeviceSlot& s : job.slots) {
+    if (hosts_[s.host].talkers > 1) return false;
+  }
+  return true;
+}
+
+bool ClusterSim::run_steps(Job& job, Seconds step_s, BatchSize batch, sg4::Host* host, std::int64_t min_steps,
+                           std::int64_t& step_index, bool& interrupted) {
+  const Seconds t0 = sg4::Engine::get_clock();
+  const auto left = static_cast<std::int64_t>(
+      std::ceil(std::max(0.0, job.total_samples - job.outcome.samples) / static_cast<double>(batch)));
+  std::int64_t m = next_round_s_ > t0 ? static_cast<std::int64_t>((next_round_s_ - t0) / step_s) : 0;
+  m = std::max<std::int64_t>(1, std::min(m, left));
+  if (m < min_steps) return false;
+  const std::uint64_t generation = job.generation;
+  const sg4::ExecPtr exec = sg4::Exec::init()->set_flops_amount(static_cast<double>(m) * step_s)->set_host(host);
+  job.in_flight.assign(1, exec);
+  exec->start();
+  std::int64_t done = m;
+  try {
+    if (over_ || job.generation != generation) {  // taken while it started (see step())
+      cancel_step(job);
+      throw simgrid::CancelException(XBT_THROW_POINT, "the job's devices were taken");
+    }
+    exec->wait();
+  } catch (const simgrid::Exception&) {
+    // A preemption keeps the steps completed by then, as step by step (a relative margin: m may be large).
+    interrupted = true;
+    const double completed = (sg4::Engine::get_clock() - t0) / step_s;
+    done = std::min(m, static_cast<std::int64_t>(completed * (1.0 + 1e-12) + 1e-9));
+  }
+  job.in_flight.clear();
+  step_index += done;
+  job.outcome.steps += done;
+  job.outcome.samples += static_cast<double>(done * batch);
+  return true;
+}
+
+Status ClusterSim::solo_steps(Job& job, BatchSize batch, sg4::Host* host, std::int64_t& step_index, bool& interrupted) {
+  // One worker: no all-reduce, and its batch is the job's. Its steps until the next round (or the job's end) are
+  // one execution of their summed time, which is what they would take one by one: nothing else can change the
+  // device's speed before the round.
+  auto speed = worker_speed(job, job.worker_kinds[0], batch);
+  if (!speed.is_ok()) return speed.status();
+  // Packed: the fraction of its speed alone it keeps with its partner, fixed for the steps started now.
+  run_steps(job, static_cast<double>(batch) / (*speed * job.packed_fraction), batch, host, 1, step_index, interrupted);
+  return Status::ok();
+}
+
+}  // namespace omnilearn::sim::cluster
