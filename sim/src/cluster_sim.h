@@ -107,6 +107,12 @@ class ClusterSim {
   Result<ClusterSummary> run();
 
  private:
+  // One job's facts: its samples, ASP rule, batch policy (checked), gradient size and speed curves (each model's
+  // resolved once, in `curves_of_model`).
+  Status prepare_job(const traces::JobSpec& s, std::size_t j, const std::vector<std::string>& kinds,
+                     std::map<std::string, std::vector<traces::SpeedCurve>>& curves_of_model);
+  // The packed pairs that gain, for each two (model, batch) keys of one-worker jobs and each kind.
+  void prepare_packing(const std::vector<std::string>& kinds);
   void build_platform();
   void scheduler_actor();
   // The jobs present at now_s (present_): those arrived by then join, in index order; those finished leave.

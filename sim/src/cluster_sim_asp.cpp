@@ -23,96 +23,65 @@ namespace omnilearn::sim::cluster {
 
 using traces::shortest_number;
 
-Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
-                             std::int64_t& step_index, bool& interrupted) {
-  const std::size_t n = hosts.size();
-  sg4::Host* const server = hosts.front();  // the job's first device's node (slots are sorted)
-  const auto bytes = static_cast<std::uint64_t>(job.gradient_bytes);
-  const std::uint64_t generation = job.generation;
-  enum class Phase { kCompute, kPush, kPull };
-  struct Worker {
-    Phase phase = Phase::kCompute;
-    sg4::ActivityPtr activity;  // what it waits for now
-    Seconds started_s = 0.0;
-    Seconds compute_s = 0.0;
-    BatchSize batch = 0;  // of the computation under way, or the one the pull under way carries
-    bool held = false;    // its reply waits (SSP's bound): no activity
-  };
-  std::vector<Worker> w(n);
-  // The job's rule (docs/asp-rules.md), with the single-job server's code: AspSpec::applies drops a push too stale
-  // (Ringmaster); AspSchedule holds a reply until SSP's bound lets the worker go on. Every worker starts on the
-  // parameters as they are now.
-  run::AspSchedule schedule(job.asp, n);
-  const run::AspSchedule::LiveFn all_live = [](WorkerId) { return true; };
-  std::int64_t updates = job.outcome.steps;
-  run::AspStaleness staleness(n);  // every worker starts on the parameters as they are now
-  for (std::size_t k = 0; k < n; ++k) staleness.pulled(static_cast<WorkerId>(k), updates);
-  job.in_flight.clear();
-  const auto start = [&](std::size_t k, sg4::ActivityPtr activity) {
-    w[k].activity = std::move(activity);
-    job.in_flight.push_back(w[k].activity);
-  };
-  const auto compute = [&](std::size_t k) -> Status {
-    const BatchSize b = w[k].batch;
-    auto speed = worker_speed(job, job.worker_kinds[k], b);
+namespace {
+
+enum class Phase { kCompute, kPush, kPull };
+
+struct AspWorker {
+  Phase phase = Phase::kCompute;
+  sg4::ActivityPtr activity;  // what it waits for now
+  Seconds started_s = 0.0;
+  Seconds compute_s = 0.0;
+  BatchSize batch = 0;  // of the computation under way, or the one the pull under way carries
+  bool held = false;    // its reply waits (SSP's bound): no activity
+};
+
+// One ASP segment of a job: each worker computes, pushes its gradient to the parameter server (on the node of the
+// job's first device) and pulls the parameters back with its next batch. The job's rule (docs/asp-rules.md) is the
+// single-job server's code: AspSpec::applies drops a push too stale (Ringmaster); AspSchedule holds a reply until
+// SSP's bound lets the worker go on. Every worker starts on the parameters as they are now.
+class AspStepper {
+ public:
+  AspStepper(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts, std::int64_t& step_index)
+      : job_(job),
+        ctl_(ctl),
+        hosts_(hosts),
+        step_index_(step_index),
+        server_(hosts.front()),  // the job's first device's node (slots are sorted)
+        bytes_(static_cast<std::uint64_t>(job.gradient_bytes)),
+        w_(hosts.size()),
+        schedule_(job.asp, hosts.size()),
+        updates_(job.outcome.steps),
+        staleness_(hosts.size()) {
+    for (std::size_t k = 0; k < hosts.size(); ++k) staleness_.pulled(static_cast<WorkerId>(k), updates_);
+    job.in_flight.clear();
+  }
+
+  std::vector<AspWorker>& workers() { return w_; }
+  bool finished() const { return finished_; }
+
+  Status compute(std::size_t k) {
+    const BatchSize b = w_[k].batch;
+    auto speed = worker_speed(job_, job_.worker_kinds[k], b);
     if (!speed.is_ok()) return speed.status();
-    w[k].phase = Phase::kCompute;
-    w[k].started_s = sg4::Engine::get_clock();
+    w_[k].phase = Phase::kCompute;
+    w_[k].started_s = sg4::Engine::get_clock();
     const sg4::ExecPtr exec = sg4::Exec::init()
-                                  ->set_flops_amount(static_cast<double>(b) / (*speed * job.packed_fraction))
-                                  ->set_host(hosts[k]);
+                                  ->set_flops_amount(static_cast<double>(b) / (*speed * job_.packed_fraction))
+                                  ->set_host(hosts_[k]);
     start(k, exec);
     exec->start();
     return Status::ok();
-  };
-  bool finished = false;
-  // k pulls the parameters with its next batch (free on the server's node: it computes again at once).
-  const auto pull = [&](std::size_t k, BatchSize batch) -> Status {
-    w[k].batch = batch;
-    staleness.pulled(static_cast<WorkerId>(k), updates);
-    if (hosts[k] == server) return compute(k);
-    w[k].phase = Phase::kPull;
-    start(k, sg4::Comm::sendto_async(server, hosts[k], bytes));
-    return Status::ok();
-  };
-  // The server applies k's push now (an update, unless the rule drops it); the job's controller sees k's compute
-  // time and plans; k pulls, now or when the rule releases it.
-  const auto apply = [&](std::size_t k) -> Status {
-    const Seconds t = sg4::Engine::get_clock();
-    if (job.asp.applies(staleness.of(static_cast<WorkerId>(k), updates))) {
-      ++updates;
-      staleness.applied_own(static_cast<WorkerId>(k));
-      ++step_index;
-      ++job.outcome.steps;
-    } else {
-      ++job.dropped_pushes;
-    }
-    job.outcome.samples += static_cast<double>(w[k].batch);
-    OMNI_RETURN_IF_ERROR(
-        ctl.report(controller::IterationDone{static_cast<WorkerId>(k), step_index, t, w[k].compute_s, w[k].batch}));
-    if (job.outcome.samples >= job.total_samples) {
-      finished = true;
-      return Status::ok();
-    }
-    auto next = ctl.plan_next(controller::DecisionPoint{step_index, 0, t});
-    if (!next.is_ok()) return next.status();
-    if (!schedule.holds()) return pull(k, next->batch[k]);
-    schedule.pushed(static_cast<WorkerId>(k), /*epoch_ended=*/false);
-    w[k].held = true;
-    bool barrier_opened = false;  // never: pulls follow every push
-    for (const WorkerId j : schedule.release(all_live, barrier_opened)) {
-      w[j].held = false;
-      OMNI_RETURN_IF_ERROR(pull(j, ctl.current_plan().batch[j]));
-    }
-    return Status::ok();
-  };
-  const auto advance = [&](std::size_t k) -> Status {
-    switch (w[k].phase) {
+  }
+
+  // What k's finished activity leads to: a push, the server's update, or the next computation.
+  Status advance(std::size_t k) {
+    switch (w_[k].phase) {
       case Phase::kCompute:
-        w[k].compute_s = sg4::Engine::get_clock() - w[k].started_s;
-        if (hosts[k] == server) return apply(k);
-        w[k].phase = Phase::kPush;
-        start(k, sg4::Comm::sendto_async(hosts[k], server, bytes));
+        w_[k].compute_s = sg4::Engine::get_clock() - w_[k].started_s;
+        if (hosts_[k] == server_) return apply(k);
+        w_[k].phase = Phase::kPush;
+        start(k, sg4::Comm::sendto_async(hosts_[k], server_, bytes_));
         return Status::ok();
       case Phase::kPush:
         return apply(k);
@@ -120,16 +89,87 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
         return compute(k);
     }
     return Status::ok();
-  };
+  }
+
+ private:
+  void start(std::size_t k, sg4::ActivityPtr activity) {
+    w_[k].activity = std::move(activity);
+    job_.in_flight.push_back(w_[k].activity);
+  }
+
+  // k pulls the parameters with its next batch (free on the server's node: it computes again at once).
+  Status pull(std::size_t k, BatchSize batch) {
+    w_[k].batch = batch;
+    staleness_.pulled(static_cast<WorkerId>(k), updates_);
+    if (hosts_[k] == server_) return compute(k);
+    w_[k].phase = Phase::kPull;
+    start(k, sg4::Comm::sendto_async(server_, hosts_[k], bytes_));
+    return Status::ok();
+  }
+
+  // The server applies k's push now (an update, unless the rule drops it); the job's controller sees k's compute
+  // time and plans; k pulls, now or when the rule releases it.
+  Status apply(std::size_t k) {
+    const Seconds t = sg4::Engine::get_clock();
+    if (job_.asp.applies(staleness_.of(static_cast<WorkerId>(k), updates_))) {
+      ++updates_;
+      staleness_.applied_own(static_cast<WorkerId>(k));
+      ++step_index_;
+      ++job_.outcome.steps;
+    } else {
+      ++job_.dropped_pushes;
+    }
+    job_.outcome.samples += static_cast<double>(w_[k].batch);
+    OMNI_RETURN_IF_ERROR(
+        ctl_.report(controller::IterationDone{static_cast<WorkerId>(k), step_index_, t, w_[k].compute_s, w_[k].batch}));
+    if (job_.outcome.samples >= job_.total_samples) {
+      finished_ = true;
+      return Status::ok();
+    }
+    auto next = ctl_.plan_next(controller::DecisionPoint{step_index_, 0, t});
+    if (!next.is_ok()) return next.status();
+    if (!schedule_.holds()) return pull(k, next->batch[k]);
+    schedule_.pushed(static_cast<WorkerId>(k), /*epoch_ended=*/false);
+    w_[k].held = true;
+    bool barrier_opened = false;  // never: pulls follow every push
+    const run::AspSchedule::LiveFn all_live = [](WorkerId) { return true; };
+    for (const WorkerId j : schedule_.release(all_live, barrier_opened)) {
+      w_[j].held = false;
+      OMNI_RETURN_IF_ERROR(pull(j, ctl_.current_plan().batch[j]));
+    }
+    return Status::ok();
+  }
+
+  Job& job_;
+  controller::Controller& ctl_;
+  const std::vector<sg4::Host*>& hosts_;
+  std::int64_t& step_index_;
+  sg4::Host* const server_;
+  const std::uint64_t bytes_;
+  std::vector<AspWorker> w_;
+  run::AspSchedule schedule_;
+  std::int64_t updates_;
+  run::AspStaleness staleness_;
+  bool finished_ = false;
+};
+
+}  // namespace
+
+Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
+                             std::int64_t& step_index, bool& interrupted) {
+  const std::size_t n = hosts.size();
+  const std::uint64_t generation = job.generation;
+  AspStepper stepper(job, ctl, hosts, step_index);
+  std::vector<AspWorker>& w = stepper.workers();
   const auto taken = [&] { return devices_taken(job, generation, over_, interrupted); };
   for (std::size_t k = 0; k < n; ++k) {
     w[k].batch = ctl.current_plan().batch[k];
-    OMNI_RETURN_IF_ERROR(compute(k));
+    OMNI_RETURN_IF_ERROR(stepper.compute(k));
     if (taken()) return Status::ok();
   }
   while (true) {
     std::vector<sg4::ActivityPtr> waiting;
-    for (const Worker& x : w) {
+    for (const AspWorker& x : w) {
       if (!x.held) waiting.push_back(x.activity);
     }
     job.in_flight = waiting;
@@ -148,8 +188,8 @@ Status ClusterSim::asp_steps(Job& job, controller::Controller& ctl, const std::v
       if (!w[k].held && w[k].activity->get_state() == sg4::Activity::State::FINISHED) ended.push_back(k);
     }
     for (const std::size_t k : ended) {
-      OMNI_RETURN_IF_ERROR(advance(k));
-      if (finished) {
+      OMNI_RETURN_IF_ERROR(stepper.advance(k));
+      if (stepper.finished()) {
         cancel_step(job);  // the other workers' computations and flows end with the job
         job.in_flight.clear();
         return Status::ok();

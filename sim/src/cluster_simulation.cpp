@@ -91,89 +91,94 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
   for (std::size_t j = 0; j < specs.size(); ++j) by_arrival_[j] = j;
   std::stable_sort(by_arrival_.begin(), by_arrival_.end(),
                    [&](std::size_t a, std::size_t b) { return specs[a].arrival_s < specs[b].arrival_s; });
-  for (std::size_t j = 0; j < specs.size(); ++j) {
-    const traces::JobSpec& s = specs[j];
-    Job& job = jobs_[j];
-    job.spec = &s;
-    job.index = j;
-    job.outcome.name = s.name;
-    job.outcome.arrival_s = s.arrival_s;
-    const std::string where = "job '" + s.name + "'";
-    if (s.epochs <= 0.0 && options_.metric_curves == nullptr) {
-      return Status::invalid_argument(where +
-                                      ": no epochs, and no measured metric curves to say when its target "
-                                      "is reached; give epochs");
-    }
-    if (s.global_batch < s.max_workers) {
-      return Status::invalid_argument(where + ": global_batch " + std::to_string(s.global_batch) +
-                                      " is smaller than max_workers " + std::to_string(s.max_workers));
-    }
-    if (s.epochs > 0.0) {
-      job.total_samples = s.epochs * static_cast<double>(s.dataset_samples);
-    } else {  // a target alone: the samples the model's measured curve takes to reach it
-      auto samples = options_.metric_curves->samples_to_target(s.model, s.global_batch, s.target);
-      if (!samples.is_ok()) return Status::invalid_argument(where + ": " + samples.status().message());
-      job.total_samples = *samples;
-    }
-    // Pollux's measured job model: checks the job, and with statistical efficiency sets its samples.
-    OMNI_RETURN_IF_ERROR(apply_pollux_job_model(options_, s, kinds, job.total_samples));
-    if (s.mode == traces::JobMode::kAsp) {
-      auto asp = scenarios::parse_job_asp_rule(s.asp_rule);
-      if (!asp.is_ok()) return Status::invalid_argument(where + ": " + asp.status().message());
-      job.asp = *asp;
-    }
-    {  // the job's batch policy, checked now rather than when the job first runs
-      run::ControllerSpec spec;
-      spec.policy = s.batch_policy;
-      spec.options.global_batch = s.global_batch;
-      spec.options.workers.assign(static_cast<std::size_t>(s.workers), controller::WorkerSpec{1, s.global_batch, 1.0});
-      auto made = run::make_controller(spec);
-      if (!made.is_ok()) {
-        return Status::invalid_argument(where + ": batch_policy '" + s.batch_policy + "': " + made.status().message());
-      }
-    }
-    const auto given = options_.model_parameters.find(s.model);
-    auto params = given != options_.model_parameters.end() ? Result<double>(given->second) : model_parameters(s.model);
-    if (!params.is_ok()) return Status::invalid_argument(where + ": " + params.status().message());
-    job.gradient_bytes = 4.0 * *params;
-    const std::int64_t per_worker = std::max<std::int64_t>(1, s.global_batch / s.workers);
-    auto known = curves_of_model.find(s.model);
-    if (known == curves_of_model.end()) {
-      std::vector<traces::SpeedCurve> curves;
-      for (const std::string& kind : kinds) {
-        auto curve = speeds_.curve(s.model, kind);
-        if (!curve.is_ok()) return Status::invalid_argument(where + ": " + curve.status().message());
-        curves.push_back(std::move(curve).value());
-      }
-      known = curves_of_model.emplace(s.model, std::move(curves)).first;
-    }
-    job.curves = known->second;
-    for (std::size_t k = 0; k < kinds.size(); ++k) job.throughput[kinds[k]] = job.curves[k].samples_per_s(per_worker);
-    for (const std::string& kind : kinds) job.outcome.device_s[kind] = 0.0;
-  }
-  if (packing) {
-    // The pairs the table lets gain, for each two (model, batch) keys present and each kind.
-    std::set<std::pair<std::string, std::int64_t>> keys;
-    for (const Job& job : jobs_) {
-      if (job.spec->min_workers == 1) keys.insert({job.spec->model, job.spec->global_batch});
-    }
-    const auto key = [](const std::pair<std::string, std::int64_t>& k) {
-      return k.first + "/" + std::to_string(k.second);
-    };
-    for (auto a = keys.begin(); a != keys.end(); ++a) {
-      for (auto b = a; b != keys.end(); ++b) {
-        for (const std::string& kind : kinds) {
-          const auto f = options_.packed_speeds->fractions(kind, a->first, a->second, b->first, b->second);
-          if (f) packed_pairs_.push_back({kind, key(*a), key(*b), f->first, f->second});
-        }
-      }
-    }
-    for (Job& job : jobs_) {
-      if (job.spec->min_workers == 1) job.packing_key = key({job.spec->model, job.spec->global_batch});
-    }
-  }
+  for (std::size_t j = 0; j < specs.size(); ++j) OMNI_RETURN_IF_ERROR(prepare_job(specs[j], j, kinds, curves_of_model));
+  if (packing) prepare_packing(kinds);
   if (options_.energy) energy_.emplace(*options_.energy, jobs_.size());
   return Status::ok();
+}
+
+Status ClusterSim::prepare_job(const traces::JobSpec& s, std::size_t j, const std::vector<std::string>& kinds,
+                               std::map<std::string, std::vector<traces::SpeedCurve>>& curves_of_model) {
+  Job& job = jobs_[j];
+  job.spec = &s;
+  job.index = j;
+  job.outcome.name = s.name;
+  job.outcome.arrival_s = s.arrival_s;
+  const std::string where = "job '" + s.name + "'";
+  if (s.epochs <= 0.0 && options_.metric_curves == nullptr) {
+    return Status::invalid_argument(where +
+                                    ": no epochs, and no measured metric curves to say when its target "
+                                    "is reached; give epochs");
+  }
+  if (s.global_batch < s.max_workers) {
+    return Status::invalid_argument(where + ": global_batch " + std::to_string(s.global_batch) +
+                                    " is smaller than max_workers " + std::to_string(s.max_workers));
+  }
+  if (s.epochs > 0.0) {
+    job.total_samples = s.epochs * static_cast<double>(s.dataset_samples);
+  } else {  // a target alone: the samples the model's measured curve takes to reach it
+    auto samples = options_.metric_curves->samples_to_target(s.model, s.global_batch, s.target);
+    if (!samples.is_ok()) return Status::invalid_argument(where + ": " + samples.status().message());
+    job.total_samples = *samples;
+  }
+  // Pollux's measured job model: checks the job, and with statistical efficiency sets its samples.
+  OMNI_RETURN_IF_ERROR(apply_pollux_job_model(options_, s, kinds, job.total_samples));
+  if (s.mode == traces::JobMode::kAsp) {
+    auto asp = scenarios::parse_job_asp_rule(s.asp_rule);
+    if (!asp.is_ok()) return Status::invalid_argument(where + ": " + asp.status().message());
+    job.asp = *asp;
+  }
+  {  // the job's batch policy, checked now rather than when the job first runs
+    run::ControllerSpec spec;
+    spec.policy = s.batch_policy;
+    spec.options.global_batch = s.global_batch;
+    spec.options.workers.assign(static_cast<std::size_t>(s.workers), controller::WorkerSpec{1, s.global_batch, 1.0});
+    auto made = run::make_controller(spec);
+    if (!made.is_ok()) {
+      return Status::invalid_argument(where + ": batch_policy '" + s.batch_policy + "': " + made.status().message());
+    }
+  }
+  const auto given = options_.model_parameters.find(s.model);
+  auto params = given != options_.model_parameters.end() ? Result<double>(given->second) : model_parameters(s.model);
+  if (!params.is_ok()) return Status::invalid_argument(where + ": " + params.status().message());
+  job.gradient_bytes = 4.0 * *params;
+  const std::int64_t per_worker = std::max<std::int64_t>(1, s.global_batch / s.workers);
+  auto known = curves_of_model.find(s.model);
+  if (known == curves_of_model.end()) {
+    std::vector<traces::SpeedCurve> curves;
+    for (const std::string& kind : kinds) {
+      auto curve = speeds_.curve(s.model, kind);
+      if (!curve.is_ok()) return Status::invalid_argument(where + ": " + curve.status().message());
+      curves.push_back(std::move(curve).value());
+    }
+    known = curves_of_model.emplace(s.model, std::move(curves)).first;
+  }
+  job.curves = known->second;
+  for (std::size_t k = 0; k < kinds.size(); ++k) job.throughput[kinds[k]] = job.curves[k].samples_per_s(per_worker);
+  for (const std::string& kind : kinds) job.outcome.device_s[kind] = 0.0;
+  return Status::ok();
+}
+
+void ClusterSim::prepare_packing(const std::vector<std::string>& kinds) {
+  // The pairs the table lets gain, for each two (model, batch) keys present and each kind.
+  std::set<std::pair<std::string, std::int64_t>> keys;
+  for (const Job& job : jobs_) {
+    if (job.spec->min_workers == 1) keys.insert({job.spec->model, job.spec->global_batch});
+  }
+  const auto key = [](const std::pair<std::string, std::int64_t>& k) {
+    return k.first + "/" + std::to_string(k.second);
+  };
+  for (auto a = keys.begin(); a != keys.end(); ++a) {
+    for (auto b = a; b != keys.end(); ++b) {
+      for (const std::string& kind : kinds) {
+        const auto f = options_.packed_speeds->fractions(kind, a->first, a->second, b->first, b->second);
+        if (f) packed_pairs_.push_back({kind, key(*a), key(*b), f->first, f->second});
+      }
+    }
+  }
+  for (Job& job : jobs_) {
+    if (job.spec->min_workers == 1) job.packing_key = key({job.spec->model, job.spec->global_batch});
+  }
 }
 
 void ClusterSim::build_platform() {
