@@ -121,6 +121,10 @@ class ClusterSim {
   void job_actor(std::size_t j);
   Status step(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
               const std::vector<std::string>& kinds, std::int64_t& step_index, bool& interrupted);
+  // A BSP step that ran to its end at now: its energy, the controller's reports and next plan, the steady count.
+  Status step_done(Job& job, controller::Controller& ctl, const std::vector<std::string>& kinds,
+                   const std::vector<BatchSize>& batches, BatchSize global_batch, const std::vector<Seconds>& compute_s,
+                   Seconds t0, std::int64_t& step_index);
   // ASP: each worker computes, pushes its gradient to the parameter server (on the node of the job's first device)
   // and pulls the parameters back with its next batch, until the job's samples are done or its devices are taken.
   Status asp_steps(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,

@@ -102,6 +102,13 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
     charge_busy(job, kinds, batches, t0);
     return Status::ok();
   }
+  return step_done(job, ctl, kinds, batches, plan.global_batch, compute_s, t0, step_index);
+}
+
+Status ClusterSim::step_done(Job& job, controller::Controller& ctl, const std::vector<std::string>& kinds,
+                             const std::vector<BatchSize>& batches, BatchSize global_batch,
+                             const std::vector<Seconds>& compute_s, Seconds t0, std::int64_t& step_index) {
+  const std::size_t n = batches.size();
   const Seconds t1 = sg4::Engine::get_clock();
   if (energy_) {
     // Each worker computes, waits for the slowest, then all communicate.
@@ -114,9 +121,9 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   ++step_index;
   for (std::size_t k = 0; k < n; ++k) {
     OMNI_RETURN_IF_ERROR(
-        ctl.report(controller::IterationDone{static_cast<WorkerId>(k), step_index, t1, compute_s[k], plan.batch[k]}));
+        ctl.report(controller::IterationDone{static_cast<WorkerId>(k), step_index, t1, compute_s[k], batches[k]}));
   }
-  job.outcome.samples += static_cast<double>(plan.global_batch);
+  job.outcome.samples += static_cast<double>(global_batch);
   ++job.outcome.steps;
   auto next = ctl.plan_next(controller::DecisionPoint{step_index, 0, t1});
   if (!next.is_ok()) return next.status();
