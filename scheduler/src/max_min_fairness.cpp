@@ -81,120 +81,139 @@ Status run_simplex(glp_prob* lp, const char* phase) {
   return Status::ok();
 }
 
-}  // namespace
+// Each job's ratio per unit of its variables: coef[j][k] = w_j T[j][k] / E_j for x[j][k] (0 on a closed kind), and
+// for each packed pair the ratios of its jobs a and b per unit of pair_x.
+struct Ratios {
+  std::vector<std::vector<double>> coef;
+  std::vector<std::pair<double, double>> pair_coef;
+};
 
-Result<TimeFractions> solve_max_min_fairness(const MaxMinProblem& p) {
-  OMNI_RETURN_IF_ERROR(check_problem(p));
+Ratios ratio_coefficients(const MaxMinProblem& p) {
   const std::size_t jobs = p.workers.size();
   const std::size_t kinds = p.capacity.size();
-  TimeFractions out;
-  if (jobs == 0) return out;
-
-  // coef[j][k]: job j's ratio per unit of x[j][k], w_j T[j][k] / E_j; 0 on a closed kind.
   double all = 0.0;
   for (int c : p.capacity) all += c;
-  std::vector<std::vector<double>> coef(jobs, std::vector<double>(kinds, 0.0));
+  Ratios r;
+  r.coef.assign(jobs, std::vector<double>(kinds, 0.0));
   std::vector<double> equal_shares(jobs, 0.0);
   for (std::size_t j = 0; j < jobs; ++j) {
     double equal_share = 0.0;
     for (std::size_t k = 0; k < kinds; ++k) equal_share += p.capacity[k] / all * p.throughput[j][k];
     equal_shares[j] = equal_share;
     for (std::size_t k = 0; k < kinds; ++k) {
-      if (p.workers[j] <= p.capacity[k]) coef[j][k] = p.workers[j] * p.throughput[j][k] / equal_share;
+      if (p.workers[j] <= p.capacity[k]) r.coef[j][k] = p.workers[j] * p.throughput[j][k] / equal_share;
     }
   }
-
-  // pair_coef[p]: the ratio of pairs[p]'s jobs a and b per unit of pair_x[p].
-  std::vector<std::pair<double, double>> pair_coef;
   for (const PackedCombination& c : p.pairs) {
-    pair_coef.emplace_back(p.throughput[c.a][c.kind] * c.fraction_a / equal_shares[c.a],
-                           p.throughput[c.b][c.kind] * c.fraction_b / equal_shares[c.b]);
+    r.pair_coef.emplace_back(p.throughput[c.a][c.kind] * c.fraction_a / equal_shares[c.a],
+                             p.throughput[c.b][c.kind] * c.fraction_b / equal_shares[c.b]);
   }
+  return r;
+}
 
-  // Columns: x[j][k] at 1 + j * kinds + k, then t, then pair_x[p]. Rows: the ratio rows (ratio_j - t >= 0), the
-  // job rows (sum of the job's combinations <= 1), the capacity rows (sum_j w_j x + the kind's pairs <= capacity).
-  // Without pairs this is the LP of Gavel's max-min fairness alone, column for column.
-  std::unique_ptr<glp_prob, ProblemDeleter> lp(glp_create_prob());
-  const int t_col = static_cast<int>(jobs * kinds) + 1;
-  const int cols = t_col + static_cast<int>(p.pairs.size());
-  auto pair_col = [&](std::size_t i) { return t_col + 1 + static_cast<int>(i); };
-  glp_set_obj_dir(lp.get(), GLP_MAX);
-  glp_add_cols(lp.get(), cols);
-  glp_add_rows(lp.get(), static_cast<int>(2 * jobs + kinds));
-  auto x_col = [&](std::size_t j, std::size_t k) { return static_cast<int>(j * kinds + k) + 1; };
+// The LP's columns: x[j][k] at 1 + j * kinds + k, then t, then pair_x[p].
+struct Columns {
+  std::size_t jobs = 0;
+  std::size_t kinds = 0;
+  int x(std::size_t j, std::size_t k) const { return static_cast<int>(j * kinds + k) + 1; }
+  int t() const { return static_cast<int>(jobs * kinds) + 1; }
+  int pair(std::size_t i) const { return t() + 1 + static_cast<int>(i); }
+};
+
+// Rows: the ratio rows (ratio_j - t >= 0), the job rows (sum of the job's combinations <= 1), the capacity rows
+// (sum_j w_j x + the kind's pairs <= capacity). Without pairs this is the LP of Gavel's max-min fairness alone,
+// column for column.
+void load_lp(glp_prob* lp, const MaxMinProblem& p, const Ratios& r, const Columns& col) {
+  const std::size_t jobs = col.jobs;
+  const std::size_t kinds = col.kinds;
+  glp_set_obj_dir(lp, GLP_MAX);
+  glp_add_cols(lp, col.t() + static_cast<int>(p.pairs.size()));
+  glp_add_rows(lp, static_cast<int>(2 * jobs + kinds));
   std::vector<int> ia{0}, ja{0};
   std::vector<double> ar{0.0};
-  auto entry = [&](int row, int col, double v) {
-    if (v != 0.0) ia.push_back(row), ja.push_back(col), ar.push_back(v);
+  auto entry = [&](int row, int c, double v) {
+    if (v != 0.0) ia.push_back(row), ja.push_back(c), ar.push_back(v);
   };
   for (std::size_t j = 0; j < jobs; ++j) {
     const int ratio_row = static_cast<int>(j) + 1;
     const int job_row = static_cast<int>(jobs + j) + 1;
-    glp_set_row_bnds(lp.get(), ratio_row, GLP_LO, 0.0, 0.0);
-    glp_set_row_bnds(lp.get(), job_row, GLP_UP, 0.0, 1.0);
-    entry(ratio_row, t_col, -1.0);
+    glp_set_row_bnds(lp, ratio_row, GLP_LO, 0.0, 0.0);
+    glp_set_row_bnds(lp, job_row, GLP_UP, 0.0, 1.0);
+    entry(ratio_row, col.t(), -1.0);
     for (std::size_t k = 0; k < kinds; ++k) {
-      const int col = x_col(j, k);
-      if (coef[j][k] > 0.0) {
-        glp_set_col_bnds(lp.get(), col, GLP_DB, 0.0, 1.0);
+      const int c = col.x(j, k);
+      if (r.coef[j][k] > 0.0) {
+        glp_set_col_bnds(lp, c, GLP_DB, 0.0, 1.0);
       } else {
-        glp_set_col_bnds(lp.get(), col, GLP_FX, 0.0, 0.0);
+        glp_set_col_bnds(lp, c, GLP_FX, 0.0, 0.0);
       }
-      entry(ratio_row, col, coef[j][k]);
-      entry(job_row, col, 1.0);
-      entry(static_cast<int>(2 * jobs + k) + 1, col, p.workers[j]);
+      entry(ratio_row, c, r.coef[j][k]);
+      entry(job_row, c, 1.0);
+      entry(static_cast<int>(2 * jobs + k) + 1, c, p.workers[j]);
     }
   }
   for (std::size_t k = 0; k < kinds; ++k) {
-    glp_set_row_bnds(lp.get(), static_cast<int>(2 * jobs + k) + 1, GLP_UP, 0.0, p.capacity[k]);
+    glp_set_row_bnds(lp, static_cast<int>(2 * jobs + k) + 1, GLP_UP, 0.0, p.capacity[k]);
   }
-  glp_set_col_bnds(lp.get(), t_col, GLP_LO, 0.0, 0.0);
+  glp_set_col_bnds(lp, col.t(), GLP_LO, 0.0, 0.0);
   for (std::size_t i = 0; i < p.pairs.size(); ++i) {
     const PackedCombination& c = p.pairs[i];
-    const int col = pair_col(i);
-    glp_set_col_bnds(lp.get(), col, GLP_DB, 0.0, 1.0);
-    entry(static_cast<int>(c.a) + 1, col, pair_coef[i].first);
-    entry(static_cast<int>(c.b) + 1, col, pair_coef[i].second);
-    entry(static_cast<int>(jobs + c.a) + 1, col, 1.0);
-    entry(static_cast<int>(jobs + c.b) + 1, col, 1.0);
-    entry(static_cast<int>(2 * jobs + c.kind) + 1, col, 1.0);
+    const int pc = col.pair(i);
+    glp_set_col_bnds(lp, pc, GLP_DB, 0.0, 1.0);
+    entry(static_cast<int>(c.a) + 1, pc, r.pair_coef[i].first);
+    entry(static_cast<int>(c.b) + 1, pc, r.pair_coef[i].second);
+    entry(static_cast<int>(jobs + c.a) + 1, pc, 1.0);
+    entry(static_cast<int>(jobs + c.b) + 1, pc, 1.0);
+    entry(static_cast<int>(2 * jobs + c.kind) + 1, pc, 1.0);
   }
-  glp_load_matrix(lp.get(), static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+  glp_load_matrix(lp, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+}
 
-  auto read_x = [&]() {
-    out.x.assign(jobs, std::vector<double>(kinds, 0.0));
-    out.pair_x.assign(p.pairs.size(), 0.0);
-    std::vector<double> ratio(jobs, 0.0);
-    for (std::size_t j = 0; j < jobs; ++j) {
-      for (std::size_t k = 0; k < kinds; ++k) {
-        out.x[j][k] = std::clamp(glp_get_col_prim(lp.get(), x_col(j, k)), 0.0, 1.0);
-        ratio[j] += coef[j][k] * out.x[j][k];
-      }
+// The solution the LP holds now, with its smallest ratio.
+void read_solution(glp_prob* lp, const MaxMinProblem& p, const Ratios& r, const Columns& col, TimeFractions& out) {
+  out.x.assign(col.jobs, std::vector<double>(col.kinds, 0.0));
+  out.pair_x.assign(p.pairs.size(), 0.0);
+  std::vector<double> ratio(col.jobs, 0.0);
+  for (std::size_t j = 0; j < col.jobs; ++j) {
+    for (std::size_t k = 0; k < col.kinds; ++k) {
+      out.x[j][k] = std::clamp(glp_get_col_prim(lp, col.x(j, k)), 0.0, 1.0);
+      ratio[j] += r.coef[j][k] * out.x[j][k];
     }
-    for (std::size_t i = 0; i < p.pairs.size(); ++i) {
-      out.pair_x[i] = std::clamp(glp_get_col_prim(lp.get(), pair_col(i)), 0.0, 1.0);
-      ratio[p.pairs[i].a] += pair_coef[i].first * out.pair_x[i];
-      ratio[p.pairs[i].b] += pair_coef[i].second * out.pair_x[i];
-    }
-    out.min_ratio = *std::min_element(ratio.begin(), ratio.end());
-  };
-
-  // Phase 1: the max-min optimum t*.
-  glp_set_obj_coef(lp.get(), t_col, 1.0);
-  OMNI_RETURN_IF_ERROR(run_simplex(lp.get(), "max-min phase"));
-  read_x();
-  const double t_star = glp_get_col_prim(lp.get(), t_col);
-  // Phase 2: among allocations keeping every ratio at t* (up to rounding), the largest sum of ratios. Should it
-  // fail on rounding, phase 1's optimum stands.
-  glp_set_obj_coef(lp.get(), t_col, 0.0);
-  for (std::size_t j = 0; j < jobs; ++j) {
-    for (std::size_t k = 0; k < kinds; ++k) glp_set_obj_coef(lp.get(), x_col(j, k), coef[j][k]);
   }
   for (std::size_t i = 0; i < p.pairs.size(); ++i) {
-    glp_set_obj_coef(lp.get(), pair_col(i), pair_coef[i].first + pair_coef[i].second);
+    out.pair_x[i] = std::clamp(glp_get_col_prim(lp, col.pair(i)), 0.0, 1.0);
+    ratio[p.pairs[i].a] += r.pair_coef[i].first * out.pair_x[i];
+    ratio[p.pairs[i].b] += r.pair_coef[i].second * out.pair_x[i];
   }
-  glp_set_col_bnds(lp.get(), t_col, GLP_LO, t_star - 1e-12 * std::max(1.0, t_star), 0.0);
-  if (run_simplex(lp.get(), "total-ratio phase").is_ok()) read_x();
+  out.min_ratio = *std::min_element(ratio.begin(), ratio.end());
+}
+
+}  // namespace
+
+Result<TimeFractions> solve_max_min_fairness(const MaxMinProblem& p) {
+  OMNI_RETURN_IF_ERROR(check_problem(p));
+  const Columns col{p.workers.size(), p.capacity.size()};
+  TimeFractions out;
+  if (col.jobs == 0) return out;
+  const Ratios r = ratio_coefficients(p);
+  std::unique_ptr<glp_prob, ProblemDeleter> lp(glp_create_prob());
+  load_lp(lp.get(), p, r, col);
+  // Phase 1: the max-min optimum t*.
+  glp_set_obj_coef(lp.get(), col.t(), 1.0);
+  OMNI_RETURN_IF_ERROR(run_simplex(lp.get(), "max-min phase"));
+  read_solution(lp.get(), p, r, col, out);
+  const double t_star = glp_get_col_prim(lp.get(), col.t());
+  // Phase 2: among allocations keeping every ratio at t* (up to rounding), the largest sum of ratios. Should it
+  // fail on rounding, phase 1's optimum stands.
+  glp_set_obj_coef(lp.get(), col.t(), 0.0);
+  for (std::size_t j = 0; j < col.jobs; ++j) {
+    for (std::size_t k = 0; k < col.kinds; ++k) glp_set_obj_coef(lp.get(), col.x(j, k), r.coef[j][k]);
+  }
+  for (std::size_t i = 0; i < p.pairs.size(); ++i) {
+    glp_set_obj_coef(lp.get(), col.pair(i), r.pair_coef[i].first + r.pair_coef[i].second);
+  }
+  glp_set_col_bnds(lp.get(), col.t(), GLP_LO, t_star - 1e-12 * std::max(1.0, t_star), 0.0);
+  if (run_simplex(lp.get(), "total-ratio phase").is_ok()) read_solution(lp.get(), p, r, col, out);
   return out;
 }
 
