@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "omnilearn/run/jobs_run_folder.h"
-#include "omnilearn/sim/cluster_simulation.h"
+#include "omnilearn/sim/cluster_options.h"
 #include "omnilearn/traces/job_file.h"
 
 namespace omnilearn::sim {

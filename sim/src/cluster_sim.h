@@ -20,7 +20,7 @@
 #include "omnilearn/scenarios/jobs_scenario.h"
 #include "omnilearn/scheduler/scheduling_policy.h"
 #include "omnilearn/sim/cluster_energy.h"
-#include "omnilearn/sim/cluster_simulation.h"
+#include "omnilearn/sim/cluster_options.h"
 #include "omnilearn/traces/device_speeds.h"
 
 namespace omnilearn::sim::cluster {

@@ -10,7 +10,7 @@
 
 #include "omnilearn/base/units.h"
 #include "omnilearn/scenarios/device_cluster.h"
-#include "omnilearn/sim/cluster_simulation.h"
+#include "omnilearn/sim/cluster_options.h"
 
 namespace omnilearn::sim {
 

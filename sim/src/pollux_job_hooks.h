@@ -10,7 +10,7 @@
 
 #include "omnilearn/base/status.h"
 #include "omnilearn/base/units.h"
-#include "omnilearn/sim/cluster_simulation.h"
+#include "omnilearn/sim/cluster_options.h"
 #include "omnilearn/traces/job_file.h"
 #include "omnilearn/traces/pollux_tables.h"
 

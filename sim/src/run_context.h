@@ -8,7 +8,7 @@
 #include "omnilearn/run/stop_rule.h"
 #include "omnilearn/scenarios/scenario.h"
 #include "omnilearn/sim/iteration_cost_model.h"
-#include "omnilearn/sim/simulation.h"
+#include "omnilearn/sim/sim_options.h"
 #include "platform_builder.h"
 #include "platform_energy.h"
 #include "virtual_training.h"

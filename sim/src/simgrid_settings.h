@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "omnilearn/base/status.h"
-#include "omnilearn/sim/simulation.h"
+#include "omnilearn/sim/sim_options.h"
 
 namespace omnilearn::sim {
 

@@ -33,8 +33,8 @@ class IterationCostModel {
   // s = speed / host_core_flops and both are multiplied by cpu_slowdown(model, s), so at full availability it
   // computes (a + c * b) * slowdown(s) seconds; with model.host_cpu_available, s is first water-filled into it.
   // With model.quota_period_s too, a worker held back by its own quota (share < 1, not cut by other load) computes
-  // a burst: quota_burst_seconds of the CPU (a + c * b) * slowdown(s) * s, since it idled in the all-reduce before. Gradient bytes default to 4 bytes per parameter.
-  // Errors name the model field that is missing or invalid.
+  // a burst: quota_burst_seconds of the CPU (a + c * b) * slowdown(s) * s, since it idled in the all-reduce before.
+  // Gradient bytes default to 4 bytes per parameter. Errors name the model field that is missing or invalid.
   static Result<IterationCostModel> create(const scenarios::ModelProfile& model,
                                            const std::vector<scenarios::NodeSpec>& workers);
 
@@ -64,7 +64,7 @@ class IterationCostModel {
   std::vector<double> c0_;
   std::vector<double> c1_;
   std::vector<double> speed_;
-  std::vector<double> share_;  // empty without host_core_flops
+  std::vector<double> share_;           // empty without host_core_flops
   std::vector<double> burst_period_s_;  // > 0: the worker computes quota bursts of this period
   double gradient_bytes_ = 0.0;
   double jitter_cv_ = 0.0;
