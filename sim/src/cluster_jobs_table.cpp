@@ -13,17 +13,9 @@ run::JobsTable simulated_jobs_table(const ClusterSummary& summary, const std::ve
   t.energy = summary.energy.has_value();
   for (std::size_t j = 0; j < summary.jobs.size() && j < facts.size(); ++j) {
     const JobOutcome& o = summary.jobs[j];
-    run::JobRow r;
-    r.name = o.name;
-    r.arrival_s = o.arrival_s;
-    r.start_s = o.start_s;
-    r.end_s = o.end_s;
-    r.steps = o.steps;
-    r.samples = o.samples;
-    r.restarts = o.restarts;
+    run::JobRow r = run::job_row(o);
     r.batch_policy = facts[j].spec->batch_policy;
     r.workers = facts[j].spec->workers;
-    r.device_s = o.device_s;
     if (o.finished()) {
       r.contention = o.contention;
       r.fair_s = o.fair_s;

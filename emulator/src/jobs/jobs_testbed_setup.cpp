@@ -74,17 +74,9 @@ run::JobsTable testbed_jobs_table(const JobsTestbedSummary& summary, const std::
   t.kinds = kinds;
   for (std::size_t j = 0; j < summary.jobs.size(); ++j) {
     const TestbedJobOutcome& o = summary.jobs[j];
-    run::JobRow r;
-    r.name = o.name;
-    r.arrival_s = o.arrival_s;
-    r.start_s = o.start_s;
-    r.end_s = o.end_s;
-    r.steps = o.steps;
-    r.samples = o.samples;
-    r.restarts = o.restarts;
+    run::JobRow r = run::job_row(o);
     r.batch_policy = j < jobs.size() ? jobs[j].batch_policy : std::string();
     r.workers = o.workers;
-    r.device_s = o.device_s;
     t.rows.push_back(std::move(r));
   }
   return t;

@@ -52,6 +52,22 @@ struct JobRow {
   std::optional<JobJoules> energy;  // with JobsTable::energy
 };
 
+// The row's fields every back end's job outcome has (name, arrival_s, start_s, end_s, steps, samples, restarts,
+// device_s); the caller adds the rest.
+template <class Outcome>
+JobRow job_row(const Outcome& o) {
+  JobRow r;
+  r.name = o.name;
+  r.arrival_s = o.arrival_s;
+  r.start_s = o.start_s;
+  r.end_s = o.end_s;
+  r.steps = o.steps;
+  r.samples = o.samples;
+  r.restarts = o.restarts;
+  r.device_s = o.device_s;
+  return r;
+}
+
 struct JobsTable {
   std::vector<std::string> kinds;  // the cluster's device kinds: the device_s_<kind> columns, in this order
   bool asp_rules = false;          // the asp_rule and dropped_pushes columns (the job file names a rule)
