@@ -12,6 +12,7 @@
 
 #include "omnilearn/base/atomic_file.h"
 #include "omnilearn/base/format.h"
+#include "omnilearn/traces/csv_reader.h"
 
 namespace omnilearn::cli {
 namespace {
@@ -27,12 +28,8 @@ std::string key_without_policy(const SweepTable& t, const SweepRow& r) {
   return key;
 }
 
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
+// One cell as RFC 4180 says (the project's one quoting rule).
+std::string csv_cell(const std::string& s) { return omnilearn::traces::quote_field(s); }
 
 }  // namespace
 
@@ -77,8 +74,9 @@ std::string json_cell(const nlohmann::ordered_json& j, const std::string& key) {
 }  // namespace
 
 const std::vector<std::string> SweepTable::kEnergyFields{
-    "joules", "average_power_w", "compute_j", "comm_j", "wait_j", "idle_j", "energy_to_target_j",
-    "joules_per_accuracy_point", "reason"};
+    "joules", "average_power_w", "compute_j",          "comm_j",
+    "wait_j", "idle_j",          "energy_to_target_j", "joules_per_accuracy_point",
+    "reason"};
 
 Result<SweepTable> gather_sweep_table(const scenarios::Sweep& sweep, const std::vector<scenarios::SweepPoint>& points,
                                       const std::vector<int>& exit_codes, const std::string& out) {
@@ -92,7 +90,8 @@ Result<SweepTable> gather_sweep_table(const scenarios::Sweep& sweep, const std::
     const std::string path = out + "/" + points[i].name + "/summary.json";
     std::ifstream in(path);
     summaries[i] = nlohmann::ordered_json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (summaries[i].is_discarded() || !summaries[i].is_object()) return Status::parse_error(path + ": not a JSON object");
+    if (summaries[i].is_discarded() || !summaries[i].is_object())
+      return Status::parse_error(path + ": not a JSON object");
     if (t.jobs) summaries[i] = flat_jobs_summary(summaries[i]);
   }
   if (!t.jobs) {
@@ -273,7 +272,8 @@ void print_sweep_table(const SweepTable& t, std::ostream& os) {
                   fixed(r.fields[6], 4).c_str(), pct(r.vs_uniform_pct).c_str(), pct(r.vs_oracle_pct).c_str());
     os << coords << line;
     if (t.energy) {
-      std::snprintf(line, sizeof line, " %12s %11s", fixed(r.energy[0], 1).c_str(), pct(r.energy_vs_uniform_pct).c_str());
+      std::snprintf(line, sizeof line, " %12s %11s", fixed(r.energy[0], 1).c_str(),
+                    pct(r.energy_vs_uniform_pct).c_str());
       os << line;
     }
     os << "  " << r.status << "\n";

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "omnilearn/traces/csv_reader.h"
 #include "omnilearn/traces/csv_table.h"
 
 namespace omnilearn::emulator {
@@ -125,9 +126,10 @@ std::string comparison_csv(const JobsComparison& c) {
   std::string csv =
       "job,sim_jct_s,testbed_jct_s,jct_error_pct,sim_step_s,testbed_step_s,step_error_pct,same_allocations,pass\n";
   for (const JobComparison& j : c.jobs) {
-    csv += j.name + "," + maybe(j.sim_jct_s) + "," + maybe(j.testbed_jct_s) + "," + fixed(100.0 * j.jct_error, 2) +
-           "," + fixed(j.sim_step_s, 5) + "," + fixed(j.testbed_step_s, 5) + "," + fixed(100.0 * j.step_error, 2) +
-           "," + (j.same_allocations ? "yes" : "no") + "," + (j.pass ? "yes" : "no") + "\n";
+    csv += traces::quote_field(j.name) + "," + maybe(j.sim_jct_s) + "," + maybe(j.testbed_jct_s) + "," +
+           fixed(100.0 * j.jct_error, 2) + "," + fixed(j.sim_step_s, 5) + "," + fixed(j.testbed_step_s, 5) + "," +
+           fixed(100.0 * j.step_error, 2) + "," + (j.same_allocations ? "yes" : "no") + "," + (j.pass ? "yes" : "no") +
+           "\n";
   }
   return csv;
 }
