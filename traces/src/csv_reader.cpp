@@ -39,6 +39,12 @@ bool LineReader::next(std::string& line) {
   return true;
 }
 
+Status LineReader::first_record(std::string& line, std::string_view expected) {
+  if (next(line)) return Status::ok();
+  if (!status_.is_ok()) return status_;
+  return error("file is empty; expected " + std::string(expected));
+}
+
 Status LineReader::error(const std::string& what) const {
   return Status::parse_error(path_ + ":" + std::to_string(record_line_) + ": " + what);
 }

@@ -38,9 +38,7 @@ Result<AvailabilityTrace> import_lanl(const ImportOptions& options) {
   auto in = LineReader::open(options.input);
   if (!in.is_ok()) return in.status();
   std::string line;
-  if (!in->next(line))
-    return !in->status().is_ok() ? in->status()
-                                 : in->error("file is empty; expected the LANL header 'System,machine type,...'");
+  OMNI_RETURN_IF_ERROR(in->first_record(line, "the LANL header 'System,machine type,...'"));
   const std::vector<std::string> header = split_fields(line);
   const auto sys = find_column(header, "System");
   const auto node = find_column(header, "nodenumz");
@@ -91,9 +89,7 @@ Result<AvailabilityTrace> import_titan(const ImportOptions& options) {
   auto in = LineReader::open(options.input);
   if (!in.is_ok()) return in.status();
   std::string line;
-  if (!in->next(line))
-    return !in->status().is_ok() ? in->status()
-                                 : in->error("file is empty; expected the header 'SN,location,insert,remove,...'");
+  OMNI_RETURN_IF_ERROR(in->first_record(line, "the header 'SN,location,insert,remove,...'"));
   const std::vector<std::string> header = split_fields(line);
   const auto loc = find_column(header, "location");
   const auto ins = find_column(header, "insert");

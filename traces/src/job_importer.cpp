@@ -56,8 +56,7 @@ Result<std::vector<JobSpec>> import_pollux(const JobImportOptions& o) {
   if (!in.is_ok()) return in.status();
   constexpr std::string_view kWhat = "'name,time,application,num_replicas,batch_size' (a Pollux workload)";
   std::string line;
-  if (!in->next(line))
-    return !in->status().is_ok() ? in->status() : in->error("file is empty; expected a header " + std::string(kWhat));
+  OMNI_RETURN_IF_ERROR(in->first_record(line, "a header " + std::string(kWhat)));
   auto col = columns(*in, line, {"name", "time", "application", "num_replicas", "batch_size"}, kWhat);
   if (!col.is_ok()) return col.status();
   const std::vector<std::size_t>& c = *col;
@@ -131,8 +130,7 @@ Result<std::vector<PhillyRecord>> read_philly(const JobImportOptions& o) {
   if (!in.is_ok()) return in.status();
   constexpr std::string_view kWhat = "'timestamp,duration,num_gpus,gpu_time,cluster' (a Philly-shaped job trace)";
   std::string line;
-  if (!in->next(line))
-    return !in->status().is_ok() ? in->status() : in->error("file is empty; expected a header " + std::string(kWhat));
+  OMNI_RETURN_IF_ERROR(in->first_record(line, "a header " + std::string(kWhat)));
   auto col = columns(*in, line, {"timestamp", "duration", "num_gpus", "cluster"}, kWhat);
   if (!col.is_ok()) return col.status();
   const std::vector<std::size_t>& c = *col;
@@ -273,8 +271,10 @@ Result<std::vector<JobSize>> read_philly_sizes(const JobImportOptions& options) 
 Result<std::vector<JobSpec>> import_jobs(const JobImportOptions& options) {
   if (options.input.empty()) return Status::invalid_argument("jobs import: no input path given");
   switch (options.format) {
-    case JobImportFormat::kPollux: return import_pollux(options);
-    case JobImportFormat::kPhilly: return import_philly(options);
+    case JobImportFormat::kPollux:
+      return import_pollux(options);
+    case JobImportFormat::kPhilly:
+      return import_philly(options);
   }
   return Status::invalid_argument("jobs import: unknown format");
 }

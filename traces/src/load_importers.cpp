@@ -31,8 +31,7 @@ double mean_load(const std::vector<TracePoint>& pts) {
 // Reads the header line (skipping nothing) or fails with path:1.
 Result<std::vector<std::string>> read_header(LineReader& in, char delimiter, std::string_view expected) {
   std::string line;
-  if (!in.next(line))
-    return !in.status().is_ok() ? in.status() : in.error("file is empty; expected a header " + std::string(expected));
+  OMNI_RETURN_IF_ERROR(in.first_record(line, "a header " + std::string(expected)));
   return split_fields(line, delimiter);
 }
 
@@ -58,8 +57,7 @@ Result<Columns> read_columns(LineReader& in, std::initializer_list<std::string_v
 
 // Points (t - base, value) sorted by time from raw (t, value) samples.
 std::vector<TracePoint> rebase(std::vector<std::pair<Seconds, double>> samples, Seconds base) {
-  std::stable_sort(samples.begin(), samples.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(samples.begin(), samples.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<TracePoint> pts;
   for (const auto& [t, v] : samples) {
     if (!pts.empty() && t - base <= pts.back().time_s) {
@@ -90,8 +88,8 @@ Result<AvailabilityTrace> import_azure_v1(const ImportOptions& options) {
     if (trim(line).empty()) continue;
     const std::vector<std::string> f = split_fields(line);
     if (f.size() != header->size()) {
-      return in->error("row has " + std::to_string(f.size()) + " fields; expected " +
-                       std::to_string(header->size()) + " like the header");
+      return in->error("row has " + std::to_string(f.size()) + " fields; expected " + std::to_string(header->size()) +
+                       " like the header");
     }
     const auto t = parse_double(f[0]);
     if (!t || (!times.empty() && *t <= times.back())) {

@@ -13,8 +13,7 @@ Result<AvailabilityTrace> import_occupancy(const ImportOptions& options, std::st
   auto in = LineReader::open(options.input);
   if (!in.is_ok()) return in.status();
   std::string line;
-  if (!in->next(line))
-    return !in->status().is_ok() ? in->status() : in->error("file is empty; expected a header " + std::string(what));
+  OMNI_RETURN_IF_ERROR(in->first_record(line, "a header " + std::string(what)));
   const std::vector<std::string> header = split_fields(line);
   const auto time = find_column(header, "time");
   const auto busy = find_column(header, busy_col);
@@ -37,8 +36,8 @@ Result<AvailabilityTrace> import_occupancy(const ImportOptions& options, std::st
     const auto b = parse_double(f[*busy]);
     const auto n = parse_double(f[*total]);
     if (!b || !n || *b < 0.0 || *n <= 0.0) {
-      return in->error(std::string(busy_col) + " '" + f[*busy] + "' or " + std::string(total_col) + " '" +
-                       f[*total] + "' is not valid; expected counts with total > 0");
+      return in->error(std::string(busy_col) + " '" + f[*busy] + "' or " + std::string(total_col) + " '" + f[*total] +
+                       "' is not valid; expected counts with total > 0");
     }
     if (share.empty()) base = *t;
     const Seconds rel = *t - base;

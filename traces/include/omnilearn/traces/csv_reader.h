@@ -30,6 +30,9 @@ class LineReader {
   std::size_t line_number() const { return record_line_; }
   std::size_t line_end() const { return line_number_; }
   const std::string& path() const { return path_; }
+  // Reads the first record (a header) into `line`: an error when the reading failed (status()) or the file is empty
+  // ("path:1: file is empty; expected " + `expected`).
+  Status first_record(std::string& line, std::string_view expected);
   // "path:line: what" for the current record's first line.
   Status error(const std::string& what) const;
   // Ok, or the error that ended the reading early.
