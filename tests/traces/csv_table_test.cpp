@@ -81,6 +81,21 @@ TEST(CsvTable, RaggedRowsAreAnErrorOrSkipped) {
   EXPECT_TRUE(lenient->status().is_ok());
 }
 
+// A quote never closed ends the table with the reader's error (the line where its record began), in a data row
+// and in the header: never a shorter table that looks whole.
+TEST(CsvTable, AQuoteNeverClosedIsTheTablesError) {
+  const std::string path = write_table("open.csv", "job,steps\na,1\n\"b,2\nc,3\n");
+  auto t = CsvTable::open(path);
+  ASSERT_TRUE(t.is_ok()) << t.status().message();
+  ASSERT_TRUE(t->next());
+  EXPECT_FALSE(t->next());
+  EXPECT_TRUE(contains(t->status().message(), path + ":3: a quoted field is never closed")) << t->status().message();
+  const std::string header = write_table("open-header.csv", "\"job,steps\na,1\n");
+  auto h = CsvTable::open(header);
+  ASSERT_FALSE(h.is_ok());
+  EXPECT_TRUE(contains(h.status().message(), header + ":1: a quoted field is never closed")) << h.status().message();
+}
+
 TEST(CsvTable, AFileWithoutAHeaderOrMissingIsAnError) {
   const std::string empty = write_table("empty.csv", "# only a comment\n\n");
   const auto t = CsvTable::open(empty);

@@ -9,7 +9,8 @@ Result<CsvTable> CsvTable::open(const std::string& path, RaggedRows ragged) {
   auto lines = LineReader::open(path);
   if (!lines) return lines.status();
   CsvTable t(std::move(lines).value(), ragged);
-  if (!t.next_fields()) return Status::parse_error(path + ": no header");
+  if (!t.next_fields())
+    return t.lines_.status().is_ok() ? Status::parse_error(path + ": no header") : t.lines_.status();
   t.header_ = std::move(t.fields_);
   t.fields_.clear();
   return t;
@@ -44,10 +45,11 @@ bool CsvTable::next() {
   while (next_fields()) {
     if (fields_.size() == header_.size()) return true;
     if (ragged_ == RaggedRows::kSkip) continue;
-    status_ = lines_.error(std::to_string(fields_.size()) + " fields; the header has " +
-                           std::to_string(header_.size()));
+    status_ =
+        lines_.error(std::to_string(fields_.size()) + " fields; the header has " + std::to_string(header_.size()));
     return false;
   }
+  if (!lines_.status().is_ok()) status_ = lines_.status();  // a quote never closed ends the table with its error
   fields_.clear();
   return false;
 }

@@ -31,7 +31,7 @@ class LineReader {
   std::size_t line_end() const { return line_number_; }
   const std::string& path() const { return path_; }
   // Reads the first record (a header) into `line`: an error when the reading failed (status()) or the file is empty
-  // ("path:1: file is empty; expected " + `expected`).
+  // ("path:0: file is empty; expected " + `expected`, line 0: no line was read).
   Status first_record(std::string& line, std::string_view expected);
   // "path:line: what" for the current record's first line.
   Status error(const std::string& what) const;
