@@ -61,7 +61,8 @@ Status load_tables(const JobsRunRequest& request, JobsRunSetup& r) {
   return Status::ok();
 }
 
-// The workload's jobs with the scenario's job policy and ASP rule; the metric curves when a job trains to a target.
+// The workload's jobs with the scenario's job policy and ASP rule; the metric curves when a job trains to a target;
+// Pollux's job model when the scenario asks for it.
 Status load_jobs(JobsRunSetup& r) {
   const os::JobsScenario& s = r.scenario;
   auto workload = scenario_workload(s, r.cluster, *r.speeds);

@@ -1,7 +1,6 @@
 // The multi-job testbed's round driver with a scripted segment runner (each job trains at a fixed rate per worker
 // on each kind), and the sim-vs-testbed comparison.
 #include "omnilearn/emulator/jobs_testbed.h"
-#include "omnilearn/emulator/jobs_testbed_setup.h"
 
 #include <gtest/gtest.h>
 
@@ -9,6 +8,7 @@
 #include <fstream>
 
 #include "omnilearn/emulator/jobs_comparison.h"
+#include "omnilearn/emulator/jobs_testbed_setup.h"
 
 namespace omnilearn::emulator {
 namespace {
@@ -155,6 +155,22 @@ TEST(JobsTestbedTest, RefusesRestartCostsAndUnknownSchedulers) {
 }
 
 void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+// Pollux's measured job model is the simulator's: a testbed run is refused naming the file, not run without it.
+TEST(JobsTestbedTest, RefusesTheSimulatorsJobModel) {
+  for (const bool measured : {true, false}) {
+    run::JobsRunSetup setup;
+    setup.scenario.source_path = "jobs.yaml";
+    setup.scenario.step_model = measured ? "measured" : "ring";
+    setup.scenario.statistical_efficiency = !measured;
+    auto t = testbed_jobs_setup(setup, TestbedSettings{}, 2);
+    ASSERT_FALSE(t.is_ok());
+    EXPECT_NE(t.status().message().find("jobs.yaml: step_model measured and statistical_efficiency are the "
+                                        "simulator's"),
+              std::string::npos)
+        << t.status().message();
+  }
+}
 
 TEST(JobsComparisonTest, ReadsRunFoldersAndComparesPerJob) {
   const auto dir = std::filesystem::temp_directory_path() / ("jobs_comparison_test_" + std::to_string(::getpid()));

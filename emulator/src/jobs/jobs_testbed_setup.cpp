@@ -11,6 +11,11 @@ Result<TestbedJobsSetup> testbed_jobs_setup(run::JobsRunSetup setup, const Testb
                                     ": checkpoint, restore and packing are the simulator's; on the testbed a "
                                     "job's restart is its real workers' (kept off the clock)");
   }
+  if (s.step_model == "measured" || s.statistical_efficiency) {
+    return Status::invalid_argument(s.source_path +
+                                    ": step_model measured and statistical_efficiency are the simulator's job model "
+                                    "(Pollux's tables); the testbed's jobs train real steps on real samples");
+  }
   OMNI_RETURN_IF_ERROR(scenarios::check_device_kinds(setup.cluster, *setup.speeds));
   TestbedJobsSetup t;
   for (const traces::DeviceKind& k : setup.speeds->kinds())
