@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -123,7 +124,9 @@ struct Columns {
 // Rows: the ratio rows (ratio_j - t >= 0), the job rows (sum of the job's combinations <= 1), the capacity rows
 // (sum_j w_j x + the kind's pairs <= capacity). Without pairs this is the LP of Gavel's max-min fairness alone,
 // column for column.
-void load_lp(glp_prob* lp, const MaxMinProblem& p, const Ratios& r, const Columns& col) {
+// `copies[j]`: how many identical jobs job j stands for (its capacity entries count each).
+void load_lp(glp_prob* lp, const MaxMinProblem& p, const Ratios& r, const Columns& col,
+             const std::vector<int>& copies) {
   const std::size_t jobs = col.jobs;
   const std::size_t kinds = col.kinds;
   glp_set_obj_dir(lp, GLP_MAX);
@@ -149,7 +152,7 @@ void load_lp(glp_prob* lp, const MaxMinProblem& p, const Ratios& r, const Column
       }
       entry(ratio_row, c, r.coef[j][k]);
       entry(job_row, c, 1.0);
-      entry(static_cast<int>(2 * jobs + k) + 1, c, p.workers[j]);
+      entry(static_cast<int>(2 * jobs + k) + 1, c, static_cast<double>(copies[j]) * p.workers[j]);
     }
   }
   for (std::size_t k = 0; k < kinds; ++k) {
@@ -188,16 +191,14 @@ void read_solution(glp_prob* lp, const MaxMinProblem& p, const Ratios& r, const 
   out.min_ratio = *std::min_element(ratio.begin(), ratio.end());
 }
 
-}  // namespace
-
-Result<TimeFractions> solve_max_min_fairness(const MaxMinProblem& p) {
-  OMNI_RETURN_IF_ERROR(check_problem(p));
+// The LP of `p` (checked), each job standing for copies[j] identical ones.
+Result<TimeFractions> solve_checked(const MaxMinProblem& p, const std::vector<int>& copies) {
   const Columns col{p.workers.size(), p.capacity.size()};
   TimeFractions out;
   if (col.jobs == 0) return out;
   const Ratios r = ratio_coefficients(p);
   std::unique_ptr<glp_prob, ProblemDeleter> lp(glp_create_prob());
-  load_lp(lp.get(), p, r, col);
+  load_lp(lp.get(), p, r, col, copies);
   // Phase 1: the max-min optimum t*.
   glp_set_obj_coef(lp.get(), col.t(), 1.0);
   OMNI_RETURN_IF_ERROR(run_simplex(lp.get(), "max-min phase"));
@@ -207,13 +208,44 @@ Result<TimeFractions> solve_max_min_fairness(const MaxMinProblem& p) {
   // fail on rounding, phase 1's optimum stands.
   glp_set_obj_coef(lp.get(), col.t(), 0.0);
   for (std::size_t j = 0; j < col.jobs; ++j) {
-    for (std::size_t k = 0; k < col.kinds; ++k) glp_set_obj_coef(lp.get(), col.x(j, k), r.coef[j][k]);
+    for (std::size_t k = 0; k < col.kinds; ++k) glp_set_obj_coef(lp.get(), col.x(j, k), copies[j] * r.coef[j][k]);
   }
   for (std::size_t i = 0; i < p.pairs.size(); ++i) {
     glp_set_obj_coef(lp.get(), col.pair(i), r.pair_coef[i].first + r.pair_coef[i].second);
   }
   glp_set_col_bnds(lp.get(), col.t(), GLP_LO, t_star - 1e-12 * std::max(1.0, t_star), 0.0);
   if (run_simplex(lp.get(), "total-ratio phase").is_ok()) read_solution(lp.get(), p, r, col, out);
+  return out;
+}
+
+}  // namespace
+
+Result<TimeFractions> solve_max_min_fairness(const MaxMinProblem& p) {
+  OMNI_RETURN_IF_ERROR(check_problem(p));
+  if (!p.pairs.empty()) return solve_checked(p, std::vector<int>(p.workers.size(), 1));
+  // Jobs of equal workers and throughputs are interchangeable: some optimum gives them equal fractions (averaging
+  // an optimum over their permutations keeps it feasible and optimal in both phases). So the LP is solved over one
+  // job per class, counted as many times as the class has jobs: its size no longer grows with the jobs present.
+  std::map<std::pair<int, std::vector<double>>, std::size_t> class_of;
+  std::vector<std::size_t> job_class(p.workers.size());
+  MaxMinProblem classes{p.capacity, {}, {}, {}};
+  std::vector<int> copies;
+  for (std::size_t j = 0; j < p.workers.size(); ++j) {
+    const auto [it, added] = class_of.try_emplace({p.workers[j], p.throughput[j]}, classes.workers.size());
+    if (added) {
+      classes.workers.push_back(p.workers[j]);
+      classes.throughput.push_back(p.throughput[j]);
+      copies.push_back(0);
+    }
+    job_class[j] = it->second;
+    ++copies[it->second];
+  }
+  auto solved = solve_checked(classes, copies);
+  if (!solved.is_ok()) return solved.status();
+  TimeFractions out;
+  out.min_ratio = solved->min_ratio;
+  out.x.reserve(p.workers.size());
+  for (std::size_t j = 0; j < p.workers.size(); ++j) out.x.push_back(solved->x[job_class[j]]);
   return out;
 }
 

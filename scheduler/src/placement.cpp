@@ -111,19 +111,24 @@ std::vector<std::vector<DeviceSlot>> place_jobs(const ClusterFacts& cluster,
   const std::size_t jobs = counts.size();
   OMNI_CHECK(current.size() == jobs && order.size() == jobs, "place_jobs: one entry per job");
   const std::vector<std::string> kinds = cluster.kinds();
+  const std::vector<std::size_t> kind_of_host = cluster.kind_of_hosts(kinds);
   std::vector<std::vector<std::size_t>> hosts_of_kind(kinds.size());
-  std::vector<std::size_t> kind_of_host;
-  for (std::size_t h = 0; h < cluster.hosts.size(); ++h) {
-    const auto k =
-        static_cast<std::size_t>(std::lower_bound(kinds.begin(), kinds.end(), cluster.hosts[h].kind) - kinds.begin());
-    hosts_of_kind[k].push_back(h);
-    kind_of_host.push_back(k);
-  }
+  for (std::size_t h = 0; h < cluster.hosts.size(); ++h) hosts_of_kind[kind_of_host[h]].push_back(h);
   FreeSlots free(cluster);
   std::vector<std::vector<DeviceSlot>> out(jobs);
   // Every job keeps what it can of its current slots, before any job takes new ones.
+  std::vector<int> held_of_kind(kinds.size());
   for (std::size_t j = 0; j < jobs; ++j) {
     OMNI_CHECK(counts[j].size() == kinds.size(), "place_jobs: one count per kind");
+    std::fill(held_of_kind.begin(), held_of_kind.end(), 0);
+    for (const DeviceSlot& s : current[j]) ++held_of_kind[kind_of_host[s.host]];
+    bool keeps_all = true;
+    for (std::size_t k = 0; k < kinds.size(); ++k) keeps_all = keeps_all && held_of_kind[k] <= counts[j][k];
+    if (keeps_all) {  // no choice of which to keep (most jobs, most rounds)
+      for (const DeviceSlot& s : current[j]) free.take(s);
+      out[j] = current[j];
+      continue;
+    }
     const std::map<std::size_t, int> mine = on_host(current[j]);
     for (std::size_t k = 0; k < kinds.size(); ++k) {
       std::vector<DeviceSlot> held;

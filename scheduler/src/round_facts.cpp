@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string_view>
+#include <unordered_set>
 
 #include "omnilearn/base/format.h"
 #include "omnilearn/base/input_limits.h"
@@ -48,33 +50,36 @@ Status validate_cluster(const ClusterFacts& cluster) {
   return Status::ok();
 }
 
-// `slots_of_kind`: the cluster's devices by kind.
-Status validate_job(const JobFacts& job, const RoundFacts& facts, const std::map<std::string, int>& slots_of_kind,
-                    std::set<DeviceSlot>& taken) {
+// `checked`: the round's cluster as validated (its devices by kind, each host's first slot); `taken`: per slot of the
+// cluster, whether a job before this one holds it.
+Status validate_job(const JobFacts& job, const RoundFacts& facts, const ValidatedCluster& checked,
+                    std::vector<char>& taken) {
   const ClusterFacts& cluster = facts.cluster;
-  const std::string name = job_name(job);
+  const std::map<std::string, int>& slots_of_kind = checked.slots_of_kind;
+  const auto name = [&] { return job_name(job); };  // built only for an error
   if (!std::isfinite(job.arrival_s) || job.arrival_s > facts.now_s) {
-    return Status::invalid_argument(name + ": arrival_s " + format_g(job.arrival_s) + " is not a time <= now_s " +
+    return Status::invalid_argument(name() + ": arrival_s " + format_g(job.arrival_s) + " is not a time <= now_s " +
                                     format_g(facts.now_s));
   }
   if (job.min_workers < 1) {
-    return Status::invalid_argument(name + ": min_workers must be >= 1, got " + std::to_string(job.min_workers));
+    return Status::invalid_argument(name() + ": min_workers must be >= 1, got " + std::to_string(job.min_workers));
   }
   if (job.max_workers < job.min_workers) {
-    return Status::invalid_argument(name + ": max_workers " + std::to_string(job.max_workers) +
+    return Status::invalid_argument(name() + ": max_workers " + std::to_string(job.max_workers) +
                                     " is less than min_workers " + std::to_string(job.min_workers));
   }
-  if (job.max_workers > cluster.total_slots()) {
-    return Status::invalid_argument(name + ": max_workers " + std::to_string(job.max_workers) +
-                                    " is more than the cluster's " + std::to_string(cluster.total_slots()) +
+  const auto total_slots = static_cast<int>(checked.first_slot.back());
+  if (job.max_workers > total_slots) {
+    return Status::invalid_argument(name() + ": max_workers " + std::to_string(job.max_workers) +
+                                    " is more than the cluster's " + std::to_string(total_slots) +
                                     " device slots");
   }
   if (!std::isfinite(job.remaining_samples) || job.remaining_samples < 0.0) {
-    return Status::invalid_argument(name + ": remaining_samples must be a finite number >= 0, got " +
+    return Status::invalid_argument(name() + ": remaining_samples must be a finite number >= 0, got " +
                                     format_g(job.remaining_samples));
   }
   if (!std::isfinite(job.waiting_s) || job.waiting_s < 0.0) {
-    return Status::invalid_argument(name + ": waiting_s must be a finite number >= 0, got " + format_g(job.waiting_s));
+    return Status::invalid_argument(name() + ": waiting_s must be a finite number >= 0, got " + format_g(job.waiting_s));
   }
   OMNI_RETURN_IF_ERROR(check_kind_map(job, job.throughput_per_worker, "throughput_per_worker", slots_of_kind));
   OMNI_RETURN_IF_ERROR(check_kind_map(job, job.service_by_kind, "service_by_kind", slots_of_kind));
@@ -84,32 +89,34 @@ Status validate_job(const JobFacts& job, const RoundFacts& facts, const std::map
     auto it = job.throughput_per_worker.find(kind);
     if (it != job.throughput_per_worker.end() && it->second > 0.0) usable += slots;
   }
-  if (usable == 0) return Status::invalid_argument(name + ": throughput_per_worker is 0 on every kind of the cluster");
+  if (usable == 0) return Status::invalid_argument(name() + ": throughput_per_worker is 0 on every kind of the cluster");
   if (job.min_workers > usable) {
-    return Status::invalid_argument(name + ": min_workers " + std::to_string(job.min_workers) + " is more than the " +
+    return Status::invalid_argument(name() + ": min_workers " + std::to_string(job.min_workers) + " is more than the " +
                                     std::to_string(usable) + " device slots of the kinds it can run on");
   }
   if (!job.current.empty()) {
     const int held = static_cast<int>(job.current.size());
     if (held < job.min_workers || held > job.max_workers) {
-      return Status::invalid_argument(name + ": current holds " + std::to_string(held) +
+      return Status::invalid_argument(name() + ": current holds " + std::to_string(held) +
                                       " slots, outside [min_workers, max_workers] = [" +
                                       std::to_string(job.min_workers) + ", " + std::to_string(job.max_workers) + "]");
     }
   }
   for (const DeviceSlot& s : job.current) {
-    const std::string slot = "slot " + std::to_string(s.slot) + " of host " + std::to_string(s.host);
+    const auto slot = [&] { return "slot " + std::to_string(s.slot) + " of host " + std::to_string(s.host); };
     if (s.host >= cluster.hosts.size() || s.slot < 0 || s.slot >= cluster.hosts[s.host].slots) {
-      return Status::invalid_argument(name + ": current names " + slot + ", which the cluster does not have");
+      return Status::invalid_argument(name() + ": current names " + slot() + ", which the cluster does not have");
     }
     auto it = job.throughput_per_worker.find(cluster.hosts[s.host].kind);
     if (it == job.throughput_per_worker.end() || it->second <= 0.0) {
-      return Status::invalid_argument(name + ": current names " + slot + ", of kind '" + cluster.hosts[s.host].kind +
+      return Status::invalid_argument(name() + ": current names " + slot() + ", of kind '" + cluster.hosts[s.host].kind +
                                       "', which its throughput_per_worker does not run on");
     }
-    if (!taken.insert(s).second) {
-      return Status::invalid_argument(name + ": current names " + slot + ", which another job (or this one) holds");
+    char& held = taken[checked.first_slot[s.host] + static_cast<std::size_t>(s.slot)];
+    if (held != 0) {
+      return Status::invalid_argument(name() + ": current names " + slot() + ", which another job (or this one) holds");
     }
+    held = 1;
   }
   return Status::ok();
 }
@@ -117,17 +124,37 @@ Status validate_job(const JobFacts& job, const RoundFacts& facts, const std::map
 }  // namespace
 
 std::vector<std::string> ClusterFacts::kinds() const {
-  std::set<std::string> k;
-  for (const HostFacts& h : hosts) k.insert(h.kind);
-  return {k.begin(), k.end()};
+  // Hosts of one kind usually follow each other: a host of the previous host's kind adds nothing.
+  std::vector<std::string> k;
+  const std::string* previous = nullptr;
+  for (const HostFacts& h : hosts) {
+    if (previous != nullptr && h.kind == *previous) continue;
+    previous = &h.kind;
+    if (std::find(k.begin(), k.end(), h.kind) == k.end()) k.push_back(h.kind);
+  }
+  std::sort(k.begin(), k.end());
+  return k;
+}
+
+std::vector<std::size_t> ClusterFacts::kind_of_hosts(const std::vector<std::string>& kinds) const {
+  std::vector<std::size_t> out;
+  out.reserve(hosts.size());
+  for (std::size_t h = 0; h < hosts.size(); ++h) {
+    if (h > 0 && hosts[h].kind == hosts[h - 1].kind) {
+      out.push_back(out.back());
+    } else {
+      out.push_back(static_cast<std::size_t>(std::lower_bound(kinds.begin(), kinds.end(), hosts[h].kind) -
+                                             kinds.begin()));
+    }
+  }
+  return out;
 }
 
 std::vector<int> ClusterFacts::capacity_by_kind() const {
   const std::vector<std::string> k = kinds();
+  const std::vector<std::size_t> kind_of = kind_of_hosts(k);
   std::vector<int> capacity(k.size(), 0);
-  for (const HostFacts& h : hosts) {
-    capacity[static_cast<std::size_t>(std::lower_bound(k.begin(), k.end(), h.kind) - k.begin())] += h.slots;
-  }
+  for (std::size_t h = 0; h < hosts.size(); ++h) capacity[kind_of[h]] += hosts[h].slots;
   return capacity;
 }
 
@@ -155,17 +182,22 @@ Status validate_round_facts(const RoundFacts& facts, ValidatedCluster& last) {
     last.valid = false;
     OMNI_RETURN_IF_ERROR(validate_cluster(facts.cluster));
     last.hosts = facts.cluster.hosts;
+    last.slots_of_kind.clear();
+    last.first_slot.assign(1, 0);
+    for (const HostFacts& h : facts.cluster.hosts) {
+      last.slots_of_kind[h.kind] += h.slots;
+      last.first_slot.push_back(last.first_slot.back() + static_cast<std::size_t>(h.slots));
+    }
     last.valid = true;
   }
-  std::map<std::string, int> slots_of_kind;
-  for (const HostFacts& h : facts.cluster.hosts) slots_of_kind[h.kind] += h.slots;
-  std::set<std::string> ids;
-  std::set<DeviceSlot> taken;
+  std::unordered_set<std::string_view> ids;
+  ids.reserve(facts.jobs.size());
+  std::vector<char> taken(last.first_slot.back(), 0);
   for (std::size_t j = 0; j < facts.jobs.size(); ++j) {
     const JobFacts& job = facts.jobs[j];
     if (job.id.empty()) return Status::invalid_argument("job " + std::to_string(j) + ": empty id");
     if (!ids.insert(job.id).second) return Status::invalid_argument("job '" + job.id + "': id given twice");
-    OMNI_RETURN_IF_ERROR(validate_job(job, facts, slots_of_kind, taken));
+    OMNI_RETURN_IF_ERROR(validate_job(job, facts, last, taken));
   }
   return Status::ok();
 }

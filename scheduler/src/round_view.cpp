@@ -11,11 +11,8 @@
 namespace omnilearn::scheduler::detail {
 
 RoundView::RoundView(const RoundFacts& facts)
-    : kinds(facts.cluster.kinds()), capacity(facts.cluster.capacity_by_kind()) {
-  host_kind.reserve(facts.cluster.hosts.size());
-  for (const HostFacts& h : facts.cluster.hosts) {
-    host_kind.push_back(static_cast<std::size_t>(std::lower_bound(kinds.begin(), kinds.end(), h.kind) - kinds.begin()));
-  }
+    : kinds(facts.cluster.kinds()), capacity(kinds.size(), 0), host_kind(facts.cluster.kind_of_hosts(kinds)) {
+  for (std::size_t h = 0; h < host_kind.size(); ++h) capacity[host_kind[h]] += facts.cluster.hosts[h].slots;
   tput.assign(facts.jobs.size(), std::vector<double>(kinds.size(), 0.0));
   held.assign(facts.jobs.size(), std::vector<int>(kinds.size(), 0));
   for (const JobFacts& job : facts.jobs) balances.push_back(job.balances_batches);

@@ -75,7 +75,7 @@ void set_change(const JobFacts& job, const SchedulerOptions& options, JobAllocat
 Allocation make_allocation(const RoundFacts& facts, const SchedulerOptions& options,
                            std::vector<std::vector<DeviceSlot>> slots_by_job) {
   OMNI_CHECK(slots_by_job.size() == facts.jobs.size(), "an allocation needs one slot list per job");
-  std::set<DeviceSlot> used;
+  std::vector<DeviceSlot> used;  // every job's slots, each at most once (checked at the end)
   Allocation out;
   out.jobs.reserve(facts.jobs.size());
   for (std::size_t j = 0; j < facts.jobs.size(); ++j) {
@@ -93,10 +93,18 @@ Allocation make_allocation(const RoundFacts& facts, const SchedulerOptions& opti
       auto it = job.throughput_per_worker.find(facts.cluster.hosts[s.host].kind);
       OMNI_CHECK(it != job.throughput_per_worker.end() && it->second > 0.0,
                  "job '" + job.id + "' got a device of a kind it cannot run on");
-      OMNI_CHECK(used.insert(s).second, "job '" + job.id + "' got a slot another job got");
+      used.push_back(s);
     }
     set_change(job, options, a);
     out.jobs.push_back(std::move(a));
+  }
+  std::sort(used.begin(), used.end());
+  const auto twice = std::adjacent_find(used.begin(), used.end());
+  if (twice != used.end()) {  // name the first job that holds it
+    for (const JobAllocation& a : out.jobs) {
+      OMNI_CHECK(!std::binary_search(a.slots.begin(), a.slots.end(), *twice),
+                 "job '" + a.job_id + "' got a slot another job got");
+    }
   }
   return out;
 }

@@ -56,6 +56,19 @@ struct Job {
   // job's devices change.
   Seconds last_step_s = 0.0;
   int steady_steps = 0;
+  // The steps running as one execution now (run_steps), which may span rounds: when they began (negative: none),
+  // each one's time and batch, how many, and whether a round that changes what they share cuts them (those of
+  // several workers). The scheduler reads the samples they completed by a round.
+  struct StepRun {
+    Seconds since_s = -1.0;
+    Seconds step_s = 0.0;
+    BatchSize batch = 0;
+    std::int64_t steps = 0;
+    bool shares = false;
+  } run;
+  bool cut = false;  // a round cut the run: it ends with the step in progress, then steps go one by one
+  // Samples done by now_s, counting the completed steps of the run in progress as a preemption would keep them.
+  double samples_at(Seconds now_s) const;
   std::vector<sg4::ActivityPtr> in_flight;  // the step's activities, cancelled when the job loses its devices
   // The job's timeline: what it did from when to when ("waiting", "restoring", "running on 4 v100").
   struct Segment {
@@ -115,8 +128,12 @@ class ClusterSim {
   void prepare_packing(const std::vector<std::string>& kinds);
   void build_platform();
   void scheduler_actor();
-  // The jobs present at now_s (present_): those arrived by then join, in index order; those finished leave.
+  // The jobs present at now_s (present_, their facts in round_.jobs): those arrived by then join, in index order;
+  // those finished leave.
   void update_present(Seconds now_s);
+  // A job's facts that do not change (its id, demand, throughputs); refresh_facts sets the rest as of now_s.
+  scheduler::JobFacts job_facts(const Job& job) const;
+  void refresh_facts(const Job& job, Seconds now_s, scheduler::JobFacts& f) const;
   Status decide(Seconds now_s);
   void job_actor(std::size_t j);
   Status step(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
@@ -133,8 +150,16 @@ class ClusterSim {
   // Runs `step_s`-long steps of `batch` samples up to the next round (or the job's end; at least one) as one
   // execution on `host`, a preemption keeping the completed ones; false, running none, when fewer than
   // `min_steps` fit.
-  bool run_steps(Job& job, Seconds step_s, BatchSize batch, sg4::Host* host, std::int64_t min_steps,
-                 std::int64_t& step_index, bool& interrupted);
+  // With `through`, the steps run up to the job's end instead, across rounds: a round that takes the devices keeps
+  // the completed ones; with `shares`, one that changes what they share (steps_repeat() no longer holds) cuts them
+  // after the step in progress, which ends as it began.
+  bool run_steps(Job& job, Seconds step_s, BatchSize batch, sg4::Host* host, std::int64_t min_steps, bool through,
+                 bool shares, std::int64_t& step_index, bool& interrupted);
+  // The rest of the step in progress when a round cut its run (`done` completed, counted with it); false when the
+  // devices were taken meanwhile.
+  bool finish_cut_step(Job& job, sg4::Host* host, Seconds t0, std::int64_t& done, std::uint64_t generation);
+  // Cuts the runs of steps that the round's allocation changed the sharing of (see run_steps).
+  void cut_changed_runs();
   // Whether `job`'s next steps up to the round take what its last one took (run as one execution): its last steps
   // were steady, and either no other job holds a device on its nodes, or its batches never change (uniform) and no
   // other job's flows can meet its own (each worker computes on its own device; flows meet only on the nodes' links):
@@ -161,6 +186,7 @@ class ClusterSim {
   std::vector<std::size_t> by_arrival_;  // job indices by arrival time (stable: file order among equals)
   std::size_t arrived_ = 0;              // how many of by_arrival_ have arrived
   std::vector<std::size_t> present_;     // arrived and not finished when the last round began, by index
+  scheduler::RoundFacts round_;          // the last round's facts; its jobs are present_'s
   sg4::ConditionVariablePtr changed_;    // a job's slots changed, or the run ended
   sg4::MutexPtr mutex_;
   std::size_t done_ = 0;

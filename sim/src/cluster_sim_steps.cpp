@@ -29,10 +29,10 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   const controller::Plan& plan = ctl.current_plan();
   const Seconds t0 = sg4::Engine::get_clock();
   const std::vector<BatchSize> batches = plan.batch;  // plan_next replaces the plan
-  if (options_.measured_steps) {  // Pollux's measured step of the job's placement, steps up to the round as one
+  if (options_.measured_steps) {  // Pollux's measured step of the job's placement, its steps as one execution
     auto step_s = pollux_step_s(*options_.pollux, *job.spec, workers_per_node(hosts));
     if (!step_s.is_ok()) return step_s.status();
-    run_steps(job, *step_s, plan.global_batch, hosts[0], 1, step_index, interrupted);
+    run_steps(job, *step_s, plan.global_batch, hosts[0], 1, true, false, step_index, interrupted);
     charge_busy(job, kinds, batches, t0);
     return Status::ok();
   }
@@ -45,10 +45,11 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
     charge_busy(job, kinds, batches, t0);
     return st;
   }
-  // Steady and sharing its links with no other job's flows: nothing can change a step before the next round
-  // (allocations change only at rounds; the switch does not saturate), so its steps there take what the last one
-  // took, in one execution.
-  if (steps_repeat(job) && run_steps(job, job.last_step_s, plan.global_batch, hosts[0], 2, step_index, interrupted)) {
+  // Steady and sharing its links with no other job's flows: nothing but a round can change its steps (allocations
+  // change only at rounds; the switch does not saturate), so they take what the last one took, in one execution up
+  // to the job's end, cut at a round that changes what it shares (the step in progress then ends as it began).
+  if (steps_repeat(job) &&
+      run_steps(job, job.last_step_s, plan.global_batch, hosts[0], 1, true, true, step_index, interrupted)) {
     if (energy_) energy_->repeat_last(job.index, (sg4::Engine::get_clock() - t0) / job.last_step_s);
     return Status::ok();
   }
@@ -134,6 +135,15 @@ Status ClusterSim::step_done(Job& job, controller::Controller& ctl, const std::v
   return Status::ok();
 }
 
+void ClusterSim::cut_changed_runs() {
+  for (const std::size_t j : present_) {
+    Job& job = jobs_[j];
+    if (job.run.since_s < 0.0 || !job.run.shares || job.cut || job.slots.empty() || steps_repeat(job)) continue;
+    job.cut = true;
+    cancel_step(job);
+  }
+}
+
 bool ClusterSim::steps_repeat(const Job& job) const {
   if (job.steady_steps < 2) return false;
   bool alone = true;
@@ -148,17 +158,54 @@ bool ClusterSim::steps_repeat(const Job& job) const {
   return true;
 }
 
+namespace {
+
+// The steps of `run` completed `elapsed_s` after it began (a relative margin: their count may be large).
+std::int64_t completed_steps(const Job::StepRun& run, Seconds elapsed_s) {
+  const double completed = elapsed_s / run.step_s;
+  return std::min(run.steps, static_cast<std::int64_t>(completed * (1.0 + 1e-12) + 1e-9));
+}
+
+}  // namespace
+
+double Job::samples_at(Seconds now_s) const {
+  if (run.since_s < 0.0 || now_s <= run.since_s) return outcome.samples;
+  return outcome.samples + static_cast<double>(completed_steps(run, now_s - run.since_s) * run.batch);
+}
+
+bool ClusterSim::finish_cut_step(Job& job, sg4::Host* host, Seconds t0, std::int64_t& done,
+                                 std::uint64_t generation) {
+  if (done >= job.run.steps) return true;
+  const Seconds left_s = t0 + static_cast<double>(done + 1) * job.run.step_s - sg4::Engine::get_clock();
+  if (left_s > 0.0) {
+    const sg4::ExecPtr exec = sg4::Exec::init()->set_flops_amount(left_s)->set_host(host);
+    job.in_flight.assign(1, exec);
+    exec->start();
+    try {
+      if (over_ || job.generation != generation) return false;  // taken while it started
+      exec->wait();
+    } catch (const simgrid::Exception&) {
+      return false;
+    }
+  }
+  ++done;
+  job.steady_steps = 0;  // what its steps share changed: they go one by one until steady again
+  return true;
+}
+
 bool ClusterSim::run_steps(Job& job, Seconds step_s, BatchSize batch, sg4::Host* host, std::int64_t min_steps,
-                           std::int64_t& step_index, bool& interrupted) {
+                           bool through, bool shares, std::int64_t& step_index, bool& interrupted) {
   const Seconds t0 = sg4::Engine::get_clock();
   const auto left = static_cast<std::int64_t>(
       std::ceil(std::max(0.0, job.total_samples - job.outcome.samples) / static_cast<double>(batch)));
   std::int64_t m = next_round_s_ > t0 ? static_cast<std::int64_t>((next_round_s_ - t0) / step_s) : 0;
-  m = std::max<std::int64_t>(1, std::min(m, left));
+  m = std::max<std::int64_t>(1, through ? left : std::min(m, left));
   if (m < min_steps) return false;
   const std::uint64_t generation = job.generation;
   const sg4::ExecPtr exec = sg4::Exec::init()->set_flops_amount(static_cast<double>(m) * step_s)->set_host(host);
   job.in_flight.assign(1, exec);
+  job.run = {t0, step_s, batch, m, shares};
+  job.cut = false;
   exec->start();
   std::int64_t done = m;
   try {
@@ -168,11 +215,12 @@ bool ClusterSim::run_steps(Job& job, Seconds step_s, BatchSize batch, sg4::Host*
     }
     exec->wait();
   } catch (const simgrid::Exception&) {
-    // A preemption keeps the steps completed by then, as step by step (a relative margin: m may be large).
-    interrupted = true;
-    const double completed = (sg4::Engine::get_clock() - t0) / step_s;
-    done = std::min(m, static_cast<std::int64_t>(completed * (1.0 + 1e-12) + 1e-9));
+    // A preemption keeps the steps completed by then, as step by step; a cut also the one in progress.
+    done = completed_steps(job.run, sg4::Engine::get_clock() - t0);
+    interrupted = !job.cut || over_ || job.generation != generation || !finish_cut_step(job, host, t0, done, generation);
   }
+  job.run = {};
+  job.cut = false;
   job.in_flight.clear();
   step_index += done;
   job.outcome.steps += done;
@@ -181,13 +229,15 @@ bool ClusterSim::run_steps(Job& job, Seconds step_s, BatchSize batch, sg4::Host*
 }
 
 Status ClusterSim::solo_steps(Job& job, BatchSize batch, sg4::Host* host, std::int64_t& step_index, bool& interrupted) {
-  // One worker: no all-reduce, and its batch is the job's. Its steps until the next round (or the job's end) are
+  // One worker: no all-reduce, and its batch is the job's. Its steps until the job's end (packed: the next round) are
   // one execution of their summed time, which is what they would take one by one: nothing else can change the
-  // device's speed before the round.
+  // device's speed (packed: before the round that may repack it).
   auto speed = worker_speed(job, job.worker_kinds[0], batch);
   if (!speed.is_ok()) return speed.status();
   // Packed: the fraction of its speed alone it keeps with its partner, fixed for the steps started now.
-  run_steps(job, static_cast<double>(batch) / (*speed * job.packed_fraction), batch, host, 1, step_index, interrupted);
+  // Unpacked, nothing but the scheduler taking the device can change them: they run through rounds.
+  run_steps(job, static_cast<double>(batch) / (*speed * job.packed_fraction), batch, host, 1,
+            !options_.scheduling.packing, false, step_index, interrupted);
   return Status::ok();
 }
 

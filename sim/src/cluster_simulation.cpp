@@ -263,6 +263,41 @@ void ClusterSim::charge_busy(const Job& job, const std::vector<std::string>& kin
   energy_->busy(job.index, kinds, std::vector<double>(batches.begin(), batches.end()), elapsed_s, energy_share(job));
 }
 
+namespace {
+
+// Sets `to`'s values to `from`'s, reusing its nodes when both have the same keys (round after round, they do).
+void assign_values(const std::map<std::string, double>& from, std::map<std::string, double>& to) {
+  if (from.size() == to.size() &&
+      std::equal(from.begin(), from.end(), to.begin(), [](const auto& a, const auto& b) { return a.first == b.first; })) {
+    auto t = to.begin();
+    for (const auto& [kind, v] : from) (t++)->second = v;
+  } else {
+    to = from;
+  }
+}
+
+}  // namespace
+
+scheduler::JobFacts ClusterSim::job_facts(const Job& job) const {
+  scheduler::JobFacts f;
+  f.id = job.spec->name;
+  f.arrival_s = job.spec->arrival_s;
+  f.min_workers = static_cast<int>(job.spec->min_workers);
+  f.max_workers = static_cast<int>(job.spec->max_workers);
+  f.throughput_per_worker = job.throughput;
+  f.balances_batches = job.spec->batch_policy != "uniform";
+  f.packing_key = job.packing_key;
+  return f;
+}
+
+void ClusterSim::refresh_facts(const Job& job, Seconds now_s, scheduler::JobFacts& f) const {
+  f.remaining_samples = std::max(0.0, job.total_samples - job.samples_at(now_s));
+  f.current = job.slots;
+  assign_values(job.outcome.device_s, f.service_by_kind);
+  assign_values(job.packed_device_s, f.packed_service_by_kind);
+  f.waiting_s = job.slots.empty() ? now_s - job.waiting_since_s : 0.0;
+}
+
 void ClusterSim::update_present(Seconds now_s) {
   std::vector<std::size_t> arrivals;
   while (arrived_ < by_arrival_.size() && jobs_[by_arrival_[arrived_]].spec->arrival_s <= now_s) {
@@ -272,39 +307,45 @@ void ClusterSim::update_present(Seconds now_s) {
     job.enter(job.spec->arrival_s, "waiting");
     arrivals.push_back(job.index);
   }
-  std::erase_if(present_, [&](std::size_t j) { return jobs_[j].outcome.finished(); });
   std::sort(arrivals.begin(), arrivals.end());
-  const std::size_t before = present_.size();
-  present_.insert(present_.end(), arrivals.begin(), arrivals.end());
-  std::inplace_merge(present_.begin(), present_.begin() + static_cast<std::ptrdiff_t>(before), present_.end());
+  // present_ and round_.jobs side by side, in index order: those finished leave, arrivals join.
+  std::vector<std::size_t> present;
+  std::vector<scheduler::JobFacts> facts;
+  present.reserve(present_.size() + arrivals.size());
+  facts.reserve(present_.size() + arrivals.size());
+  std::size_t a = 0;
+  const auto join_arrivals_before = [&](std::size_t j) {
+    for (; a < arrivals.size() && arrivals[a] < j; ++a) {
+      present.push_back(arrivals[a]);
+      facts.push_back(job_facts(jobs_[arrivals[a]]));
+    }
+  };
+  for (std::size_t i = 0; i < present_.size(); ++i) {
+    if (jobs_[present_[i]].outcome.finished()) continue;
+    join_arrivals_before(present_[i]);
+    present.push_back(present_[i]);
+    facts.push_back(std::move(round_.jobs[i]));
+  }
+  join_arrivals_before(jobs_.size());
+  present_ = std::move(present);
+  round_.jobs = std::move(facts);
 }
 
 Status ClusterSim::decide(Seconds now_s) {
-  scheduler::RoundFacts facts;
-  facts.now_s = now_s;
-  facts.cluster = facts_;
-  facts.packed_pairs = packed_pairs_;
+  if (round_.cluster.hosts.empty()) {
+    round_.cluster = facts_;
+    round_.packed_pairs = packed_pairs_;
+  }
+  round_.now_s = now_s;
   update_present(now_s);
   const std::vector<std::size_t>& present = present_;
-  for (const std::size_t j : present) {
-    Job& job = jobs_[j];
+  for (std::size_t i = 0; i < present.size(); ++i) {
+    Job& job = jobs_[present[i]];
     release(job, now_s);  // brings its device time up to now
-    scheduler::JobFacts f;
-    f.id = job.spec->name;
-    f.arrival_s = job.spec->arrival_s;
-    f.min_workers = static_cast<int>(job.spec->min_workers);
-    f.max_workers = static_cast<int>(job.spec->max_workers);
-    f.remaining_samples = std::max(0.0, job.total_samples - job.outcome.samples);
-    f.throughput_per_worker = job.throughput;
-    f.balances_batches = job.spec->batch_policy != "uniform";
-    f.current = job.slots;
-    f.service_by_kind = job.outcome.device_s;
-    f.packed_service_by_kind = job.packed_device_s;
-    f.waiting_s = job.slots.empty() ? now_s - job.waiting_since_s : 0.0;
-    f.packing_key = job.packing_key;
-    facts.jobs.push_back(std::move(f));
+    refresh_facts(job, now_s, round_.jobs[i]);
   }
-  if (facts.jobs.empty()) return Status::ok();
+  if (round_.jobs.empty()) return Status::ok();
+  const scheduler::RoundFacts& facts = round_;
   auto allocation = policy_->decide(facts);
   if (!allocation.is_ok()) return allocation.status();
   // Packed pairs: the two jobs given one device, and the fraction each keeps (the scheduler packed only measured
@@ -367,6 +408,7 @@ Status ClusterSim::decide(Seconds now_s) {
       sg4::Actor::create("job-" + std::to_string(j), hosts_[job.slots.front().host].host, [this, j] { job_actor(j); });
     }
   }
+  cut_changed_runs();
   changed_->notify_all();
   return Status::ok();
 }

@@ -116,6 +116,31 @@ TEST(MaxMinFairness, NoFeasibleAllocationBeatsTheLpAndEveryJobGetsItsEqualShare)
   }
 }
 
+TEST(MaxMinFairness, IdenticalJobsGetEqualFractionsAndTheOptimumOfDistinctOnes) {
+  // Three kinds of jobs, several of each, on two kinds of devices: the LP over classes of identical jobs gives every
+  // job of a class the same fractions, and its optimum is the one of the same jobs made distinct by a hair.
+  MaxMinProblem same{{3, 5}, {}, {}, {}};
+  const std::vector<std::pair<int, std::vector<double>>> kinds_of_job = {
+      {1, {4.0, 1.0}}, {2, {2.0, 1.5}}, {1, {1.0, 3.0}}};
+  for (int copy = 0; copy < 4; ++copy) {
+    for (const auto& [w, t] : kinds_of_job) same.workers.push_back(w), same.throughput.push_back(t);
+  }
+  MaxMinProblem distinct = same;
+  for (std::size_t j = 0; j < distinct.throughput.size(); ++j) distinct.throughput[j][0] *= 1.0 + 1e-9 * (j + 1);
+  auto a = solve_max_min_fairness(same);
+  auto b = solve_max_min_fairness(distinct);
+  ASSERT_TRUE(a.is_ok() && b.is_ok());
+  ASSERT_EQ(a->x.size(), same.workers.size());
+  for (std::size_t j = 3; j < a->x.size(); ++j) EXPECT_EQ(a->x[j], a->x[j % 3]) << "job " << j;
+  EXPECT_NEAR(a->min_ratio, b->min_ratio, 1e-6);
+  EXPECT_NEAR(min_ratio(same, a->x), a->min_ratio, 1e-9);
+  for (std::size_t k = 0; k < 2; ++k) {  // within capacity, counting each job's workers
+    double used = 0.0;
+    for (std::size_t j = 0; j < a->x.size(); ++j) used += same.workers[j] * a->x[j][k];
+    EXPECT_LE(used, same.capacity[k] + 1e-9);
+  }
+}
+
 TEST(MaxMinFairness, BadProblemsAreRefused) {
   EXPECT_FALSE(solve_max_min_fairness({{2}, {1}, {{-1.0}}, {}}).is_ok());
   auto closed = solve_max_min_fairness({{2, 2}, {3}, {{1.0, 1.0}}, {}});

@@ -84,7 +84,7 @@ TEST(ClusterSim, TwoJobsBehindTheSameLinksEachRunSlowerByTheLinksShare) {
 TEST(ClusterSim, AJobSharingANodeWithOneWorkerJobsStepsAsAlone) {
   // Two nodes of three devices, packed: the 4-worker job takes 3 on node 0 and 1 on node 1, where two one-worker
   // jobs (no flows) sit beside it. Only flows meet, on the nodes' links: its steps take what they take alone, and it
-  // ends when it ends alone (its steady steps run up to each round as one execution, neighbours or not).
+  // ends when it ends alone (its steady steps run as one execution, neighbours or not).
   const auto big = job("big", 0, 4, 320000, 128);
   const std::string alone = test_dir("big-alone");
   const std::string beside = test_dir("big-beside");
@@ -99,6 +99,30 @@ TEST(ClusterSim, AJobSharingANodeWithOneWorkerJobsStepsAsAlone) {
   EXPECT_NEAR(cell(three, "big", "device_s_fast"), cell(one, "big", "device_s_fast"),
               1e-9 * cell(one, "big", "device_s_fast"));
   EXPECT_GT(cell(three, "solo-a", "end_s"), 0.0);  // the neighbours ran and finished
+}
+
+TEST(ClusterSim, ASteadyJobStepsSlowerWhenARoundBringsFlowsOntoItsLinks) {
+  // Two nodes of two devices, spread. Job a (two workers, one per node) runs steady and alone, so its steps run as one
+  // execution through the rounds; b (the same shape) arrives at 15 s and starts at the round of 20 s, and its flows
+  // then share a's links. That round must cut a's run: from then on a's all-reduce shares the links whenever b's
+  // does, so a ends well after its time alone (one step alone: 0.05 s compute + 0.0468 s all-reduce; 1,032 steps).
+  ClusterSimOptions o;
+  o.scheduling.placement = scheduler::Placement::kSpread;
+  o.scheduling.round_s = 10;
+  const auto a = job("a", 0, 2, 33024, 32);
+  const auto b = job("b", 15, 2, 33024, 32);
+  const std::string alone = test_dir("cut-alone");
+  const std::string shared = test_dir("cut-shared");
+  ASSERT_EQ(run_jobs({a}, cluster(2, 2), o, alone), "");
+  ASSERT_EQ(run_jobs({a, b}, cluster(2, 2), o, shared), "");
+  const auto one = read_csv(alone + "/jobs.csv");
+  const auto two = read_csv(shared + "/jobs.csv");
+  const double alone_end_s = cell(one, "a", "end_s");
+  EXPECT_NEAR(alone_end_s, 1032 * (0.05 + 4.0 * 11.7e6 / 1e9), 1e-6 * alone_end_s);
+  EXPECT_EQ(cell(two, "a", "steps"), 1032);
+  // About 80 s of a's steps beside b's flows, many of them slower (uncut, a would end as alone).
+  EXPECT_GT(cell(two, "a", "end_s"), alone_end_s + 3.0);
+  EXPECT_GT(cell(two, "b", "end_s"), cell(two, "a", "end_s"));
 }
 
 TEST(ClusterSim, OneJobAloneStepsAsOmnilearnSimDoes) {

@@ -72,7 +72,7 @@ inline scenarios::Scenario four_worker_scenario(const std::vector<int>& cores, c
 inline std::string test_dir(const std::string& leaf) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   const std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) / "omnilearn_sim" / info->name() / leaf;
+      std::filesystem::path(::testing::TempDir()) / "omnilearn_sim" / info->test_suite_name() / info->name() / leaf;
   std::filesystem::remove_all(dir);
   return dir.string();
 }

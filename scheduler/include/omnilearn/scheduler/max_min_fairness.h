@@ -48,6 +48,8 @@ struct TimeFractions {
 // among the optimal x, takes one with the largest sum of the jobs' ratios (a second LP), so capacity that the
 // slowest job cannot use is not left idle. Errors: inconsistent sizes, a non-positive count, a negative throughput,
 // a job with no kind open to it (the message names its index), a bad pair (named by its index), or GLPK failing.
+// Without pairs, jobs of equal workers and throughputs get equal fractions: the LP is solved over these classes (an
+// optimum of that form always exists), so its size grows with the kinds of jobs, not their number.
 Result<TimeFractions> solve_max_min_fairness(const MaxMinProblem& problem);
 
 }  // namespace omnilearn::scheduler

@@ -29,6 +29,8 @@ struct ClusterFacts {
 
   // The device kinds present, sorted by name: the order every per-kind vector of this module uses.
   std::vector<std::string> kinds() const;
+  // Each host's kind as an index into `kinds` (kinds()).
+  std::vector<std::size_t> kind_of_hosts(const std::vector<std::string>& kinds) const;
   // Devices of each kind, in kinds() order.
   std::vector<int> capacity_by_kind() const;
   int total_slots() const;
@@ -95,6 +97,8 @@ Status validate_round_facts(const RoundFacts& facts);
 struct ValidatedCluster {
   bool valid = false;
   std::vector<HostFacts> hosts;
+  std::map<std::string, int> slots_of_kind;  // its devices by kind
+  std::vector<std::size_t> first_slot;       // each host's first slot, counting the cluster's slots; then the total
 };
 // validate_round_facts(facts), skipping the cluster's checks when its hosts equal `last`'s; records them when valid.
 Status validate_round_facts(const RoundFacts& facts, ValidatedCluster& last);
