@@ -9,10 +9,16 @@
 
 namespace omnilearn::scheduler {
 
-// First come, first served, no preemption, no backfilling; kinds chosen without looking at speeds.
+// First come, first served, no preemption, EASY backfilling behind the first job that does not fit (a reservation
+// keeps it from starving); each job starts on the fastest kind (for its model) that holds it.
 Result<std::unique_ptr<SchedulingPolicy>> make_fifo_policy(const SchedulerOptions& options);
-// Tiresias's discretised two-dimensional least-attained-service (attained service = workers x time), preemptive.
+// The heterogeneity-blind baseline: FIFO without backfilling, kinds chosen by free devices, speeds unseen.
+Result<std::unique_ptr<SchedulingPolicy>> make_fifo_blind_policy(const SchedulerOptions& options);
+// Tiresias's discretised two-dimensional least-attained-service (attained service = workers x time), preemptive;
+// each job starts on the fastest kind (for its model) that holds it.
 Result<std::unique_ptr<SchedulingPolicy>> make_las_policy(const SchedulerOptions& options);
+// The heterogeneity-blind baseline: LAS with kinds chosen by free devices, speeds unseen.
+Result<std::unique_ptr<SchedulingPolicy>> make_las_blind_policy(const SchedulerOptions& options);
 // Gavel's heterogeneity-aware max-min fairness: its LP (solved by GLPK) and its round-based mechanism.
 Result<std::unique_ptr<SchedulingPolicy>> make_gavel_policy(const SchedulerOptions& options);
 // Gavel's max-min fairness with space sharing: the LP over single jobs and packed pairs of one-worker jobs
