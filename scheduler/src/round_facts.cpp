@@ -49,6 +49,26 @@ Status validate_cluster(const ClusterFacts& cluster) {
 }
 
 // `slots_of_kind`: the cluster's devices by kind.
+// The goodput scheduler's fields of a job (JobFacts::goodput_by_workers, batch_by_workers, restarts).
+Status check_goodput(const JobFacts& job, const std::string& name) {
+  if (job.restarts < 0) return Status::invalid_argument(name + ": restarts must be >= 0, got " + std::to_string(job.restarts));
+  const std::size_t n = job.goodput_by_workers.size();
+  if (n == 0 && job.batch_by_workers.empty()) return Status::ok();
+  if (n != static_cast<std::size_t>(job.max_workers) || job.batch_by_workers.size() != n) {
+    return Status::invalid_argument(name + ": goodput_by_workers and batch_by_workers must both hold max_workers (" +
+                                    std::to_string(job.max_workers) + ") values, got " + std::to_string(n) + " and " +
+                                    std::to_string(job.batch_by_workers.size()));
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(job.goodput_by_workers[i]) || job.goodput_by_workers[i] < 0.0 || job.batch_by_workers[i] < 1) {
+      return Status::invalid_argument(name + ": goodput_by_workers[" + std::to_string(i) + "] must be finite and >= 0 and batch_by_workers[" +
+                                      std::to_string(i) + "] >= 1, got " + format_g(job.goodput_by_workers[i]) +
+                                      " and " + std::to_string(job.batch_by_workers[i]));
+    }
+  }
+  return Status::ok();
+}
+
 Status validate_job(const JobFacts& job, const RoundFacts& facts, const std::map<std::string, int>& slots_of_kind,
                     std::set<DeviceSlot>& taken) {
   const ClusterFacts& cluster = facts.cluster;
@@ -76,6 +96,7 @@ Status validate_job(const JobFacts& job, const RoundFacts& facts, const std::map
   if (!std::isfinite(job.waiting_s) || job.waiting_s < 0.0) {
     return Status::invalid_argument(name + ": waiting_s must be a finite number >= 0, got " + format_g(job.waiting_s));
   }
+  OMNI_RETURN_IF_ERROR(check_goodput(job, name));
   OMNI_RETURN_IF_ERROR(check_kind_map(job, job.throughput_per_worker, "throughput_per_worker", slots_of_kind));
   OMNI_RETURN_IF_ERROR(check_kind_map(job, job.service_by_kind, "service_by_kind", slots_of_kind));
   OMNI_RETURN_IF_ERROR(check_kind_map(job, job.packed_service_by_kind, "packed_service_by_kind", slots_of_kind));

@@ -36,6 +36,7 @@ SchedulerRegistry make_default_scheduler_registry() {
   SchedulerRegistry r;
   (void)r.add("fifo", make_fifo_policy);
   (void)r.add("fifo-blind", make_fifo_blind_policy);
+  (void)r.add("goodput", make_goodput_policy);
   (void)r.add("las", make_las_policy);
   (void)r.add("las-blind", make_las_blind_policy);
   (void)r.add("gavel", make_gavel_policy);

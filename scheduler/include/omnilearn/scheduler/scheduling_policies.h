@@ -25,6 +25,10 @@ Result<std::unique_ptr<SchedulingPolicy>> make_gavel_policy(const SchedulerOptio
 // (RoundFacts::packed_pairs that gain), rounded by the same mechanism. Packs only with options.packing (without it,
 // the same allocations as gavel).
 Result<std::unique_ptr<SchedulingPolicy>> make_gavel_packed_policy(const SchedulerOptions& options);
+// Goodput in Pollux's spirit (Qiao et al., OSDI 2021): each round, every job's device count (and, where the facts
+// give its goodput by count, its batch) for the most cluster goodput under Pollux's fairness (a power mean of the
+// jobs' speedups with p = -1), by a greedy marginal allocation rather than Pollux's genetic algorithm.
+Result<std::unique_ptr<SchedulingPolicy>> make_goodput_policy(const SchedulerOptions& options);
 // Ours: LAS's order, devices valued at each job's effective throughput, mixed kinds for jobs that balance batches.
 Result<std::unique_ptr<SchedulingPolicy>> make_balanced_mix_policy(const SchedulerOptions& options);
 
