@@ -51,7 +51,8 @@ Status validate_cluster(const ClusterFacts& cluster) {
 // `slots_of_kind`: the cluster's devices by kind.
 // The goodput scheduler's fields of a job (JobFacts::goodput_by_workers, batch_by_workers, restarts).
 Status check_goodput(const JobFacts& job, const std::string& name) {
-  if (job.restarts < 0) return Status::invalid_argument(name + ": restarts must be >= 0, got " + std::to_string(job.restarts));
+  if (job.restarts < 0)
+    return Status::invalid_argument(name + ": restarts must be >= 0, got " + std::to_string(job.restarts));
   const std::size_t n = job.goodput_by_workers.size();
   if (n == 0 && job.batch_by_workers.empty()) return Status::ok();
   if (n != static_cast<std::size_t>(job.max_workers) || job.batch_by_workers.size() != n) {
@@ -61,9 +62,10 @@ Status check_goodput(const JobFacts& job, const std::string& name) {
   }
   for (std::size_t i = 0; i < n; ++i) {
     if (!std::isfinite(job.goodput_by_workers[i]) || job.goodput_by_workers[i] < 0.0 || job.batch_by_workers[i] < 1) {
-      return Status::invalid_argument(name + ": goodput_by_workers[" + std::to_string(i) + "] must be finite and >= 0 and batch_by_workers[" +
-                                      std::to_string(i) + "] >= 1, got " + format_g(job.goodput_by_workers[i]) +
-                                      " and " + std::to_string(job.batch_by_workers[i]));
+      return Status::invalid_argument(name + ": goodput_by_workers[" + std::to_string(i) +
+                                      "] must be finite and >= 0 and batch_by_workers[" + std::to_string(i) +
+                                      "] >= 1, got " + format_g(job.goodput_by_workers[i]) + " and " +
+                                      std::to_string(job.batch_by_workers[i]));
     }
   }
   return Status::ok();

@@ -89,8 +89,8 @@ Status fill_goodput_facts(const ClusterSimOptions& options, const traces::JobSpe
   const auto most = static_cast<int>(static_cast<double>(model.max_batch(app)) / model.min_local_batch(app));
   const int max_n = app == "ncf" ? 1 : std::clamp(most, 1, cluster.total_slots());
   const BatchSize now = current_batch(job, state);
-  auto epochs = model.epochs_after(app, static_cast<double>(now), state.epochs_at, samples - state.samples_at,
-                                   job.epochs);
+  auto epochs =
+      model.epochs_after(app, static_cast<double>(now), state.epochs_at, samples - state.samples_at, job.epochs);
   if (!epochs.is_ok()) return Status::invalid_argument(where + epochs.status().message());
   const auto epoch = static_cast<std::int64_t>(std::min(std::floor(*epochs), std::ceil(job.epochs) - 1.0));
   std::vector<double> efficiency(state.candidates.size(), 0.0);
@@ -127,8 +127,8 @@ Status switch_batch(const ClusterSimOptions& options, const traces::JobSpec& job
   const traces::PolluxJobModel& model = *options.pollux;
   const std::string app = traces::PolluxJobModel::application(job.model);
   const std::string where = "job '" + job.name + "': ";
-  auto epochs = model.epochs_after(app, static_cast<double>(now), state.epochs_at, samples - state.samples_at,
-                                   job.epochs);
+  auto epochs =
+      model.epochs_after(app, static_cast<double>(now), state.epochs_at, samples - state.samples_at, job.epochs);
   if (!epochs.is_ok()) return Status::invalid_argument(where + epochs.status().message());
   auto left = model.samples_between(app, static_cast<double>(batch), *epochs, job.epochs);
   if (!left.is_ok()) return Status::invalid_argument(where + left.status().message());

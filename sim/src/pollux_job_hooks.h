@@ -5,10 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "omnilearn/base/status.h"
 #include "omnilearn/base/units.h"
@@ -46,8 +45,8 @@ Result<Seconds> pollux_step_s(const traces::PolluxJobModel& model, const traces:
 // the batch it trains at and where its progress stood when that batch began. batch 0: the job file's batch.
 struct AdaptiveBatch {
   BatchSize batch = 0;
-  double epochs_at = 0.0;   // epochs of Pollux's progress done when `batch` began
-  double samples_at = 0.0;  // samples trained then
+  double epochs_at = 0.0;                       // epochs of Pollux's progress done when `batch` began
+  double samples_at = 0.0;                      // samples trained then
   std::vector<BatchSize> candidates;            // the batches it may train at, ascending
   std::vector<std::vector<double>> throughput;  // [n-1][c]: samples/s on n GPUs at candidates[c] (0: invalid), lazily
 };
