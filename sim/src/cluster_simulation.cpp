@@ -302,10 +302,7 @@ Status ClusterSim::decide(Seconds now_s) {
     f.packed_service_by_kind = job.packed_device_s;
     f.waiting_s = job.slots.empty() ? now_s - job.waiting_since_s : 0.0;
     f.packing_key = job.packing_key;
-    f.restarts = static_cast<int>(job.outcome.restarts);
-    if (policy_->adapts_batches()) {
-      OMNI_RETURN_IF_ERROR(fill_goodput_facts(options_, *job.spec, facts_, job.outcome.samples, job.adaptive, f));
-    }
+    if (policy_->adapts_batches()) OMNI_RETURN_IF_ERROR(adapt_job_facts(options_, facts_, job, f));
     facts.jobs.push_back(std::move(f));
   }
   if (facts.jobs.empty()) return Status::ok();
@@ -335,10 +332,7 @@ Status ClusterSim::decide(Seconds now_s) {
     Job& job = jobs_[present[i]];
     if (job.outcome.finished()) continue;  // ended while decide() waited in a simcall
     const scheduler::JobAllocation& a = allocation->jobs[i];
-    if (a.global_batch > 0) {
-      OMNI_RETURN_IF_ERROR(
-          switch_batch(options_, *job.spec, a.global_batch, job.outcome.samples, job.adaptive, job.total_samples));
-    }
+    if (a.global_batch > 0) OMNI_RETURN_IF_ERROR(adopt_batch(options_, a.global_batch, job));
     std::map<std::string, int> by_kind;
     for (const scheduler::DeviceSlot& s : a.slots) ++by_kind[hosts_[s.host].kind];
     for (const auto& [kind, n] : by_kind) {

@@ -33,8 +33,9 @@ Status apply_pollux_job_model(const ClusterSimOptions& options, const traces::Jo
   return Status::ok();
 }
 
-Result<Seconds> pollux_step_s(const traces::PolluxJobModel& model, const traces::JobSpec& job, BatchSize batch,
-                              const std::vector<int>& placement) {
+Result<Seconds> pollux_step_s(const traces::PolluxJobModel& model, const traces::JobSpec& job,
+                              const AdaptiveBatch& adaptive, const std::vector<int>& placement) {
+  const BatchSize batch = current_batch(job, adaptive);
   auto s = model.job_step(traces::PolluxJobModel::application(job.model), placement, batch);
   if (!s.is_ok()) return s.status();
   return s->seconds * static_cast<double>(batch) / static_cast<double>(s->batch);

@@ -36,11 +36,6 @@ std::vector<int> workers_per_node(const std::vector<Host>& hosts) {
   return p;
 }
 
-// One step of `job` at global batch `batch` on `placement`: Pollux's step of its effective batch (accumulation
-// included) scaled to the global batch (the same samples/s).
-Result<Seconds> pollux_step_s(const traces::PolluxJobModel& model, const traces::JobSpec& job, BatchSize batch,
-                              const std::vector<int>& placement);
-
 // A job of Pollux's model whose global batch the scheduler chooses (the goodput scheduler: Pollux's co-adaptation):
 // the batch it trains at and where its progress stood when that batch began. batch 0: the job file's batch.
 struct AdaptiveBatch {
@@ -55,6 +50,11 @@ struct AdaptiveBatch {
 inline BatchSize current_batch(const traces::JobSpec& job, const AdaptiveBatch& a) {
   return a.batch > 0 ? a.batch : job.global_batch;
 }
+
+// One step of `job` at the batch it trains at now (current_batch) on `placement`: Pollux's step of its effective
+// batch (accumulation included) scaled to that batch (the same samples/s).
+Result<Seconds> pollux_step_s(const traces::PolluxJobModel& model, const traces::JobSpec& job,
+                              const AdaptiveBatch& adaptive, const std::vector<int>& placement);
 
 // For a scheduler that adapts batches, when the run uses Pollux's measured steps and statistical efficiency and the
 // job trains epochs: makes `f` elastic as Pollux's simulator makes its jobs (1 to min(the cluster's devices, the
@@ -74,5 +74,18 @@ Status switch_batch(const ClusterSimOptions& options, const traces::JobSpec& job
 
 // summary.json's job_model block: which model the run used and its source.
 nlohmann::ordered_json job_model_json(const ClusterSimOptions& options);
+
+// The simulator's calls, on its job (cluster_sim.h's Job: spec, outcome, adaptive, total_samples): its restarts and
+// fill_goodput_facts into `f`; switch_batch to `batch`.
+template <class Job>
+Status adapt_job_facts(const ClusterSimOptions& options, const scheduler::ClusterFacts& cluster, Job& job,
+                       scheduler::JobFacts& f) {
+  f.restarts = static_cast<int>(job.outcome.restarts);
+  return fill_goodput_facts(options, *job.spec, cluster, job.outcome.samples, job.adaptive, f);
+}
+template <class Job>
+Status adopt_batch(const ClusterSimOptions& options, BatchSize batch, Job& job) {
+  return switch_batch(options, *job.spec, batch, job.outcome.samples, job.adaptive, job.total_samples);
+}
 
 }  // namespace omnilearn::sim
