@@ -98,7 +98,7 @@ po::options_description jobs_run_options(RunFlags& f) {
   desc.add_options()("help,h", "show this help")("jobs", po::value(&f.file)->required(),
                                                  "jobs scenario (.yaml) or job file (.csv)")(
       "cluster", po::value<std::string>(), "device cluster: a preset (gavel, sia, pollux) or a cluster YAML file [gavel]")(
-      "scheduler", po::value<std::string>(), "fifo | las | gavel | gavel-packed (with --packing) | balanced-mix [fifo]")(
+      "scheduler", po::value<std::string>(), "fifo | las | gavel | gavel-packed (with --packing) | goodput | balanced-mix; fifo-blind, las-blind [fifo]")(
       "round", po::value<std::string>(), "round length, s [60]")(
       "checkpoint", po::value<std::string>(), "seconds a job spends saving its state when it loses or changes its devices [0]")(
       "restore", po::value<std::string>(), "seconds a job spends loading its state when it resumes or changes its devices [0]")(

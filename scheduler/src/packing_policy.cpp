@@ -21,6 +21,7 @@ class PackingPolicy final : public SchedulingPolicy {
   PackingPolicy(std::unique_ptr<SchedulingPolicy> base, SchedulerOptions options)
       : base_(std::move(base)), options_(std::move(options)) {}
   std::string_view name() const override { return base_->name(); }
+  bool adapts_batches() const override { return base_->adapts_batches(); }
 
   Result<Allocation> decide(const RoundFacts& facts) override {
     const std::size_t n = facts.jobs.size();

@@ -50,6 +50,30 @@ Status validate_cluster(const ClusterFacts& cluster) {
   return Status::ok();
 }
 
+// The goodput scheduler's fields of a job (JobFacts::goodput_by_workers, batch_by_workers, restarts).
+Status check_goodput(const JobFacts& job) {
+  const auto name = [&] { return job_name(job); };  // built only for an error
+  if (job.restarts < 0) {
+    return Status::invalid_argument(name() + ": restarts must be >= 0, got " + std::to_string(job.restarts));
+  }
+  const std::size_t n = job.goodput_by_workers.size();
+  if (n == 0 && job.batch_by_workers.empty()) return Status::ok();
+  if (n != static_cast<std::size_t>(job.max_workers) || job.batch_by_workers.size() != n) {
+    return Status::invalid_argument(name() + ": goodput_by_workers and batch_by_workers must both hold max_workers (" +
+                                    std::to_string(job.max_workers) + ") values, got " + std::to_string(n) + " and " +
+                                    std::to_string(job.batch_by_workers.size()));
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(job.goodput_by_workers[i]) || job.goodput_by_workers[i] < 0.0 || job.batch_by_workers[i] < 1) {
+      return Status::invalid_argument(name() + ": goodput_by_workers[" + std::to_string(i) +
+                                      "] must be finite and >= 0 and batch_by_workers[" + std::to_string(i) +
+                                      "] >= 1, got " + format_g(job.goodput_by_workers[i]) + " and " +
+                                      std::to_string(job.batch_by_workers[i]));
+    }
+  }
+  return Status::ok();
+}
+
 // `checked`: the round's cluster as validated (its devices by kind, each host's first slot); `taken`: per slot of the
 // cluster, whether a job before this one holds it.
 Status validate_job(const JobFacts& job, const RoundFacts& facts, const ValidatedCluster& checked,
@@ -81,6 +105,7 @@ Status validate_job(const JobFacts& job, const RoundFacts& facts, const Validate
   if (!std::isfinite(job.waiting_s) || job.waiting_s < 0.0) {
     return Status::invalid_argument(name() + ": waiting_s must be a finite number >= 0, got " + format_g(job.waiting_s));
   }
+  OMNI_RETURN_IF_ERROR(check_goodput(job));
   OMNI_RETURN_IF_ERROR(check_kind_map(job, job.throughput_per_worker, "throughput_per_worker", slots_of_kind));
   OMNI_RETURN_IF_ERROR(check_kind_map(job, job.service_by_kind, "service_by_kind", slots_of_kind));
   OMNI_RETURN_IF_ERROR(check_kind_map(job, job.packed_service_by_kind, "packed_service_by_kind", slots_of_kind));

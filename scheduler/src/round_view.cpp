@@ -113,7 +113,8 @@ std::vector<std::size_t> las_order(const RoundFacts& facts, const SchedulerOptio
   return order;
 }
 
-std::vector<int> choose_agnostic(const RoundView& view, std::size_t j, int n, const std::vector<int>& free) {
+std::vector<int> choose_kinds(const RoundView& view, std::size_t j, int n, const std::vector<int>& free,
+                              KindChoice choice) {
   const std::size_t kinds = view.kind_count();
   if (view.usable(j, free) < n) return {};
   std::vector<int> counts(kinds, 0);
@@ -128,28 +129,33 @@ std::vector<int> choose_agnostic(const RoundView& view, std::size_t j, int n, co
     }
     --counts[drop];
   }
-  // Most free first among the candidates; ties: the lower kind index.
-  auto most_free = [&](auto&& candidate) {
+  // Whether kind a is preferred to kind b (both with room left).
+  const auto better = [&](std::size_t a, std::size_t b) {
+    const int left_a = free[a] - counts[a], left_b = free[b] - counts[b];
+    if (choice == KindChoice::kFastest && view.tput[j][a] != view.tput[j][b]) return view.tput[j][a] > view.tput[j][b];
+    return left_a > left_b;
+  };
+  // The preferred candidate with room left, or `kinds` when none.
+  const auto pick = [&](auto&& candidate) {
     std::size_t best = kinds;
     for (std::size_t k = 0; k < kinds; ++k) {
-      if (view.tput[j][k] > 0.0 && free[k] - counts[k] > 0 && candidate(k) &&
-          (best == kinds || free[k] - counts[k] > free[best] - counts[best])) {
+      if (view.tput[j][k] > 0.0 && free[k] - counts[k] > 0 && candidate(k) && (best == kinds || better(k, best))) {
         best = k;
       }
     }
     return best;
   };
   if (total(counts) == 0) {
-    const std::size_t k = most_free([](std::size_t) { return true; });
-    if (k < kinds && free[k] >= n) {
+    const std::size_t k = pick([&](std::size_t c) { return free[c] >= n; });
+    if (k < kinds) {
       counts[k] = n;
       return counts;
     }
   }
   while (total(counts) < n) {
-    std::size_t k = most_free([&](std::size_t c) { return view.held[j][c] > 0; });
-    if (k == kinds) k = most_free([](std::size_t) { return true; });
-    OMNI_CHECK(k < kinds, "choose_agnostic: usable devices counted but not found");
+    std::size_t k = pick([&](std::size_t c) { return view.held[j][c] > 0; });
+    if (k == kinds) k = pick([](std::size_t) { return true; });
+    OMNI_CHECK(k < kinds, "choose_kinds: usable devices counted but not found");
     counts[k] += std::min(n - total(counts), free[k] - counts[k]);
   }
   return counts;

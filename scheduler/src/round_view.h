@@ -1,5 +1,5 @@
 // RoundView: validated RoundFacts indexed for the policies (kinds by index, throughputs and held counts as
-// vectors), and the pieces the policies share: the arrival and LAS orders, the speed-agnostic kind choice, the
+// vectors), and the pieces the policies share: the arrival and LAS orders, the kind choice, the
 // final placement and the factory. Private to the scheduler module. Pure values: thread-safe.
 #pragma once
 
@@ -58,12 +58,17 @@ std::size_t las_queue(double attained_service, const std::vector<double>& thresh
 // arrival time, then id.
 std::vector<std::size_t> las_order(const RoundFacts& facts, const SchedulerOptions& options);
 
-// Heterogeneity-agnostic choice of `n` devices for job j among `free` (by kind), speeds unseen: it keeps the kinds
-// it holds (up to n; beyond n it gives up those of the kinds it holds fewest of); a job holding nothing takes a
-// single kind when one has n free (the one with the most free); the rest comes from the kinds it holds, then the
-// kinds with the most free. Only kinds it can run on. Returns counts by kind, or an empty vector when fewer than n
-// usable devices are free.
-std::vector<int> choose_agnostic(const RoundView& view, std::size_t j, int n, const std::vector<int>& free);
+// How choose_kinds picks among kinds: by the job's per-worker speed (fastest first; ties: the most free) or by free
+// devices alone, speeds unseen (the heterogeneity-blind baselines fifo-blind and las-blind).
+enum class KindChoice { kFastest, kMostFree };
+
+// Choice of `n` devices for job j among `free` (by kind): it keeps the kinds it holds (up to n; beyond n it gives up
+// those of the kinds it holds fewest of); a job holding nothing takes a single kind when one has n free (kFastest:
+// the fastest such kind, ties to the most free; kMostFree: the one with the most free); the rest comes from the
+// kinds it holds, then the other kinds in the same preference. Only kinds it can run on. Returns counts by kind, or
+// an empty vector when fewer than n usable devices are free. Ties at the end go to the lower kind index.
+std::vector<int> choose_kinds(const RoundView& view, std::size_t j, int n, const std::vector<int>& free,
+                              KindChoice choice);
 
 // Adds `counts` to `free` (both by kind).
 void give_counts(std::vector<int>& free, const std::vector<int>& counts);

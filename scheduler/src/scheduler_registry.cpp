@@ -35,7 +35,10 @@ std::vector<std::string> SchedulerRegistry::names() const {
 SchedulerRegistry make_default_scheduler_registry() {
   SchedulerRegistry r;
   (void)r.add("fifo", make_fifo_policy);
+  (void)r.add("fifo-blind", make_fifo_blind_policy);
+  (void)r.add("goodput", make_goodput_policy);
   (void)r.add("las", make_las_policy);
+  (void)r.add("las-blind", make_las_blind_policy);
   (void)r.add("gavel", make_gavel_policy);
   (void)r.add("gavel-packed", make_gavel_packed_policy);
   (void)r.add("balanced-mix", make_balanced_mix_policy);

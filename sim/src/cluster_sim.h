@@ -22,6 +22,7 @@
 #include "omnilearn/sim/cluster_energy.h"
 #include "omnilearn/sim/cluster_options.h"
 #include "omnilearn/traces/device_speeds.h"
+#include "pollux_job_hooks.h"
 
 namespace omnilearn::sim::cluster {
 
@@ -52,6 +53,7 @@ struct Job {
   std::string packed_with;
   double packed_fraction = 1.0;
   std::map<std::string, double> packed_device_s;  // the part of outcome.device_s spent packed, by kind
+  AdaptiveBatch adaptive;  // the batch a scheduler that adapts batches chose (pollux_job_hooks.h)
   // Steady stepping (several workers): the last two steps took the same time with the same plan. Reset when the
   // job's devices change.
   Seconds last_step_s = 0.0;

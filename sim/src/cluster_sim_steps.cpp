@@ -30,9 +30,10 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   const Seconds t0 = sg4::Engine::get_clock();
   const std::vector<BatchSize> batches = plan.batch;  // plan_next replaces the plan
   if (options_.measured_steps) {  // Pollux's measured step of the job's placement, its steps as one execution
-    auto step_s = pollux_step_s(*options_.pollux, *job.spec, workers_per_node(hosts));
+    auto step_s = pollux_step_s(*options_.pollux, *job.spec, job.adaptive, workers_per_node(hosts));
     if (!step_s.is_ok()) return step_s.status();
-    run_steps(job, *step_s, plan.global_batch, hosts[0], 1, true, false, step_index, interrupted);
+    run_steps(job, *step_s, current_batch(*job.spec, job.adaptive), hosts[0], 1, true, false, step_index,
+              interrupted);
     charge_busy(job, kinds, batches, t0);
     return Status::ok();
   }

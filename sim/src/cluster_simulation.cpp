@@ -343,6 +343,9 @@ Status ClusterSim::decide(Seconds now_s) {
     Job& job = jobs_[present[i]];
     release(job, now_s);  // brings its device time up to now
     refresh_facts(job, now_s, round_.jobs[i]);
+    if (policy_->adapts_batches()) {
+      OMNI_RETURN_IF_ERROR(adapt_job_facts(options_, facts_, job, job.samples_at(now_s), round_.jobs[i]));
+    }
   }
   if (round_.jobs.empty()) return Status::ok();
   const scheduler::RoundFacts& facts = round_;
@@ -372,6 +375,14 @@ Status ClusterSim::decide(Seconds now_s) {
     Job& job = jobs_[present[i]];
     if (job.outcome.finished()) continue;  // ended while decide() waited in a simcall
     const scheduler::JobAllocation& a = allocation->jobs[i];
+    if (a.global_batch > 0 && a.global_batch != current_batch(*job.spec, job.adaptive)) {
+      OMNI_RETURN_IF_ERROR(adopt_batch(options_, a.global_batch, job, job.samples_at(now_s)));
+      // Kept at a new batch: its run of steps ends with the step in progress; the next ones train the new batch.
+      if (a.change == scheduler::JobChange::kKept && job.run.since_s >= 0.0) {
+        job.cut = true;
+        cancel_step(job);
+      }
+    }
     std::map<std::string, int> by_kind;
     for (const scheduler::DeviceSlot& s : a.slots) ++by_kind[hosts_[s.host].kind];
     for (const auto& [kind, n] : by_kind) {

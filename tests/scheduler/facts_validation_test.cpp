@@ -117,11 +117,14 @@ TEST(SchedulerOptionsValidation, OutOfRangeOptionsAreNamed) {
 
 TEST(SchedulerRegistry, UnknownNameListsTheKnownOnes) {
   const SchedulerRegistry r = make_default_scheduler_registry();
-  EXPECT_EQ(r.names(), (std::vector<std::string>{"balanced-mix", "fifo", "gavel", "gavel-packed", "las"}));
+  EXPECT_EQ(r.names(), (std::vector<std::string>{"balanced-mix", "fifo", "fifo-blind", "gavel", "gavel-packed",
+                                                 "goodput", "las", "las-blind"}));
   auto p = r.make("tiresias", {});
   ASSERT_FALSE(p.is_ok());
   EXPECT_EQ(p.status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(p.status().message(), "unknown scheduler 'tiresias' (expected one of: balanced-mix, fifo, gavel, gavel-packed, las)");
+  EXPECT_EQ(p.status().message(),
+            "unknown scheduler 'tiresias' (expected one of: balanced-mix, fifo, fifo-blind, gavel, gavel-packed, "
+            "goodput, las, las-blind)");
   for (const std::string& name : r.names()) EXPECT_EQ(testing::make(name)->name(), name);
 }
 

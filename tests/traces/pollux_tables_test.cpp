@@ -128,6 +128,25 @@ TEST(PolluxJobModel, SamplesNeeded) {
   EXPECT_FALSE(model().samples_needed("cifar10", 128.0, 101.0).is_ok());
 }
 
+TEST(PolluxJobModel, SamplesBetweenAndEpochsAfterAreInverses) {
+  // A job at 256 for its first 10.5 epochs, then at 1024 to 100: the two parts sum to each batch's share.
+  auto head = model().samples_between("cifar10", 256.0, 0.0, 10.5);
+  auto tail = model().samples_between("cifar10", 1024.0, 10.5, 100.0);
+  auto whole = model().samples_needed("cifar10", 1024.0, 100.0);
+  auto first = model().samples_needed("cifar10", 1024.0, 10.5);
+  ASSERT_TRUE(head.is_ok() && tail.is_ok() && whole.is_ok() && first.is_ok());
+  EXPECT_NEAR(*tail, *whole - *first, 1e-6 * *whole);
+  auto back = model().epochs_after("cifar10", 256.0, 0.0, *head, 100.0);
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_NEAR(*back, 10.5, 1e-9);
+  auto on = model().epochs_after("cifar10", 1024.0, 10.5, *tail, 100.0);
+  ASSERT_TRUE(on.is_ok());
+  EXPECT_NEAR(*on, 100.0, 1e-9);
+  EXPECT_EQ(*model().epochs_after("cifar10", 1024.0, 10.5, 10.0 * *tail, 100.0), 100.0);  // capped
+  EXPECT_FALSE(model().samples_between("cifar10", 256.0, 2.0, 1.0).is_ok());
+  EXPECT_EQ(model().min_local_batch("cifar10"), 32.0);
+}
+
 TEST(PolluxJobModel, ErrorsNameTheApplication) {
   auto t = model().step_time("lm", {1}, 32.0);
   ASSERT_FALSE(t.is_ok());

@@ -326,34 +326,69 @@ Result<double> PolluxJobModel::efficiency(const std::string& app, double batch, 
 }
 
 Result<double> PolluxJobModel::samples_needed(const std::string& app, double batch, double epochs) const {
+  if (!(epochs > 0.0)) return Status::invalid_argument(app + ": expected epochs > 0");
+  return samples_between(app, batch, 0.0, epochs);
+}
+
+Result<double> PolluxJobModel::epoch_samples(const std::string& app, double batch, std::int64_t e) const {
   auto found = find(app);
   if (!found.is_ok()) return found.status();
-  const App& a = **found;
   // Pollux's progress at the end of epoch e: the least over the validated batches (get_progress).
-  const auto progress = [&](std::int64_t e) -> std::optional<double> {
-    if (e == 0) return 0.0;
+  const auto progress = [&](std::int64_t end) -> std::optional<double> {
+    if (end == 0) return 0.0;
     std::optional<double> least;
-    for (const auto& [_, rows] : a.validation) {
-      if (e - 1 >= static_cast<std::int64_t>(rows.size())) return std::nullopt;
-      least = least ? std::min(*least, rows[e - 1].progress) : rows[e - 1].progress;
+    for (const auto& [_, rows] : (*found)->validation) {
+      if (end - 1 >= static_cast<std::int64_t>(rows.size())) return std::nullopt;
+      least = least ? std::min(*least, rows[end - 1].progress) : rows[end - 1].progress;
     }
     return least;
   };
-  if (!(epochs > 0.0)) return Status::invalid_argument(app + ": expected epochs > 0");
-  const double init = static_cast<double>(init_batch(app));
+  const auto p0 = progress(e), p1 = progress(e + 1);
+  if (!p0 || !p1) {
+    return Status::invalid_argument(app + ": epoch " + std::to_string(e + 1) + " is more than the " +
+                                    std::to_string(e) + " validated at every batch");
+  }
+  auto eff = efficiency(app, batch, e);
+  if (!eff.is_ok()) return eff.status();
+  return (*p1 - *p0) * static_cast<double>(init_batch(app)) / *eff;
+}
+
+Result<double> PolluxJobModel::samples_between(const std::string& app, double batch, double from_epochs,
+                                               double to_epochs) const {
+  if (!(from_epochs >= 0.0 && to_epochs >= from_epochs && std::isfinite(to_epochs))) {
+    return Status::invalid_argument(app + ": expected 0 <= from_epochs <= to_epochs, got " +
+                                    shortest_number(from_epochs) + " and " + shortest_number(to_epochs));
+  }
   double samples = 0.0;
-  for (std::int64_t e = 0; static_cast<double>(e) < epochs; ++e) {
-    const auto p0 = progress(e), p1 = progress(e + 1);
-    if (!p0 || !p1) {
-      return Status::invalid_argument(app + ": " + shortest_number(epochs) + " epochs are more than the " +
-                                      std::to_string(e) + " validated at every batch");
-    }
-    auto eff = efficiency(app, batch, e);
-    if (!eff.is_ok()) return eff.status();
-    const double part = std::min(1.0, epochs - static_cast<double>(e));
-    samples += part * (*p1 - *p0) * init / *eff;
+  for (auto e = static_cast<std::int64_t>(std::floor(from_epochs)); static_cast<double>(e) < to_epochs; ++e) {
+    auto cost = epoch_samples(app, batch, e);
+    if (!cost.is_ok()) return cost.status();
+    const double lo = std::max(from_epochs, static_cast<double>(e));
+    const double hi = std::min(to_epochs, static_cast<double>(e + 1));
+    samples += (hi - lo) * *cost;
   }
   return samples;
+}
+
+Result<double> PolluxJobModel::epochs_after(const std::string& app, double batch, double from_epochs, double samples,
+                                            double max_epochs) const {
+  double at = from_epochs;
+  while (samples > 0.0 && at < max_epochs) {
+    const auto e = static_cast<std::int64_t>(std::floor(at));
+    auto cost = epoch_samples(app, batch, e);
+    if (!cost.is_ok()) return cost.status();
+    const double end = std::min(max_epochs, static_cast<double>(e + 1));
+    const double need = (end - at) * *cost;
+    if (samples < need) return at + samples / *cost;
+    samples -= need;
+    at = end;
+  }
+  return std::min(at, max_epochs);
+}
+
+double PolluxJobModel::min_local_batch(const std::string& app) const {
+  auto found = find(app);
+  return found.is_ok() ? (*found)->min_local_bsz : 0.0;
 }
 
 }  // namespace omnilearn::traces

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <span>
 #include <string>
@@ -67,6 +68,13 @@ struct JobFacts {
   // With packing (SchedulerOptions::packing): what RoundFacts::packed_pairs names this job by (its model and
   // batch, say); empty: never packed. Two jobs may then share one device (each holding that one slot).
   std::string packing_key;
+  // For the goodput scheduler (goodput_policy.h), when the job's model predicts its goodput (samples of progress/s:
+  // throughput x statistical efficiency, Pollux's): goodput_by_workers[n-1] is the best goodput on n devices (as few
+  // hosts as hold them) over the global batches the job may train at, batch_by_workers[n-1] that batch. Both
+  // max_workers long, or both empty (then the job's goodput is its effective throughput at its own batch).
+  std::vector<double> goodput_by_workers;
+  std::vector<std::int64_t> batch_by_workers;
+  int restarts = 0;  // times the job was preempted, moved or resized so far (the goodput scheduler's restart penalty)
 
   double attained_service() const;
 };

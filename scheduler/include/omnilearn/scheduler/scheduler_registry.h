@@ -29,7 +29,7 @@ class SchedulerRegistry {
   std::map<std::string, SchedulerFactory, std::less<>> factories_;
 };
 
-// A registry holding fifo, las, gavel, gavel-packed and balanced-mix.
+// A registry holding fifo, fifo-blind, las, las-blind, gavel, gavel-packed, goodput and balanced-mix.
 SchedulerRegistry make_default_scheduler_registry();
 
 }  // namespace omnilearn::scheduler

@@ -4,6 +4,7 @@
 // read no clock and do no I/O; one instance is used from one thread at a time (docs/scheduler.md).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,9 @@ struct JobAllocation {
   // Seconds of the round the job spends on the change: checkpoint_s when preempted, restore_s when it resumes,
   // both when moved or resized, 0 for a first start, a kept job or a waiting one.
   Seconds restart_s = 0.0;
+  // The global batch the job trains at from this round, chosen by a policy that adapts batches (adapts_batches());
+  // 0: the job keeps its batch.
+  std::int64_t global_batch = 0;
 };
 
 struct Allocation {
@@ -71,6 +75,9 @@ class SchedulingPolicy {
   // Whether the policy itself gives one device to two jobs (packing): then the registry adds no packing pass, and
   // its allocations may name a slot for exactly two jobs.
   virtual bool packs_devices() const { return false; }
+  // Whether the policy reads JobFacts::goodput_by_workers and may set JobAllocation::global_batch: then the driver
+  // fills the first where it can and trains each job at the second where set.
+  virtual bool adapts_batches() const { return false; }
 };
 
 // Sets `a.change` and `a.restart_s` from what `job` held (job.current) and what it gets (a.slots, sorted).

@@ -63,9 +63,18 @@ class PolluxJobModel {
   // epoch adds (steps at the smallest batch) x that batch / efficiency(batch, e); a fractional last epoch counts
   // its fraction. Without efficiency (at the smallest batch) this is about epochs x the dataset.
   Result<double> samples_needed(const std::string& app, double batch, double epochs) const;
+  // The same from `from_epochs` to `to_epochs` of progress (0 <= from <= to; fractional epochs count their fraction
+  // of the epoch they are in): what a job whose batch changes trains at its new batch.
+  Result<double> samples_between(const std::string& app, double batch, double from_epochs, double to_epochs) const;
+  // The epochs of progress a job reaches from `from_epochs` training `samples` at `batch` (the inverse of
+  // samples_between), capped at `max_epochs`.
+  Result<double> epochs_after(const std::string& app, double batch, double from_epochs, double samples,
+                              double max_epochs) const;
   // The smallest and largest validated global batches.
   std::int64_t init_batch(const std::string& app) const;
   std::int64_t max_batch(const std::string& app) const;
+  // The smallest measured local batch (Pollux's min_local_bsz): a job of `batch` on n GPUs needs batch >= n x it.
+  double min_local_batch(const std::string& app) const;
 
  private:
   struct StepRow {
@@ -89,6 +98,8 @@ class PolluxJobModel {
   };
   explicit PolluxJobModel(std::map<std::string, App> apps) : apps_(std::move(apps)) {}
   Result<const App*> find(const std::string& app) const;
+  // Samples a job of `batch` trains in epoch e of Pollux's progress.
+  Result<double> epoch_samples(const std::string& app, double batch, std::int64_t e) const;
   Result<std::pair<double, double>> grad_stats(const App& a, const std::string& app, double batch,
                                                std::int64_t epoch) const;
 
