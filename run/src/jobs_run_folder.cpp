@@ -87,6 +87,10 @@ Status JobsRunWriter::write_allocations(std::string_view csv) const {
   return write_file_atomically(path("allocations.csv"), csv);
 }
 
+Result<AtomicFileStream> JobsRunWriter::open_stream(std::string_view file) const {
+  return AtomicFileStream::open(path(file));
+}
+
 Status JobsRunWriter::write_timeline(const nlohmann::json& events) const {
   return write_file_atomically(path("timeline.json"), nlohmann::json{{"traceEvents", events}}.dump() + "\n");
 }

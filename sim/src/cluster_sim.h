@@ -16,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "omnilearn/base/atomic_file.h"
 #include "omnilearn/controller/controller.h"
+#include "omnilearn/run/jobs_run_folder.h"
 #include "omnilearn/scenarios/jobs_scenario.h"
 #include "omnilearn/scheduler/scheduling_policy.h"
 #include "omnilearn/sim/cluster_energy.h"
@@ -176,7 +178,12 @@ class ClusterSim {
   void charge_busy(const Job& job, const std::vector<std::string>& kinds, const std::vector<BatchSize>& batches,
                    Seconds t0);
   ClusterSummary summarise(Seconds end_s) const;
-  Status write(const ClusterSummary& summary) const;
+  // Opens allocations.csv's stream (with an output folder) and writes its header; flush_allocations appends the rows
+  // held once they pass 1 MiB (`all`: every one): a long run holds no more.
+  Status open_allocations();
+  void flush_allocations(bool all);
+  Status write(const ClusterSummary& summary);
+  Status write_timeline(const run::JobsRunWriter& out) const;
 
   const scenarios::DeviceCluster& cluster_;
   const traces::DeviceSpeedTable& speeds_;
@@ -194,7 +201,9 @@ class ClusterSim {
   std::size_t done_ = 0;
   bool over_ = false;
   Status status_;
-  std::string allocations_csv_;
+  std::string allocations_csv_;                       // rows not yet appended to allocations_out_
+  std::optional<AtomicFileStream> allocations_out_;   // allocations.csv, written as the run goes (with an output dir)
+  Status allocations_status_;                         // the stream's first error, reported at the end
   std::int64_t rounds_ = 0;
   std::vector<scheduler::PackedPairFacts> packed_pairs_;
   Seconds end_s_ = 0.0;

@@ -111,7 +111,7 @@ ClusterSummary ClusterSim::summarise(Seconds end_s) const {
   return s;
 }
 
-Status ClusterSim::write(const ClusterSummary& summary) const {
+Status ClusterSim::write(const ClusterSummary& summary) {
   if (options_.output_dir.empty()) return Status::ok();
   const std::vector<std::string> kinds = facts_.kinds();
   std::vector<SimulatedJobFacts> facts;
@@ -143,9 +143,37 @@ Status ClusterSim::write(const ClusterSummary& summary) const {
   js["argv"] = options_.argv;
   const run::JobsRunWriter out(options_.output_dir);
   OMNI_RETURN_IF_ERROR(out.write_jobs(simulated_jobs_table(summary, facts, kinds)));
-  OMNI_RETURN_IF_ERROR(out.write_allocations(allocations_csv_));
-  // Perfetto / chrome://tracing: one track per job (microseconds of simulated time). The events are dumped one by
-  // one (what dumping them as one array gives, without holding every event as a JSON value).
+  flush_allocations(true);
+  OMNI_RETURN_IF_ERROR(allocations_status_);
+  if (allocations_out_) {
+    OMNI_RETURN_IF_ERROR(allocations_out_->commit());
+    allocations_out_.reset();
+  } else {
+    OMNI_RETURN_IF_ERROR(out.write_allocations(allocations_csv_));
+  }
+  OMNI_RETURN_IF_ERROR(write_timeline(out));
+  return out.write_summary(js);
+}
+
+Status ClusterSim::open_allocations() {
+  if (options_.output_dir.empty()) return Status::ok();
+  auto stream = run::JobsRunWriter(options_.output_dir).open_stream("allocations.csv");
+  if (!stream.is_ok()) return stream.status();
+  allocations_out_.emplace(std::move(stream).value());
+  return Status::ok();
+}
+
+void ClusterSim::flush_allocations(bool all) {
+  if (!allocations_out_ || (!all && allocations_csv_.size() < (std::size_t{1} << 20))) return;
+  if (allocations_status_.is_ok()) allocations_status_ = allocations_out_->append(allocations_csv_);
+  allocations_csv_.clear();
+}
+
+Status ClusterSim::write_timeline(const run::JobsRunWriter& out) const {
+  // Perfetto / chrome://tracing: one track per job (microseconds of simulated time). The events are written one by
+  // one (what dumping them as one array gives, without holding them all).
+  auto stream = out.open_stream("timeline.json");
+  if (!stream.is_ok()) return stream.status();
   std::string timeline = "{\"traceEvents\":[";
   timeline += nlohmann::json{{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "jobs"}}}}.dump();
   for (std::size_t j = 0; j < jobs_.size(); ++j) {
@@ -164,10 +192,14 @@ Status ClusterSim::write(const ClusterSummary& summary) const {
                                  {"dur", (seg.end_s - seg.start_s) * 1e6}}
                       .dump();
     }
+    if (timeline.size() >= (std::size_t{1} << 20)) {
+      OMNI_RETURN_IF_ERROR(stream->append(timeline));
+      timeline.clear();
+    }
   }
   timeline += "]}\n";
-  OMNI_RETURN_IF_ERROR(out.write_timeline_text(timeline));
-  return out.write_summary(js);
+  OMNI_RETURN_IF_ERROR(stream->append(timeline));
+  return stream->commit();
 }
 
 }  // namespace omnilearn::sim::cluster

@@ -419,6 +419,7 @@ Status ClusterSim::decide(Seconds now_s) {
       sg4::Actor::create("job-" + std::to_string(j), hosts_[job.slots.front().host].host, [this, j] { job_actor(j); });
     }
   }
+  flush_allocations(false);
   cut_changed_runs();
   changed_->notify_all();
   return Status::ok();
@@ -552,6 +553,8 @@ Result<ClusterSummary> ClusterSim::run() {
   try {
     sg4::Engine engine(&argc, argv.data());
     build_platform();
+    const Status opened = open_allocations();
+    if (!opened.is_ok()) return opened;
     mutex_ = sg4::Mutex::create();
     changed_ = sg4::ConditionVariable::create();
     sg4::Actor::create("scheduler", hosts_.front().host, [this] { scheduler_actor(); });

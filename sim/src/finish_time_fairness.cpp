@@ -70,14 +70,38 @@ Seconds fair_share_time(const FairShareJob& job, const std::vector<FairShareKind
   return steps * (compute_s + allreduce_s);
 }
 
-double average_contention(const std::vector<JobOutcome>& jobs, std::size_t j, Seconds stop_s) {
-  const auto until = [&](const JobOutcome& o) { return o.finished() ? o.end_s : stop_s; };
-  const Seconds from = jobs[j].arrival_s;
-  const Seconds to = until(jobs[j]);
+ContentionProfile::ContentionProfile(const std::vector<JobOutcome>& jobs, Seconds stop_s) : stop_s_(stop_s) {
+  std::vector<std::pair<Seconds, double>> events;  // (time, +1 arrival / -1 end)
+  events.reserve(2 * jobs.size());
+  for (const JobOutcome& o : jobs) {
+    if (!(until(o) > o.arrival_s)) continue;  // present for no time
+    events.emplace_back(o.arrival_s, 1.0);
+    events.emplace_back(until(o), -1.0);
+  }
+  std::sort(events.begin(), events.end());
+  double present = 0.0;
+  for (const auto& [t, delta] : events) {
+    if (times_.empty() || t > times_.back()) {
+      before_.push_back(times_.empty() ? 0.0 : before_.back() + present * (t - times_.back()));
+      times_.push_back(t);
+      present_.push_back(present);
+    }
+    present += delta;
+    present_.back() = present;
+  }
+}
+
+double ContentionProfile::integral(Seconds t) const {
+  if (times_.empty() || t <= times_.front()) return 0.0;
+  const auto i = static_cast<std::size_t>(std::upper_bound(times_.begin(), times_.end(), t) - times_.begin()) - 1;
+  return before_[i] + present_[i] * (t - times_[i]);
+}
+
+double ContentionProfile::average(const JobOutcome& job) const {
+  const Seconds from = job.arrival_s;
+  const Seconds to = until(job);
   if (!(to > from)) return 1.0;
-  double together_s = 0.0;
-  for (const JobOutcome& o : jobs) together_s += std::max(0.0, std::min(to, until(o)) - std::max(from, o.arrival_s));
-  return together_s / (to - from);
+  return (integral(to) - integral(from)) / (to - from);
 }
 
 void add_finish_time_fairness(ClusterSummary& summary, const std::vector<FairShareJob>& jobs,
@@ -86,10 +110,11 @@ void add_finish_time_fairness(ClusterSummary& summary, const std::vector<FairSha
   std::size_t finished = 0;
   summary.mean_rho = 0.0;
   summary.max_rho = 0.0;
+  const ContentionProfile profile(summary.jobs, stop_s);
   for (std::size_t j = 0; j < summary.jobs.size(); ++j) {
     JobOutcome& o = summary.jobs[j];
     if (!o.finished()) continue;
-    o.contention = average_contention(summary.jobs, j, stop_s);
+    o.contention = profile.average(o);
     o.fair_s = fair_share_time(jobs[j], kinds, o.contention);
     sum += o.rho();
     summary.max_rho = std::max(summary.max_rho, o.rho());

@@ -42,9 +42,25 @@ struct FairShareJob {
 // and a throughput for every kind.
 Seconds fair_share_time(const FairShareJob& job, const std::vector<FairShareKind>& kinds, double contention);
 
-// N of jobs[j]: the jobs present (arrived, not finished) averaged over [its arrival, its end]; a job not finished is
-// present until stop_s. Requires jobs[j] to have arrived by its end.
-double average_contention(const std::vector<JobOutcome>& jobs, std::size_t j, Seconds stop_s);
+// The number of jobs present (arrived, not finished; a job not finished is present until stop_s) over time,
+// integrated once from the jobs' arrivals and ends, sorted: each job's average costs a binary search, not a pass over
+// every job.
+class ContentionProfile {
+ public:
+  ContentionProfile(const std::vector<JobOutcome>& jobs, Seconds stop_s);
+  // N of `job` (one of the jobs given): the jobs present averaged over [its arrival, its end, or stop_s]; 1 when that
+  // is empty.
+  double average(const JobOutcome& job) const;
+
+ private:
+  double integral(Seconds t) const;  // of the jobs present from the first event to t
+  Seconds until(const JobOutcome& o) const { return o.finished() ? o.end_s : stop_s_; }
+
+  Seconds stop_s_;
+  std::vector<Seconds> times_;    // the distinct event times, ascending
+  std::vector<double> before_;    // the integral up to times_[i]
+  std::vector<double> present_;   // jobs present from times_[i] to the next
+};
 
 // Fills contention and fair_s of each finished job of `summary` (jobs[i] describes summary.jobs[i]) and mean_rho,
 // max_rho over them (0 when none finished).

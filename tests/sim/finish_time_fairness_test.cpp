@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <random>
 #include <vector>
 
 namespace omnilearn::sim {
@@ -76,14 +79,37 @@ TEST(FairShare, KindsMergeTheGroupsOfOneKind) {
   EXPECT_EQ(kinds[1].bandwidth_Bps, 5e8);
 }
 
+TEST(AverageContention, TheProfileGivesEveryJobsOverlapSum) {
+  // Random jobs, some unfinished, some arriving together or after the stop: each job's average from the profile is
+  // the sum of every job's time present within its own span over that span.
+  std::mt19937_64 rng(20261203);
+  std::uniform_real_distribution<double> u(0.0, 100.0);
+  std::vector<JobOutcome> jobs(300);
+  for (JobOutcome& o : jobs) {
+    o.arrival_s = std::floor(u(rng));  // ties on purpose
+    o.end_s = rng() % 5 == 0 ? -1.0 : o.arrival_s + 1.0 + u(rng);
+  }
+  const Seconds stop_s = 150.0;
+  const ContentionProfile profile(jobs, stop_s);
+  const auto until = [&](const JobOutcome& o) { return o.finished() ? o.end_s : stop_s; };
+  for (const JobOutcome& job : jobs) {
+    const Seconds from = job.arrival_s, to = until(job);
+    if (!(to > from)) continue;
+    double together_s = 0.0;
+    for (const JobOutcome& o : jobs) together_s += std::max(0.0, std::min(to, until(o)) - std::max(from, o.arrival_s));
+    EXPECT_NEAR(profile.average(job), together_s / (to - from), 1e-9 * together_s / (to - from));
+  }
+}
+
 TEST(AverageContention, CountsAnUnfinishedJobUntilTheRunStops) {
   std::vector<JobOutcome> jobs(3);
   jobs[0].arrival_s = 0.0;
   jobs[0].end_s = 10.0;
   jobs[1].arrival_s = 5.0;   // not finished when the run stops at 20 s
   jobs[2].arrival_s = 30.0;  // arrives after the stop
-  EXPECT_NEAR(average_contention(jobs, 0, 20.0), (10.0 + 5.0) / 10.0, 1e-12);
-  EXPECT_NEAR(average_contention(jobs, 1, 20.0), (15.0 + 5.0) / 15.0, 1e-12);
+  const ContentionProfile profile(jobs, 20.0);
+  EXPECT_NEAR(profile.average(jobs[0]), (10.0 + 5.0) / 10.0, 1e-12);
+  EXPECT_NEAR(profile.average(jobs[1]), (15.0 + 5.0) / 15.0, 1e-12);
   // Only the finished job gets a rho: 10 s over T_id on 1/1.5 of the device (1 step of 100 samples at 100/s).
   ClusterSummary summary;
   summary.jobs = jobs;

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "omnilearn/base/atomic_file.h"
 #include "omnilearn/base/status.h"
 #include "omnilearn/base/units.h"
 #include "omnilearn/run/jobs_run_setup.h"
@@ -101,6 +102,9 @@ class JobsRunWriter {
   Status write_workload(const std::vector<traces::JobSpec>& jobs, const std::string& note) const;
   Status write_jobs(const JobsTable& table) const;
   Status write_allocations(std::string_view csv) const;
+  // A run too large to hold its tables writes them piece by piece: allocations.csv or timeline.json as a stream,
+  // in place once committed (base/atomic_file.h).
+  Result<AtomicFileStream> open_stream(std::string_view file) const;
   // timeline.json: {"traceEvents": events} (Perfetto, chrome://tracing), on one line.
   Status write_timeline(const nlohmann::json& events) const;
   // timeline.json from text already in that form (a large run's events written one by one, not held as JSON values).
