@@ -191,7 +191,8 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
     }
     simgrid::s4u::Engine& engine = *engine_slot;
     ::sigaction(SIGINT, &caller_sigint, nullptr);
-    auto platform = build_platform(scenario.cluster, (*availability)->pstate_fractions());
+    const bool compact = !BspDriver::needs_worker_hosts(scenario, options, (*availability)->never_down_count());
+    auto platform = build_platform(scenario.cluster, (*availability)->pstate_fractions(), compact);
     if (!platform) return platform.status();
     OMNI_RETURN_IF_ERROR((*availability)->install(*platform));
     // The oracle's costs read the platform: which workers share a host.
