@@ -19,6 +19,10 @@ std::filesystem::path atomic_temp_path(const std::filesystem::path& path) {
 }
 
 Status write_file_atomically(const std::string& path, std::string_view text, unsigned mode) {
+  return write_file_atomically(path, {text}, mode);
+}
+
+Status write_file_atomically(const std::string& path, std::initializer_list<std::string_view> pieces, unsigned mode) {
   const std::filesystem::path target(path);
   const std::filesystem::path temp = atomic_temp_path(target);
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, static_cast<mode_t>(mode));
@@ -30,11 +34,13 @@ Status write_file_atomically(const std::string& path, std::string_view text, uns
     return Status::io_error(path + ": " + what + " failed (" + reason + "); the previous " +
                             target.filename().string() + ", if any, is unchanged");
   };
-  for (std::size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return fail("write");
-    done += static_cast<std::size_t>(n);
+  for (const std::string_view text : pieces) {
+    for (std::size_t done = 0; done < text.size();) {
+      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return fail("write");
+      done += static_cast<std::size_t>(n);
+    }
   }
   if (::fsync(fd) != 0) return fail("fsync");
   if (::close(fd) != 0) {

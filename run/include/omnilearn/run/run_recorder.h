@@ -57,8 +57,8 @@ class RunRecorder {
   Status finish(const RunSummary& summary);
   // Closes every file of a run stopped before its end: rows whole, timeline.json valid, no summary.json.
   Status close() { return writer_ ? writer_->close() : Status::ok(); }
-  Status rewrite_manifest(std::string manifest_json) {
-    return writer_ ? writer_->rewrite_manifest(std::move(manifest_json)) : Status::ok();
+  Status rewrite_manifest(const std::string& manifest_json) {
+    return writer_ ? writer_->rewrite_manifest(manifest_json) : Status::ok();
   }
 
   double busy_s() const { return compute_s_ + comm_s_; }

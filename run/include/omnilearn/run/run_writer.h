@@ -58,7 +58,7 @@ class RunWriter {
   // Closes every file without a summary.json (a run stopped before its end): rows whole, timeline.json valid.
   Status close();
   // Replaces manifest.json (atomically), e.g. with the elapsed wall-clock time once the run is over.
-  Status rewrite_manifest(std::string manifest_json);
+  Status rewrite_manifest(const std::string& manifest_json);
 
   const std::string& dir() const { return dir_; }
 
