@@ -11,7 +11,9 @@
 # The marginal CPU per BSP step is (cpu(1010 iterations) - cpu(10 iterations)) / 1000, which leaves out start-up
 # (platform, controller, files): a step takes milliseconds, and /usr/bin/time counts in 10 ms; the exponent
 # between two sizes is log(cost ratio) / log(size ratio).
-# Usage: bench/sim_scale_cli.sh [path/to/omnilearn] [out_dir] [quick]   (quick: the smaller sizes only)
+#   million    (opt-in, alone) BSP at 131,072, 262,144 and 1,000,000 workers x 20 iterations, and the peak memory per
+#              worker between the first two: (rss(262,144) - rss(131,072)) / 131,072 (about 10 s and 1 GB at 1M)
+# Usage: bench/sim_scale_cli.sh [path/to/omnilearn] [out_dir] [quick|million]   (quick: the smaller sizes only)
 set -eu
 BIN=${1:-build/cli/omnilearn}
 OUT=${2:-/tmp/omnilearn_sim_scale_cli}
@@ -35,6 +37,16 @@ bsp() {  # N ITERATIONS
   run "bsp-$1-$2" "$HERE/scenarios/bsp-scale.yaml" --set "cluster.workers=$1" --set "workload.global_batch=$((32 * $1))" \
     --set "max_iterations=$2"
 }
+
+if [ "$QUICK" = million ]; then
+  echo "# BSP: N workers x 20 iterations (cpu_s wall_s peak_rss_mb); the target at 1,000,000: <= 30 s CPU, <= 2 GB"
+  a=$(bsp 131072 20) b=$(bsp 262144 20)
+  echo "bsp workers=131072 iterations=20: $a"
+  echo "bsp workers=262144 iterations=20: $b"
+  echo "bsp workers=1000000 iterations=20: $(bsp 1000000 20)"
+  echo "bsp peak memory per worker: $(echo "$a $b" | awk '{printf "%.0f", ($6 - $3) * 1048576 / 131072}') bytes"
+  exit 0
+fi
 
 echo "# BSP: N workers x I iterations (cpu_s wall_s peak_rss_mb)"
 sizes="4096 16384 65536"

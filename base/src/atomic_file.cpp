@@ -93,9 +93,13 @@ Status AtomicFileStream::commit() {
 }
 
 Status write_file_atomically(const std::string& path, std::string_view text, unsigned mode) {
+  return write_file_atomically(path, {text}, mode);
+}
+
+Status write_file_atomically(const std::string& path, std::initializer_list<std::string_view> pieces, unsigned mode) {
   auto stream = AtomicFileStream::open(path, mode);
   if (!stream.is_ok()) return stream.status();
-  OMNI_RETURN_IF_ERROR(stream->append(text));
+  for (const std::string_view piece : pieces) OMNI_RETURN_IF_ERROR(stream->append(piece));
   return stream->commit();
 }
 

@@ -135,7 +135,9 @@ void bind_run_layer(py::module_& m) {
           py::arg("rule"),
           "Writes the rule's limits into their keys (workload.dataset_samples, epochs, sample_budget, max_iterations, "
           "emulator.time_budget_s, target_accuracy).")
-      .def("to_json", &scenarios::scenario_to_json, "The scenario as manifest.json's `scenario` object (JSON text).");
+      .def(
+          "to_json", [](const Scenario& s) { return scenarios::scenario_to_json(s); },
+          "The scenario as manifest.json's `scenario` object (JSON text).");
 
   py::class_<run_api::StopRule>(m, "StopRule",
                                 "When a run stops (the same rule as the simulator's and the testbed's): feed it the "

@@ -82,7 +82,7 @@ Result<std::unique_ptr<RunWriter>> RunWriter::open(std::unique_ptr<RunFolder> fo
   std::unique_ptr<RunWriter> w(new RunWriter());
   w->folder_ = std::move(folder);
   w->dir_ = dir;
-  OMNI_RETURN_IF_ERROR(write_file_atomically((root / "manifest.json").string(), manifest_json + "\n"));
+  OMNI_RETURN_IF_ERROR(write_file_atomically((root / "manifest.json").string(), {manifest_json, "\n"}));
   OMNI_RETURN_IF_ERROR(open_file(w->iterations_, root / "iterations.csv"));
   OMNI_RETURN_IF_ERROR(open_file(w->plans_, root / "plans.csv"));
   OMNI_RETURN_IF_ERROR(open_file(w->availability_, root / "availability.csv"));
@@ -141,7 +141,8 @@ void RunWriter::add(const PlanRecord& r) {
       const double share = sum > 0 ? static_cast<double>(r.batch[k]) / static_cast<double>(sum) : 0.0;
       shares = r.weight[k] == share;
     }
-    std::string rows = prefix + (shares ? ',' + num(sum) + ",\n" : std::string(",,\n"));
+    // Row by row into the stream: the first plan of a million workers is 100 MB of rows.
+    plans_ << prefix << (shares ? ',' + num(sum) + ",\n" : std::string(",,\n"));
     if (last_batch_.size() != r.batch.size()) plans_written_ = false;
     last_batch_.resize(r.batch.size());
     last_weight_.resize(r.batch.size());
@@ -149,12 +150,11 @@ void RunWriter::add(const PlanRecord& r) {
       // Compared as written text, so that a reader's carried-forward value is exactly the one in the file.
       std::string weight = k < r.weight.size() ? num(r.weight[k]) : "";
       const bool listed = !plans_written_ || last_batch_[k] != r.batch[k] || (!shares && last_weight_[k] != weight);
-      if (listed) rows += prefix + std::to_string(k) + ',' + num(r.batch[k]) + ',' + (shares ? "" : weight) + '\n';
+      if (listed) plans_ << prefix << k << ',' << num(r.batch[k]) << ',' << (shares ? "" : weight) << '\n';
       last_batch_[k] = r.batch[k];
       last_weight_[k] = std::move(weight);
     }
     plans_written_ = true;
-    plans_ << rows;
   }
   // A decision is rare and precious: flush everything so that a crash keeps the run up to here.
   plans_.flush();
@@ -295,7 +295,8 @@ Status RunWriter::close_files() {
 }
 
 Status RunWriter::rewrite_manifest(const std::string& manifest_json) {
-  return write_file_atomically((std::filesystem::path(dir_) / "manifest.json").string(), manifest_json + "\n");
+  // The newline apart: a million workers' manifest is 200 MB, which `manifest_json + "\n"` would copy.
+  return write_file_atomically((std::filesystem::path(dir_) / "manifest.json").string(), {manifest_json, "\n"});
 }
 
 }  // namespace omnilearn::run

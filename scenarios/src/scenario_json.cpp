@@ -1,5 +1,9 @@
 #include "omnilearn/scenarios/scenario_json.h"
 
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "omnilearn/scenarios/network_spec.h"
@@ -60,12 +64,11 @@ Json trace_json(const TraceReference& t) {
               {"window_end_s", t.window_end_s}};
 }
 
+// The cluster with an empty `workers` array: scenario_to_json writes each worker's object into the text itself.
 Json cluster_json(const ClusterSpec& c) {
-  Json workers = Json::array();
-  for (const NodeSpec& n : c.workers) workers.push_back(node_json(n));
   Json cluster{{"preset", c.preset},
                {"topology", topology_name(c.topology)},
-               {"workers", workers},
+               {"workers", Json::array()},
                {"parameter_server", node_json(c.parameter_server)},
                {"backbone_bandwidth_Bps", c.backbone_bandwidth_Bps},
                {"backbone_latency_s", c.backbone_latency_s}};
@@ -200,9 +203,40 @@ Json energy_json(const EnergySpec& e) {
   return energy;
 }
 
+std::string dump(const Json& j) {
+  // Strings are checked as UTF-8 when read; `replace` keeps the dump from throwing on any that were not (a
+  // model name from a file name, a scenario built in code).
+  return j.dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
+}
+
+// Appends `text` to `out` with `pad` more spaces after each newline (the dump of a value nested deeper: no string
+// in a dump holds a raw newline).
+void append_indented(std::string& out, std::string_view text, std::size_t pad) {
+  for (std::size_t from = 0; from < text.size();) {
+    const std::size_t eol = std::min(text.find('\n', from), text.size());
+    out.append(text, from, eol - from);
+    if (eol < text.size()) out.append(1, '\n').append(pad, ' ');
+    from = eol + 1;
+  }
+}
+
+// Appends the dump of `workers` as the value of cluster.workers (an array nested two levels down), each object
+// dumped on its own: as one JSON tree a million workers took some 1.2 KB each.
+void append_workers(std::string& out, const std::vector<NodeSpec>& workers, std::size_t pad) {
+  out += "[\n";
+  for (std::size_t k = 0; k < workers.size(); ++k) {
+    const std::string node = dump(node_json(workers[k]));
+    if (k == 0) out.reserve(out.size() + 2 * workers.size() * (node.size() + 8 * (pad + 6)));
+    out.append(pad + 6, ' ');
+    append_indented(out, node, pad + 6);
+    out += k + 1 < workers.size() ? ",\n" : "\n";
+  }
+  out.append(pad + 4, ' ') += ']';
+}
+
 }  // namespace
 
-std::string scenario_to_json(const Scenario& s) {
+std::string scenario_to_json(const Scenario& s, int depth) {
   Json root{{"name", s.name},
             {"source_path", s.source_path},
             {"seed", s.seed},
@@ -215,9 +249,22 @@ std::string scenario_to_json(const Scenario& s) {
             {"emulator", Json::parse(nlohmann::json(s.emulator).dump())},
             {"max_iterations", s.max_iterations}};
   if (s.energy) root["energy"] = energy_json(*s.energy);
-  // Strings are checked as UTF-8 when read; `replace` keeps the dump from throwing on any that were not (a
-  // model name from a file name, a scenario built in code).
-  return root.dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
+  const std::string rest = dump(root);
+  const auto pad = static_cast<std::size_t>(2 * std::max(depth, 0));
+  // cluster.workers' "[]": the first "workers" key two levels down after the cluster's (preset and topology, before
+  // it, are strings).
+  constexpr std::string_view kWorkers = "\n    \"workers\": []";
+  const std::size_t key = rest.find(kWorkers, rest.find("\n  \"cluster\": {"));
+  std::string out;
+  if (s.cluster.workers.empty() || key == std::string::npos) {
+    append_indented(out, rest, pad);
+    return out;
+  }
+  const std::size_t at = key + kWorkers.size() - 2;
+  append_indented(out, std::string_view(rest).substr(0, at), pad);
+  append_workers(out, s.cluster.workers, pad);
+  append_indented(out, std::string_view(rest).substr(at + 2), pad);
+  return out;
 }
 
 }  // namespace omnilearn::scenarios

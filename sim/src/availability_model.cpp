@@ -25,6 +25,7 @@ Result<std::unique_ptr<AvailabilityModel>> AvailabilityModel::create(const run::
   std::unique_ptr<AvailabilityModel> m(new AvailabilityModel());
   m->epoch_level_.assign(n, 1.0);
   m->time_level_.assign(n, 1.0);
+  m->pstate_fraction_.assign(n, 1.0);
   m->pstate_fractions_.assign(n, {});
   m->timed_.assign(n, {});
   // Each distinct partial level of an epoch schedule is a power state of its worker's host.
@@ -48,6 +49,21 @@ Result<std::unique_ptr<AvailabilityModel>> AvailabilityModel::create(const run::
     if (!m->timed_[k].empty()) r.next = m->speed_change(k, r, m->timed_[k].front().time_s);
   }
   return m;
+}
+
+std::size_t AvailabilityModel::never_down_count() const {
+  std::vector<bool> down(worker_count(), false);
+  for (const scenarios::AvailabilityPhase& phase : plan_->epoch_phases()) {
+    for (WorkerId k = 0; k < down.size(); ++k) down[k] = down[k] || !(phase.fractions[k] > 0.0);
+  }
+  std::size_t count = 0;
+  for (WorkerId k = 0; k < down.size(); ++k) {
+    const auto& points = timed_[k];
+    const bool goes_down = down[k] || std::any_of(points.begin(), points.end(),
+                                                  [](const traces::TracePoint& p) { return !(p.fraction > 0.0); });
+    if (!goes_down) ++count;
+  }
+  return count;
 }
 
 bool AvailabilityModel::has_speed_profile(WorkerId k) const {
@@ -97,10 +113,11 @@ Status AvailabilityModel::install(const SimPlatform& platform) {
 
 void AvailabilityModel::set_level(WorkerId k, double epoch_level, double time_level, Seconds now_s) {
   const double before = fraction(k);
-  if (epoch_level != epoch_level_[k] && epoch_level > 0.0 && !hosts_.empty()) {
+  if (epoch_level != epoch_level_[k] && epoch_level > 0.0) {
     const auto& ps = pstate_fractions_[k];
     const auto it = std::find(ps.begin(), ps.end(), epoch_level);
-    hosts_[k]->set_pstate(it == ps.end() ? 0 : static_cast<unsigned long>(it - ps.begin()) + 1);
+    pstate_fraction_[k] = it == ps.end() ? 1.0 : *it;
+    if (!hosts_.empty()) hosts_[k]->set_pstate(it == ps.end() ? 0 : static_cast<unsigned long>(it - ps.begin()) + 1);
   }
   epoch_level_[k] = epoch_level;
   time_level_[k] = time_level;

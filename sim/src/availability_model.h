@@ -53,6 +53,12 @@ class AvailabilityModel {
   void enter_epoch(std::int64_t epoch, Seconds now_s);
 
   double fraction(WorkerId k) const { return epoch_level_[k] * time_level_[k]; }
+  // The fraction of its nominal speed that worker k's host computes at in its power state (1 in state 0): the
+  // host's Host::get_speed() over the node's speed_flops, whether or not the platform has the host.
+  double pstate_fraction(WorkerId k) const { return pstate_fraction_[k]; }
+  // How many workers never go down (no epoch phase or timed change takes them to 0): a lower bound on a BSP step's
+  // participants, every live worker getting a batch of at least the policy's min_batch >= 1.
+  std::size_t never_down_count() const;
   bool is_down(WorkerId k) const { return fraction(k) <= 0.0; }
   std::size_t worker_count() const { return epoch_level_.size(); }
   // Whether timed changes remain to be announced, and the time of the next one (infinity when none).
@@ -100,6 +106,7 @@ class AvailabilityModel {
   Seconds period_s_ = 0.0;                                  // > 0: timed_ repeats with this period
   std::vector<double> epoch_level_;
   std::vector<double> time_level_;
+  std::vector<double> pstate_fraction_;  // per worker (pstate_fraction())
   Listener listener_;
   Seconds next_change_s_ = std::numeric_limits<double>::infinity();
   std::vector<SpeedReading> speed_readings_;  // per worker

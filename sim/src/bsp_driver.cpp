@@ -13,6 +13,7 @@
 #include <simgrid/s4u/Host.hpp>
 
 #include "analytic_compute.h"
+#include "omnilearn/base/check.h"
 #include "omnilearn/sim/quota_wait.h"
 #include "simgrid_settings.h"
 
@@ -36,7 +37,7 @@ bool analytic_compute_applies(const scenarios::Scenario& scenario) {
 BspDriver::BspDriver(RunContext& context)
     : ctx_(context),
       progress_(context.stop, context.options.progress, context.options.stop_requested),
-      slots_(context.platform.workers.size()),
+      slots_(context.platform.worker_count),
       collective_(context.scenario, context.platform, context.cost.gradient_bytes(),
                   context.options.flow_allreduce_max_workers),
       phase_rng_(context.scenario.seed) {}
@@ -56,10 +57,24 @@ std::size_t BspDriver::actor_count(const SimOptions& options, std::size_t worker
   return drivers + 1;  // and the coordinator
 }
 
+bool BspDriver::needs_worker_hosts(const scenarios::Scenario& scenario, const SimOptions& options,
+                                   std::size_t never_down_workers) {
+  const std::size_t n = scenario.cluster.workers.size();
+  if (!options.compact_platform || scenario.mode != controller::TrainingMode::kBsp ||
+      scenario.cluster.topology != scenarios::Topology::kStar || per_worker_actors(options, n) ||
+      !analytic_compute_applies(scenario)) {
+    return true;
+  }
+  // The ring's flows run in SimGrid up to flow_allreduce_max_workers participants.
+  if (star_ring(scenario)) return never_down_workers <= options.flow_allreduce_max_workers;
+  return !uniform_star(scenario.cluster);
+}
+
 void BspDriver::start() {
   const auto n = static_cast<unsigned>(slots_.size());
   per_worker_ = per_worker_actors(ctx_.options, n);
   analytic_ = !per_worker_ && analytic_compute_applies(ctx_.scenario);
+  OMNI_CHECK(analytic_ || !ctx_.platform.workers.empty(), "BspDriver: SimGrid activities need the workers' hosts");
   if (ctx_.links != nullptr) collective_.set_link_energy(ctx_.links);
   objective_ = ctx_.recorder.energy_meter() != nullptr && ctx_.recorder.energy_meter()->spec().objective;
   if (analytic_) read_peak_speeds();
@@ -204,7 +219,15 @@ Seconds BspDriver::compute_analytic() {
 }
 
 void BspDriver::read_peak_speeds() {
-  // Host::get_speed(): the power state's speed, which SimGrid's rate multiplies by the speed profile's scale.
+  // Host::get_speed(): the power state's speed, which SimGrid's rate multiplies by the speed profile's scale. The
+  // compact platform has no hosts: build_platform's power states are the node's speed times their fractions.
+  if (ctx_.platform.workers.empty()) {
+    const std::vector<scenarios::NodeSpec>& nodes = ctx_.scenario.cluster.workers;
+    for (WorkerId k = 0; k < slots_.size(); ++k) {
+      slots_[k].peak_flops = nodes[k].speed_flops * ctx_.availability.pstate_fraction(k);
+    }
+    return;
+  }
   for (WorkerId k = 0; k < slots_.size(); ++k) slots_[k].peak_flops = ctx_.platform.workers[k]->get_speed();
 }
 

@@ -28,6 +28,13 @@ class BspDriver {
   // creates at most (coordinator mode counts the steppers of its activity path).
   static bool per_worker_actors(const SimOptions& options, std::size_t workers);
   static std::size_t actor_count(const SimOptions& options, std::size_t workers);
+  // Whether a BSP run of `scenario` needs a SimGrid host per worker. It does not (build_platform's compact form)
+  // when the coordinator computes every computation's end (analytic_compute.h) and every step's all-reduce is
+  // analytic whoever takes part: a star's plain ring with more workers that never go down (`never_down_workers`)
+  // than SimOptions.flow_allreduce_max_workers, or any all-reduce on a uniform star. Call inside a live engine (it
+  // reads SimGrid's CPU model settings).
+  static bool needs_worker_hosts(const scenarios::Scenario& scenario, const SimOptions& options,
+                                 std::size_t never_down_workers);
 
   // Creates the actors. Call once, before the engine runs.
   void start();

@@ -53,8 +53,8 @@ CollectiveStep::CollectiveStep(const scenarios::Scenario& scenario, const SimPla
       star_ring_(star_ring(scenario)),
       flow_max_workers_(flow_max_workers),
       gradient_bytes_(gradient_bytes),
-      lost_(platform.workers.size(), false) {
-  if (star_ring_) ring_.resize(platform.workers.size());
+      lost_(platform.worker_count, false) {
+  if (star_ring_) ring_.resize(platform.worker_count);
   analytic_ = uniform_star(scenario.cluster);
   buckets_ = bucket_count(scenario.workload.allreduce, gradient_bytes);
   bucket_bytes_ = gradient_bytes / static_cast<double>(buckets_);

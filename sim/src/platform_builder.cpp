@@ -51,7 +51,7 @@ const std::vector<double>& fractions_of(const std::vector<std::vector<double>>& 
 }
 
 Result<SimPlatform> build_star(const scenarios::ClusterSpec& cluster,
-                               const std::vector<std::vector<double>>& pstate_fractions) {
+                               const std::vector<std::vector<double>>& pstate_fractions, bool compact) {
   sg4::NetZone* zone = sg4::create_star_zone("omnilearn-cluster");
   // SHARED: every flow crossing the switch fabric shares its capacity, so collectives see contention.
   const sg4::Link* backbone = zone->create_link("backbone", cluster.backbone_bandwidth_Bps)
@@ -59,8 +59,9 @@ Result<SimPlatform> build_star(const scenarios::ClusterSpec& cluster,
                                   ->set_sharing_policy(sg4::Link::SharingPolicy::SHARED)
                                   ->seal();
   SimPlatform platform;
-  platform.workers.reserve(cluster.workers.size());
-  for (std::size_t k = 0; k < cluster.workers.size(); ++k) {
+  platform.worker_count = cluster.workers.size();
+  if (!compact) platform.workers.reserve(cluster.workers.size());
+  for (std::size_t k = 0; !compact && k < cluster.workers.size(); ++k) {
     platform.workers.push_back(
         add_node(zone, backbone, "worker-" + std::to_string(k), cluster.workers[k], fractions_of(pstate_fractions, k)));
   }
@@ -89,6 +90,7 @@ Result<SimPlatform> build_cluster_zone(const scenarios::ClusterSpec& cluster,
   if (!(net.bandwidth_Bps > 0.0)) return Status::invalid_argument("cluster.topology.bandwidth: must be > 0");
   if (!(net.latency_s >= 0.0)) return Status::invalid_argument("cluster.topology.latency: must be >= 0");
   SimPlatform platform;
+  platform.worker_count = n;
   platform.workers.resize(n, nullptr);
   auto leaf =
       [&](sg4::NetZone* zone, const std::vector<unsigned long>& /*coord*/,
@@ -182,6 +184,7 @@ Result<SimPlatform> load_platform_file(const scenarios::ClusterSpec& cluster,
                                     " hosts for " + std::to_string(n) + " workers");
   }
   SimPlatform platform;
+  platform.worker_count = n;
   for (std::size_t k = 0; k < n; ++k) {
     sg4::Host* host = engine->host_by_name_or_null(names[k]);
     if (host == nullptr) {
@@ -225,7 +228,7 @@ Result<SimPlatform> load_platform_file(const scenarios::ClusterSpec& cluster,
 }  // namespace
 
 std::vector<double> compute_shares(const SimPlatform& platform, const std::function<bool(WorkerId)>& computing) {
-  std::vector<double> shares(platform.workers.size(), 1.0);
+  std::vector<double> shares(platform.worker_count, 1.0);
   if (platform.shared_host.empty()) return shares;
   std::vector<std::size_t> running(platform.shared_host_cores.size(), 0);
   for (WorkerId k = 0; k < shares.size(); ++k) {
@@ -242,7 +245,7 @@ std::vector<double> compute_shares(const SimPlatform& platform, const std::funct
 }
 
 Result<SimPlatform> build_platform(const scenarios::ClusterSpec& cluster,
-                                   const std::vector<std::vector<double>>& pstate_fractions) {
+                                   const std::vector<std::vector<double>>& pstate_fractions, bool compact) {
   if (cluster.workers.empty()) return Status::invalid_argument("cluster.workers: at least one worker is required");
   for (std::size_t k = 0; k < cluster.workers.size(); ++k) {
     OMNI_RETURN_IF_ERROR(check_node(cluster.workers[k], "cluster.workers[" + std::to_string(k) + "]"));
@@ -252,9 +255,12 @@ Result<SimPlatform> build_platform(const scenarios::ClusterSpec& cluster,
     return Status::invalid_argument("cluster.backbone_bandwidth_Bps: must be > 0");
   }
   if (!(cluster.backbone_latency_s >= 0.0)) return Status::invalid_argument("cluster.backbone_latency_s: must be >= 0");
+  if (compact && cluster.topology != Topology::kStar) {
+    return Status::internal("build_platform: the compact form is a star's");
+  }
   switch (cluster.topology) {
     case Topology::kStar:
-      return build_star(cluster, pstate_fractions);
+      return build_star(cluster, pstate_fractions, compact);
     case Topology::kPlatformFile:
       return load_platform_file(cluster, pstate_fractions);
     default:

@@ -14,7 +14,9 @@
 namespace omnilearn::sim {
 
 struct SimPlatform {
-  std::vector<simgrid::s4u::Host*> workers;       // indexed by WorkerId
+  // Indexed by WorkerId; empty in the compact form (build_platform), where no worker has a SimGrid host.
+  std::vector<simgrid::s4u::Host*> workers;
+  std::size_t worker_count = 0;                    // the cluster's workers, in either form
   simgrid::s4u::Host* parameter_server = nullptr;  // present in every platform; used by ASP
   // When some host serves several workers (a platform file's `hosts:` naming it twice): worker k's host is number
   // shared_host[k], of shared_host_cores[shared_host[k]] cores. Both empty when every worker has a host of its own.
@@ -34,8 +36,10 @@ std::vector<double> compute_shares(const SimPlatform& platform, const std::funct
 // cluster.network, worker k on leaf k, the parameter server on the next leaf. kPlatformFile: the file's hosts
 // (scenarios::PlatformFileSpec), which must compute at the workers' speeds and cannot take power states; a host
 // named for several workers serves them all (its cores shared: compute_shares). Errors name the cluster field at
-// fault.
+// fault. `compact` (a star only): the backbone and the parameter server alone, for runs that compute every worker's
+// times without SimGrid (BspDriver::needs_worker_hosts): a host with its split-duplex link and route costs SimGrid
+// about 2.5 KB per worker, most of a million-worker run's memory.
 Result<SimPlatform> build_platform(const scenarios::ClusterSpec& cluster,
-                                   const std::vector<std::vector<double>>& pstate_fractions);
+                                   const std::vector<std::vector<double>>& pstate_fractions, bool compact = false);
 
 }  // namespace omnilearn::sim

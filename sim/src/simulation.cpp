@@ -146,6 +146,27 @@ Result<run::EnergyMeter> energy_meter(const scenarios::Scenario& scenario, const
   return meter;
 }
 
+// Starts SimGrid's engine in `slot` from `argc` and `argv` (`args`, a program name first, which both must outlive the
+// engine). SimGrid's engine installs a SIGINT handler that exits at once, leaving the run folder half written; the
+// caller's handling (options.stop_requested) stays in force instead. Settings SimGrid refuses are an error naming them.
+Status start_engine(std::optional<simgrid::s4u::Engine>& slot, int& argc, std::vector<char*>& argv,
+                    const std::vector<std::string>& args) {
+  struct sigaction caller_sigint {};
+  ::sigaction(SIGINT, nullptr, &caller_sigint);
+  try {
+    slot.emplace(&argc, argv.data());
+  } catch (const std::exception& e) {
+    ::sigaction(SIGINT, &caller_sigint, nullptr);
+    std::string what = e.what();
+    what = what.substr(0, what.find('\n'));  // SimGrid follows an unknown key with the list of every key
+    std::string given;
+    for (std::size_t i = 1; i < args.size(); ++i) given += (i > 1 ? " " : "") + args[i];
+    return Status::invalid_argument("SimGrid refused its settings (" + given + "): " + what);
+  }
+  ::sigaction(SIGINT, &caller_sigint, nullptr);
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, const SimOptions& options) {
@@ -174,24 +195,11 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
   argv.push_back(nullptr);
   int argc = static_cast<int>(args.size());
   try {
-    // SimGrid's engine installs a SIGINT handler that exits at once, leaving the run folder half written; the
-    // caller's handling (options.stop_requested) stays in force instead.
-    struct sigaction caller_sigint {};
-    ::sigaction(SIGINT, nullptr, &caller_sigint);
     std::optional<simgrid::s4u::Engine> engine_slot;
-    try {
-      engine_slot.emplace(&argc, argv.data());
-    } catch (const std::exception& e) {
-      ::sigaction(SIGINT, &caller_sigint, nullptr);
-      std::string what = e.what();
-      what = what.substr(0, what.find('\n'));  // SimGrid follows an unknown key with the list of every key
-      std::string given;
-      for (std::size_t i = 1; i < args.size(); ++i) given += (i > 1 ? " " : "") + args[i];
-      return Status::invalid_argument("SimGrid refused its settings (" + given + "): " + what);
-    }
+    OMNI_RETURN_IF_ERROR(start_engine(engine_slot, argc, argv, args));
     simgrid::s4u::Engine& engine = *engine_slot;
-    ::sigaction(SIGINT, &caller_sigint, nullptr);
-    auto platform = build_platform(scenario.cluster, (*availability)->pstate_fractions());
+    const bool compact = !BspDriver::needs_worker_hosts(scenario, options, (*availability)->never_down_count());
+    auto platform = build_platform(scenario.cluster, (*availability)->pstate_fractions(), compact);
     if (!platform) return platform.status();
     OMNI_RETURN_IF_ERROR((*availability)->install(*platform));
     // The oracle's costs read the platform: which workers share a host.

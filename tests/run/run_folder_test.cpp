@@ -215,6 +215,14 @@ TEST(WriteFileAtomically, ReplacesWholeOrLeavesTheOldFile) {
   EXPECT_FALSE(write_file_atomically((tmp.path() / "no_such_dir" / "f.json").string(), "x").is_ok());
 }
 
+TEST(WriteFileAtomically, WritesItsPiecesInOrder) {
+  TempDir tmp;
+  const std::string path = tmp.write("manifest.json", "old");
+  const std::string large(100000, 'x');
+  ASSERT_TRUE(write_file_atomically(path, {"{", large, "", "}\n"}).is_ok());
+  EXPECT_EQ(read_file(path), "{" + large + "}\n");
+}
+
 // Issue 12: a full disk left a 0-byte summary.json and finish() said nothing.
 TEST(WriteFileAtomically, AFullDiskLeavesNoSummaryAndReportsIt) {
   TempDir tmp;

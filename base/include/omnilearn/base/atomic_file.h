@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,10 @@ std::filesystem::path atomic_temp_path(const std::filesystem::path& path);
 // write, the fsync and the rename are checked; on error the temporary file is removed and the message names `path`
 // and the system's reason. `mode` is a new file's permission bits before the umask (0755 for a script).
 Status write_file_atomically(const std::string& path, std::string_view text, unsigned mode = 0644);
+// The same with the text in pieces, written one after the other (a large text and its last newline, without a copy
+// that joins them).
+Status write_file_atomically(const std::string& path, std::initializer_list<std::string_view> pieces,
+                             unsigned mode = 0644);
 
 // The same for a file written piece by piece (too large to hold): append() writes to atomic_temp_path(path), commit()
 // syncs it and renames it over `path`. Until commit, `path` is unchanged; a stream destroyed uncommitted removes its

@@ -31,7 +31,9 @@ class Manifest {
   std::string text(std::optional<double> elapsed_s = std::nullopt) const;
 
  private:
-  nlohmann::ordered_json json_;
+  nlohmann::ordered_json json_;  // every field but the scenario's value (null, to hold its place)
+  // scenario_to_json's text, kept as text: as a JSON tree a million workers' scenario takes some 360 bytes each.
+  std::string scenario_;
   std::string started_;
 };
 

@@ -12,8 +12,9 @@
 namespace omnilearn::scenarios {
 
 // A JSON object (keys in schema order, numbers in shortest round-trip form, SI units: flop/s, bytes/s, s).
-// Deterministic: the same Scenario gives the same bytes.
-std::string scenario_to_json(const Scenario& scenario);
+// Deterministic: the same Scenario gives the same bytes. `depth` > 0: the text as it reads nested that many levels
+// down a dump indented by 2 (each line after the first indented 2 * depth spaces more), for manifest.json to hold.
+std::string scenario_to_json(const Scenario& scenario, int depth = 0);
 
 // The testbed settings as JSON (the scenario's `emulator` object; the testbed's config.json): every field by its
 // scenario key, enums by their scenario spelling. Reading fills absent keys with the defaults.

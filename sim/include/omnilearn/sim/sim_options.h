@@ -58,6 +58,10 @@ struct SimOptions {
   // SimGrid wakes the actors by the per-worker actors: with those, the two give different (equally valid) samples.
   enum class BspActors { kAuto, kPerWorker, kCoordinator };
   BspActors bsp_actors = BspActors::kAuto;
+  // BSP runs that compute every worker's times without SimGrid (coordinator mode, analytic computations and
+  // all-reduce on a star: BspDriver::needs_worker_hosts) build no host, link or route per worker, only the parameter
+  // server's: the same times from a fraction of the memory. false: a host per worker always (tests compare the two).
+  bool compact_platform = true;
   // plans.csv's form (run::PlanRows): kAuto writes a row per worker per decision up to 64 workers, and above that
   // only the workers whose batch or weight changed, after a marker row per decision.
   run::PlanRows plan_rows = run::PlanRows::kAuto;
