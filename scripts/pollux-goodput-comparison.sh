@@ -37,7 +37,9 @@ mean_jct() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['me
 for n in 1 2 3 4 5 6 7 8; do
   "$bin" jobs import --format pollux --input "$raw/pollux-osdi21/$folder/workload-$n.csv" \
     --output "$out/workload-$n.csv" > /dev/null
-  model=(--cluster pollux --round 60 --restore 30 --set step_model=measured --set statistical_efficiency=on)
+  # Pollux's simulator: rounds of 60 s, 30 s charged at every start of a job, the first included.
+  model=(--cluster pollux --round 60 --restore 30 --set restore_at_first_start=on --set step_model=measured
+         --set statistical_efficiency=on)
   # LAS at Tiresias's settings (scripts/pollux-las-comparison.sh); goodput chooses GPUs and batches itself.
   "$bin" jobs run "$out/workload-$n.csv" "${model[@]}" --scheduler las --set 'las_thresholds=[57600]' \
     --set las_starvation=off --out "$out/w$n-las" --force > /dev/null

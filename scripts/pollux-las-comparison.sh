@@ -26,9 +26,9 @@ for n in 1 2 3 4 5 6 7 8; do
   row="$n,${published[$n]}"
   for cfg in ring:off measured:off ring:on measured:on; do
     # Tiresias's simulator (tiresias.py): two queues split at 16 GPU-hours of attained service, no promotion of
-    # starved jobs; Pollux's simulator charges 30 s at every (re)start (here: restarts only), rounds of 60 s.
+    # starved jobs; Pollux's simulator charges 30 s at every start, the first included, rounds of 60 s.
     "$bin" jobs run "$out/workload-$n.csv" --cluster pollux --scheduler las --round 60 --restore 30 \
-      --set 'las_thresholds=[57600]' --set las_starvation=off \
+      --set restore_at_first_start=on --set 'las_thresholds=[57600]' --set las_starvation=off \
       --set "step_model=${cfg%:*}" --set "statistical_efficiency=${cfg#*:}" \
       --out "$out/w$n-${cfg%:*}-${cfg#*:}" --force > /dev/null
     row="$row,$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['mean_jct_s'])" \

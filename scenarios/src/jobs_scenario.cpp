@@ -87,6 +87,9 @@ Status parse_scheduling(const MapReader& r, JobsScenario& s) {
   OMNI_RETURN_IF_ERROR(r.read_duration("restore", s.restore_s));
   if (s.checkpoint_s < 0.0) return r.error_got("checkpoint", "a non-negative duration");
   if (s.restore_s < 0.0) return r.error_got("restore", "a non-negative duration");
+  // Pollux's simulator charges its restart penalty at every start, the first included: `on` does the same.
+  OMNI_RETURN_IF_ERROR(
+      r.read_choice("restore_at_first_start", s.restore_at_first_start, {{"off", false}, {"on", true}}));
   OMNI_RETURN_IF_ERROR(
       r.read_choice("placement", s.placement, {{"pack", std::string("pack")}, {"spread", std::string("spread")}}));
   OMNI_RETURN_IF_ERROR(r.read_numbers("las_thresholds", s.las_thresholds, Range::kPositive));
@@ -173,6 +176,7 @@ Result<JobsScenario> parse_tree(std::string_view yaml_text, const std::string& s
                                  "round",
                                  "checkpoint",
                                  "restore",
+                                 "restore_at_first_start",
                                  "placement",
                                  "las_thresholds",
                                  "node_bandwidth",
@@ -278,6 +282,7 @@ nlohmann::ordered_json jobs_scenario_json(const JobsScenario& s) {
   j["placement"] = s.placement;
   j["las_thresholds"] = s.las_thresholds;
   // Written when set: manifests without them stay as they were.
+  if (s.restore_at_first_start) j["restore_at_first_start"] = "on";
   if (s.las_starvation_s) j["las_starvation"] = *s.las_starvation_s;
   if (s.step_model != "ring") j["step_model"] = s.step_model;
   if (s.statistical_efficiency) j["statistical_efficiency"] = "on";

@@ -60,7 +60,8 @@ void set_change(const JobFacts& job, const SchedulerOptions& options, JobAllocat
   a.restart_s = 0.0;
   if (held.empty()) {
     a.change = n == 0 ? JobChange::kWaiting : JobChange::kStarted;
-    a.restart_s = n > 0 && job.attained_service() > 0.0 ? options.restore_s : 0.0;
+    const bool resumes = job.attained_service() > 0.0;
+    a.restart_s = n > 0 && (resumes || options.restore_at_first_start) ? options.restore_s : 0.0;
   } else if (n == 0) {
     a.change = JobChange::kPreempted;
     a.restart_s = options.checkpoint_s;

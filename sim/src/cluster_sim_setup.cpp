@@ -9,6 +9,7 @@ ClusterSimOptions cluster_sim_options(const run::JobsRunSetup& setup) {
   o.scheduling.round_s = s.round_s;
   o.scheduling.checkpoint_s = s.checkpoint_s;
   o.scheduling.restore_s = s.restore_s;
+  o.scheduling.restore_at_first_start = s.restore_at_first_start;
   o.scheduling.placement = s.placement == "spread" ? scheduler::Placement::kSpread : scheduler::Placement::kPack;
   if (!s.las_thresholds.empty()) o.scheduling.las_thresholds = s.las_thresholds;
   o.scheduling.packing = s.packing;

@@ -172,6 +172,19 @@ TEST(JobsTestbedTest, RefusesTheSimulatorsJobModel) {
   }
 }
 
+// A first start's restore is a simulator cost like restore itself: refused naming the file and the key.
+TEST(JobsTestbedTest, RefusesRestoreAtFirstStart) {
+  run::JobsRunSetup setup;
+  setup.scenario.source_path = "jobs.yaml";
+  setup.scenario.restore_at_first_start = true;
+  auto t = testbed_jobs_setup(setup, TestbedSettings{}, 2);
+  ASSERT_FALSE(t.is_ok());
+  EXPECT_NE(t.status().message().find("jobs.yaml: checkpoint, restore, restore_at_first_start and packing are the "
+                                      "simulator's"),
+            std::string::npos)
+      << t.status().message();
+}
+
 TEST(JobsComparisonTest, ReadsRunFoldersAndComparesPerJob) {
   const auto dir = std::filesystem::temp_directory_path() / ("jobs_comparison_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "sim");

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <tuple>
+#include <vector>
+
 #include "omnilearn/scenarios/scenario_kind.h"
 #include "omnilearn/scenarios/sweep.h"
 #include "temp_dir.h"
@@ -223,6 +227,38 @@ TEST(JobsScenario, PolluxJobModelKeys) {
   ASSERT_TRUE(t.is_ok()) << t.status().message();
   EXPECT_EQ(*t->las_starvation_s, 7200.0);
   EXPECT_FALSE(parse_jobs_scenario("kind: jobs\nworkload: {file: w.csv}\nstep_model: ideal\n", "p.yaml").is_ok());
+}
+
+// restore_at_first_start: off by default and then absent from the manifest; on from the file or --set; any other
+// value refused naming the field and the choices.
+TEST(JobsScenario, RestoreAtFirstStart) {
+  auto d = parse_jobs_scenario("kind: jobs\nworkload: {file: w.csv}\n", "p.yaml");
+  ASSERT_TRUE(d.is_ok()) << d.status().message();
+  EXPECT_FALSE(d->restore_at_first_start);
+  EXPECT_FALSE(jobs_scenario_json(*d).contains("restore_at_first_start"));
+  auto off = parse_jobs_scenario("kind: jobs\nworkload: {file: w.csv}\nrestore_at_first_start: off\n", "p.yaml");
+  ASSERT_TRUE(off.is_ok()) << off.status().message();
+  EXPECT_FALSE(off->restore_at_first_start);
+  EXPECT_FALSE(jobs_scenario_json(*off).contains("restore_at_first_start"));
+  const char* on_yaml = "kind: jobs\nworkload: {file: w.csv}\nrestore: 30s\nrestore_at_first_start: on\n";
+  auto on = parse_jobs_scenario(on_yaml, "p.yaml");
+  ASSERT_TRUE(on.is_ok()) << on.status().message();
+  EXPECT_TRUE(on->restore_at_first_start);
+  EXPECT_EQ(jobs_scenario_json(*on)["restore_at_first_start"], "on");
+  auto set = parse_jobs_scenario("kind: jobs\nworkload: {file: w.csv}\n", "p.yaml", {"restore_at_first_start=on"});
+  ASSERT_TRUE(set.is_ok()) << set.status().message();
+  EXPECT_TRUE(set->restore_at_first_start);
+  for (const auto& [yaml, overrides, message] :
+       {std::tuple{"kind: jobs\nworkload: {file: w.csv}\nrestore_at_first_start: yes\n", std::vector<std::string>{},
+                   "p.yaml:3: restore_at_first_start:"},
+        std::tuple{"kind: jobs\nworkload: {file: w.csv}\n", std::vector<std::string>{"restore_at_first_start=2"},
+                   "p.yaml (--set restore_at_first_start=2): restore_at_first_start:"}}) {
+    SCOPED_TRACE(yaml);
+    auto bad = parse_jobs_scenario(yaml, "p.yaml", overrides);
+    ASSERT_FALSE(bad.is_ok());
+    EXPECT_NE(bad.status().message().find(message), std::string::npos) << bad.status().message();
+    EXPECT_NE(bad.status().message().find("one of off | on"), std::string::npos) << bad.status().message();
+  }
 }
 
 }  // namespace

@@ -6,10 +6,10 @@ namespace omnilearn::emulator {
 
 Result<TestbedJobsSetup> testbed_jobs_setup(run::JobsRunSetup setup, const TestbedSettings& settings, int host_cpus) {
   const scenarios::JobsScenario& s = setup.scenario;
-  if (s.checkpoint_s != 0.0 || s.restore_s != 0.0 || s.packing) {
+  if (s.checkpoint_s != 0.0 || s.restore_s != 0.0 || s.restore_at_first_start || s.packing) {
     return Status::invalid_argument(s.source_path +
-                                    ": checkpoint, restore and packing are the simulator's; on the testbed a "
-                                    "job's restart is its real workers' (kept off the clock)");
+                                    ": checkpoint, restore, restore_at_first_start and packing are the simulator's; "
+                                    "on the testbed a job's restart is its real workers' (kept off the clock)");
   }
   if (s.step_model == "measured" || s.statistical_efficiency) {
     return Status::invalid_argument(s.source_path +

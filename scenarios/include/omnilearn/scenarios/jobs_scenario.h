@@ -54,6 +54,7 @@ struct JobsScenario {
   double round_s = 60.0;
   double checkpoint_s = 0.0;
   double restore_s = 0.0;
+  bool restore_at_first_start = false;  // on: a job's first start costs `restore` too (Pollux's simulator)
   std::string placement = "pack";  // pack | spread
   std::vector<double> las_thresholds;  // empty: the scheduler's default
   // Pollux's measured job model (docs/jobs.md, "Pollux's measured job model"), both off by default:

@@ -23,6 +23,9 @@ struct SchedulerOptions {
   Seconds round_s = 60.0;      // round length: the caller's period between decide() calls
   Seconds checkpoint_s = 0.0;  // what a job that loses or changes its devices spends saving its state
   Seconds restore_s = 0.0;     // what a job that resumes or changes its devices spends loading it
+  // Charge restore_s at a job's first start too, as Pollux's simulator charges its restart penalty at every start
+  // (off: a first start has nothing to load and costs 0).
+  bool restore_at_first_start = false;
   Placement placement = Placement::kPack;
   // las, balanced-mix: the attained-service thresholds (worker-seconds) between the queues, increasing. Queue q
   // holds the jobs with thresholds[q-1] <= attained service < thresholds[q].
@@ -39,7 +42,7 @@ Status validate_scheduler_options(const SchedulerOptions& options);
 
 enum class JobChange {
   kWaiting,    // held nothing, gets nothing
-  kStarted,    // held nothing, gets devices (a restore if it ran before)
+  kStarted,    // held nothing, gets devices (a restore if it ran before, or with restore_at_first_start)
   kKept,       // gets exactly the devices it held
   kMoved,      // as many devices as before, not the same ones (checkpoint and restore)
   kResized,    // a different number of devices (checkpoint and restore)
@@ -52,7 +55,8 @@ struct JobAllocation {
   std::vector<DeviceSlot> slots;  // sorted; empty when the job does not run this round
   JobChange change = JobChange::kWaiting;
   // Seconds of the round the job spends on the change: checkpoint_s when preempted, restore_s when it resumes,
-  // both when moved or resized, 0 for a first start, a kept job or a waiting one.
+  // both when moved or resized, 0 for a kept job or a waiting one, and for a first start 0 (restore_s with
+  // SchedulerOptions::restore_at_first_start).
   Seconds restart_s = 0.0;
   // The global batch the job trains at from this round, chosen by a policy that adapts batches (adapts_batches());
   // 0: the job keeps its batch.
