@@ -20,6 +20,7 @@
 #include "omnilearn/controller/controller.h"
 #include "omnilearn/run/jobs_run_folder.h"
 #include "omnilearn/scenarios/jobs_scenario.h"
+#include "omnilearn/scheduler/round_driver.h"
 #include "omnilearn/scheduler/scheduling_policy.h"
 #include "omnilearn/sim/cluster_energy.h"
 #include "omnilearn/sim/cluster_options.h"
@@ -132,9 +133,6 @@ class ClusterSim {
   void prepare_packing(const std::vector<std::string>& kinds);
   void build_platform();
   void scheduler_actor();
-  // The jobs present at now_s (present_, their facts in round_.jobs): those arrived by then join, in index order;
-  // those finished leave.
-  void update_present(Seconds now_s);
   // A job's facts that do not change (its id, demand, throughputs); refresh_facts sets the rest as of now_s.
   scheduler::JobFacts job_facts(const Job& job) const;
   void refresh_facts(const Job& job, Seconds now_s, scheduler::JobFacts& f) const;
@@ -188,14 +186,10 @@ class ClusterSim {
   const scenarios::DeviceCluster& cluster_;
   const traces::DeviceSpeedTable& speeds_;
   const ClusterSimOptions& options_;
-  std::unique_ptr<scheduler::SchedulingPolicy> policy_;
   scheduler::ClusterFacts facts_;
   std::vector<Host> hosts_;
   std::vector<Job> jobs_;
-  std::vector<std::size_t> by_arrival_;  // job indices by arrival time (stable: file order among equals)
-  std::size_t arrived_ = 0;              // how many of by_arrival_ have arrived
-  std::vector<std::size_t> present_;     // arrived and not finished when the last round began, by index
-  scheduler::RoundFacts round_;          // the last round's facts; its jobs are present_'s
+  std::optional<scheduler::RoundDriver> driver_;  // the rounds: jobs present, their facts, the policy (prepare())
   sg4::ConditionVariablePtr changed_;    // a job's slots changed, or the run ended
   sg4::MutexPtr mutex_;
   std::size_t done_ = 0;

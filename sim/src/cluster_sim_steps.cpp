@@ -137,7 +137,7 @@ Status ClusterSim::step_done(Job& job, controller::Controller& ctl, const std::v
 }
 
 void ClusterSim::cut_changed_runs() {
-  for (const std::size_t j : present_) {
+  for (const std::size_t j : driver_->present()) {
     Job& job = jobs_[j];
     if (job.run.since_s < 0.0 || !job.run.shares || job.cut || job.slots.empty() || steps_repeat(job)) continue;
     job.cut = true;

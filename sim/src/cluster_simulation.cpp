@@ -67,12 +67,11 @@ namespace cluster {
 Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
   auto policy = scheduler::make_default_scheduler_registry().make(options_.scheduler, options_.scheduling);
   if (!policy.is_ok()) return policy.status();
-  policy_ = std::move(policy).value();
   const bool packing = options_.scheduling.packing;
   if (packing && options_.packed_speeds == nullptr) {
     return Status::invalid_argument("packing needs the packed-pair table (--packed-speeds)");
   }
-  if (policy_->packs_devices() && !packing) {
+  if ((*policy)->packs_devices() && !packing) {
     return Status::invalid_argument("scheduler '" + options_.scheduler +
                                     "' packs jobs two to a device: it needs packing (packing: true, --packing)");
   }
@@ -87,12 +86,12 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
   const std::vector<std::string> kinds = facts_.kinds();
   std::map<std::string, std::vector<traces::SpeedCurve>> curves_of_model;  // each model's curves, resolved once
   jobs_.resize(specs.size());
-  by_arrival_.resize(specs.size());
-  for (std::size_t j = 0; j < specs.size(); ++j) by_arrival_[j] = j;
-  std::stable_sort(by_arrival_.begin(), by_arrival_.end(),
-                   [&](std::size_t a, std::size_t b) { return specs[a].arrival_s < specs[b].arrival_s; });
   for (std::size_t j = 0; j < specs.size(); ++j) OMNI_RETURN_IF_ERROR(prepare_job(specs[j], j, kinds, curves_of_model));
   if (packing) prepare_packing(kinds);
+  std::vector<scheduler::JobFacts> facts;
+  facts.reserve(jobs_.size());
+  for (const Job& job : jobs_) facts.push_back(job_facts(job));
+  driver_.emplace(std::move(policy).value(), facts_, std::move(facts), packed_pairs_);
   if (options_.energy) energy_.emplace(*options_.energy, jobs_.size());
   return Status::ok();
 }
@@ -298,58 +297,25 @@ void ClusterSim::refresh_facts(const Job& job, Seconds now_s, scheduler::JobFact
   f.waiting_s = job.slots.empty() ? now_s - job.waiting_since_s : 0.0;
 }
 
-void ClusterSim::update_present(Seconds now_s) {
-  std::vector<std::size_t> arrivals;
-  while (arrived_ < by_arrival_.size() && jobs_[by_arrival_[arrived_]].spec->arrival_s <= now_s) {
-    Job& job = jobs_[by_arrival_[arrived_++]];
+Status ClusterSim::decide(Seconds now_s) {
+  const auto finished = [&](std::size_t j) { return jobs_[j].outcome.finished(); };
+  const auto arrived = [&](std::size_t j) {
+    Job& job = jobs_[j];
     job.arrived = true;
     job.waiting_since_s = job.spec->arrival_s;
     job.enter(job.spec->arrival_s, "waiting");
-    arrivals.push_back(job.index);
-  }
-  std::sort(arrivals.begin(), arrivals.end());
-  // present_ and round_.jobs side by side, in index order: those finished leave, arrivals join.
-  std::vector<std::size_t> present;
-  std::vector<scheduler::JobFacts> facts;
-  present.reserve(present_.size() + arrivals.size());
-  facts.reserve(present_.size() + arrivals.size());
-  std::size_t a = 0;
-  const auto join_arrivals_before = [&](std::size_t j) {
-    for (; a < arrivals.size() && arrivals[a] < j; ++a) {
-      present.push_back(arrivals[a]);
-      facts.push_back(job_facts(jobs_[arrivals[a]]));
-    }
   };
-  for (std::size_t i = 0; i < present_.size(); ++i) {
-    if (jobs_[present_[i]].outcome.finished()) continue;
-    join_arrivals_before(present_[i]);
-    present.push_back(present_[i]);
-    facts.push_back(std::move(round_.jobs[i]));
-  }
-  join_arrivals_before(jobs_.size());
-  present_ = std::move(present);
-  round_.jobs = std::move(facts);
-}
-
-Status ClusterSim::decide(Seconds now_s) {
-  if (round_.cluster.hosts.empty()) {
-    round_.cluster = facts_;
-    round_.packed_pairs = packed_pairs_;
-  }
-  round_.now_s = now_s;
-  update_present(now_s);
-  const std::vector<std::size_t>& present = present_;
+  const std::vector<std::size_t>& present = driver_->advance(now_s, finished, arrived);
   for (std::size_t i = 0; i < present.size(); ++i) {
     Job& job = jobs_[present[i]];
     release(job, now_s);  // brings its device time up to now
-    refresh_facts(job, now_s, round_.jobs[i]);
-    if (policy_->adapts_batches()) {
-      OMNI_RETURN_IF_ERROR(adapt_job_facts(options_, facts_, job, job.samples_at(now_s), round_.jobs[i]));
+    refresh_facts(job, now_s, driver_->facts(i));
+    if (driver_->policy().adapts_batches()) {
+      OMNI_RETURN_IF_ERROR(adapt_job_facts(options_, facts_, job, job.samples_at(now_s), driver_->facts(i)));
     }
   }
-  if (round_.jobs.empty()) return Status::ok();
-  const scheduler::RoundFacts& facts = round_;
-  auto allocation = policy_->decide(facts);
+  if (present.empty()) return Status::ok();
+  auto allocation = driver_->decide();
   if (!allocation.is_ok()) return allocation.status();
   // Packed pairs: the two jobs given one device, and the fraction each keeps (the scheduler packed only measured
   // pairs, so the lookup answers).
@@ -383,8 +349,7 @@ Status ClusterSim::decide(Seconds now_s) {
         cancel_step(job);
       }
     }
-    std::map<std::string, int> by_kind;
-    for (const scheduler::DeviceSlot& s : a.slots) ++by_kind[hosts_[s.host].kind];
+    const std::vector<std::pair<std::string, int>> by_kind = driver_->by_kind(a.slots);
     for (const auto& [kind, n] : by_kind) {
       allocations_csv_ +=
           run::allocations_csv_row(now_s, job.spec->name, kind, n,
@@ -449,13 +414,9 @@ void ClusterSim::scheduler_actor() {
     if (options_.on_round) options_.on_round(now_s, done_, jobs_.size());
     if (done_ == jobs_.size()) break;
     // The next round; an idle cluster skips to the next arrival's round.
-    Seconds next_s = now_s + round_s;
-    const bool any_present =
-        std::any_of(present_.begin(), present_.end(), [&](std::size_t j) { return !jobs_[j].outcome.finished(); });
-    const Seconds next_arrival_s = arrived_ < by_arrival_.size() ? jobs_[by_arrival_[arrived_]].spec->arrival_s
-                                                                 : std::numeric_limits<double>::infinity();
-    if (!any_present && next_arrival_s > next_s) next_s = round_s * std::ceil(next_arrival_s / round_s);
-    if (options_.max_time_s > 0.0) next_s = std::min(next_s, options_.max_time_s);
+    const std::vector<std::size_t>& present = driver_->present();
+    const bool idle = std::none_of(present.begin(), present.end(), [&](std::size_t j) { return !jobs_[j].outcome.finished(); });
+    const Seconds next_s = driver_->next_round(now_s, round_s, idle, options_.max_time_s);
     next_round_s_ = next_s;
     sg4::this_actor::sleep_until(next_s);
   }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "omnilearn/run/jobs_run_folder.h"
+#include "omnilearn/scheduler/round_driver.h"
 #include "omnilearn/scheduler/scheduler_registry.h"
 #include "omnilearn/traces/text_file.h"
 
@@ -46,18 +47,41 @@ Status check_jobs_testbed(const std::vector<TestbedJob>& jobs, const JobsTestbed
 namespace {
 
 struct JobState {
-  bool arrived = false;
   std::vector<scheduler::DeviceSlot> slots;  // held now
   Seconds held_since_s = 0.0;
   Seconds waiting_since_s = 0.0;
 };
 
-// The rounds of one testbed run: each round records what the segments did, gives the scheduler the present jobs'
-// facts, and applies its allocation by stopping and starting segments.
+// A job's facts that do not change; the driver's copy is refreshed every round.
+scheduler::JobFacts fixed_facts(const TestbedJob& job) {
+  scheduler::JobFacts f;
+  f.id = job.name;
+  f.arrival_s = job.arrival_s;
+  f.min_workers = job.min_workers;
+  f.max_workers = job.max_workers;
+  f.throughput_per_worker = job.throughput;
+  f.balances_batches = job.balances_batches;
+  return f;
+}
+
+std::vector<scheduler::JobFacts> fixed_facts(const std::vector<TestbedJob>& jobs) {
+  std::vector<scheduler::JobFacts> out;
+  out.reserve(jobs.size());
+  for (const TestbedJob& j : jobs) out.push_back(fixed_facts(j));
+  return out;
+}
+
+// The rounds of one testbed run on the scheduler's round driver: each round records what the segments did, refreshes
+// the present jobs' facts, and applies the driver's allocation by stopping and starting segments.
 class TestbedRounds {
  public:
-  TestbedRounds(const std::vector<TestbedJob>& jobs, const scheduler::ClusterFacts& cluster, SegmentRunner& runner)
-      : jobs_(jobs), cluster_(cluster), runner_(runner), state_(jobs.size()) {
+  TestbedRounds(const std::vector<TestbedJob>& jobs, const scheduler::ClusterFacts& cluster,
+                std::unique_ptr<scheduler::SchedulingPolicy> policy, SegmentRunner& runner)
+      : jobs_(jobs),
+        cluster_(cluster),
+        runner_(runner),
+        state_(jobs.size()),
+        driver_(std::move(policy), cluster, fixed_facts(jobs)) {
     summary_.allocations_csv = run::allocations_csv_header(/*packing=*/false);
     for (const TestbedJob& j : jobs) {
       TestbedJobOutcome o;
@@ -70,6 +94,7 @@ class TestbedRounds {
   }
 
   JobsTestbedSummary& summary() { return summary_; }
+  scheduler::RoundDriver& driver() { return driver_; }
   bool all_finished() const { return summary_.finished == jobs_.size(); }
 
   // What the last round's segments trained; a segment that ended gives back its devices at its end.
@@ -89,35 +114,22 @@ class TestbedRounds {
     }
   }
 
-  // The facts of the jobs present at `now_s` (arrived, not finished), in `present`'s order.
-  scheduler::RoundFacts facts(Seconds now_s, std::vector<std::size_t>& present) {
-    scheduler::RoundFacts facts;
-    facts.now_s = now_s;
-    facts.cluster = cluster_;
-    for (std::size_t j = 0; j < jobs_.size(); ++j) {
-      const TestbedJob& job = jobs_[j];
-      JobState& st = state_[j];
-      if (!st.arrived && job.arrival_s <= now_s) {
-        st.arrived = true;
-        st.waiting_since_s = job.arrival_s;
-      }
-      if (!st.arrived || summary_.jobs[j].finished()) continue;
+  // The jobs present at `now_s` (arrived, not finished), their facts refreshed in the driver.
+  const std::vector<std::size_t>& present(Seconds now_s) {
+    const auto finished = [&](std::size_t j) { return summary_.jobs[j].finished(); };
+    const auto arrived = [&](std::size_t j) { state_[j].waiting_since_s = jobs_[j].arrival_s; };
+    const std::vector<std::size_t>& present = driver_.advance(now_s, finished, arrived);
+    for (std::size_t i = 0; i < present.size(); ++i) {
+      const std::size_t j = present[i];
+      const JobState& st = state_[j];
       release(j, now_s);
-      scheduler::JobFacts f;
-      f.id = job.name;
-      f.arrival_s = job.arrival_s;
-      f.min_workers = job.min_workers;
-      f.max_workers = job.max_workers;
-      f.remaining_samples = std::max(0.0, job.total_samples - summary_.jobs[j].samples);
-      f.throughput_per_worker = job.throughput;
-      f.balances_batches = job.balances_batches;
+      scheduler::JobFacts& f = driver_.facts(i);
+      f.remaining_samples = std::max(0.0, jobs_[j].total_samples - summary_.jobs[j].samples);
       f.current = st.slots;
       f.service_by_kind = summary_.jobs[j].device_s;
       f.waiting_s = st.slots.empty() ? now_s - st.waiting_since_s : 0.0;
-      facts.jobs.push_back(std::move(f));
-      present.push_back(j);
     }
-    return facts;
+    return present;
   }
 
   // Records the allocation's rows, stops the segments whose devices change and lists the segments to start.
@@ -126,9 +138,7 @@ class TestbedRounds {
     for (std::size_t i = 0; i < present.size(); ++i) {
       const std::size_t j = present[i];
       const scheduler::JobAllocation& a = allocation.jobs[i];
-      std::map<std::string, int> by_kind;
-      for (const scheduler::DeviceSlot& s : a.slots) ++by_kind[cluster_.hosts[s.host].kind];
-      for (const auto& [kind, n] : by_kind) {
+      for (const auto& [kind, n] : driver_.by_kind(a.slots)) {
         summary_.allocations_csv += run::allocations_csv_row(now_s, jobs_[j].name, kind, n);
       }
       if (a.change == scheduler::JobChange::kKept || a.change == scheduler::JobChange::kWaiting) continue;
@@ -155,17 +165,6 @@ class TestbedRounds {
     return Status::ok();
   }
 
-  // The next round's time: a round later, or, on an idle cluster, the round of the next arrival.
-  Seconds next_round(Seconds now_s, Seconds round_s, bool idle, Seconds max_time_s) const {
-    Seconds next_s = now_s + round_s;
-    Seconds next_arrival_s = std::numeric_limits<double>::infinity();
-    for (std::size_t j = 0; j < jobs_.size(); ++j) {
-      if (!state_[j].arrived) next_arrival_s = std::min(next_arrival_s, jobs_[j].arrival_s);
-    }
-    if (idle && next_arrival_s > next_s) next_s = round_s * std::ceil(next_arrival_s / round_s);
-    return max_time_s > 0.0 ? std::min(next_s, max_time_s) : next_s;
-  }
-
   // The end of the run at `now_s`: device time of the jobs still holding devices, and the makespan.
   void finish(Seconds now_s) {
     for (std::size_t j = 0; j < jobs_.size(); ++j) {
@@ -187,6 +186,7 @@ class TestbedRounds {
   const scheduler::ClusterFacts& cluster_;
   SegmentRunner& runner_;
   std::vector<JobState> state_;
+  scheduler::RoundDriver driver_;
   JobsTestbedSummary summary_;
 };
 
@@ -197,8 +197,7 @@ Result<JobsTestbedSummary> run_jobs_testbed(const std::vector<TestbedJob>& jobs,
   OMNI_RETURN_IF_ERROR(check_jobs_testbed(jobs, options));
   auto made = scheduler::make_default_scheduler_registry().make(options.scheduler, options.scheduling);
   if (!made) return made.status();
-  scheduler::SchedulingPolicy& policy = **made;
-  TestbedRounds rounds(jobs, cluster, runner);
+  TestbedRounds rounds(jobs, cluster, std::move(made).value(), runner);
   JobsTestbedSummary& summary = rounds.summary();
   Seconds now_s = 0.0;
   while (true) {
@@ -211,17 +210,15 @@ Result<JobsTestbedSummary> run_jobs_testbed(const std::vector<TestbedJob>& jobs,
     if (options.stop_requested && options.stop_requested()) {
       return Status::internal("stopped on request at " + shortest_number(now_s) + " s (emulated)");
     }
-    std::vector<std::size_t> present;
-    const scheduler::RoundFacts facts = rounds.facts(now_s, present);
+    const std::vector<std::size_t> present = rounds.present(now_s);
     std::vector<SegmentStart> starts;
-    if (!facts.jobs.empty()) {
-      auto allocation = policy.decide(facts);
-      if (!allocation) return allocation.status();
-      OMNI_RETURN_IF_ERROR(rounds.apply(now_s, *allocation, present, starts));
-    }
+    auto allocation = rounds.driver().decide();
+    if (!allocation) return allocation.status();
+    OMNI_RETURN_IF_ERROR(rounds.apply(now_s, *allocation, present, starts));
     ++summary.rounds;
     if (options.on_round) options.on_round(now_s, summary.finished, jobs.size());
-    const Seconds next_s = rounds.next_round(now_s, options.scheduling.round_s, present.empty(), options.max_time_s);
+    const Seconds next_s =
+        rounds.driver().next_round(now_s, options.scheduling.round_s, present.empty(), options.max_time_s);
     OMNI_RETURN_IF_ERROR(runner.run(now_s, next_s, starts));
     now_s = next_s;
   }
