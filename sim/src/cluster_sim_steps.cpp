@@ -23,6 +23,25 @@ namespace omnilearn::sim::cluster {
 
 using traces::shortest_number;
 
+void cancel_step(Job& job) {
+  // A copy: each cancel is a simcall, during which the job's actor may wake and clear its list. Only what still
+  // runs: a finished activity has left SimGrid's kernel.
+  const std::vector<sg4::ActivityPtr> running = job.in_flight;
+  for (const sg4::ActivityPtr& act : running) {
+    if (act->get_state() == sg4::Activity::State::STARTED) act->cancel();
+  }
+}
+
+// Whether the job's devices were taken (the scheduler moved it on since `generation`, or the run is over): then
+// cancels what it has running, forgets it, and marks the step `interrupted`.
+bool devices_taken(Job& job, std::uint64_t generation, bool over, bool& interrupted) {
+  if (!over && job.generation == generation) return false;
+  interrupted = true;
+  cancel_step(job);
+  job.in_flight.clear();
+  return true;
+}
+
 Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector<sg4::Host*>& hosts,
                         const std::vector<std::string>& kinds, std::int64_t& step_index, bool& interrupted) {
   const std::size_t n = hosts.size();

@@ -212,25 +212,6 @@ void ClusterSim::build_platform() {
   zone->seal();
 }
 
-void cancel_step(Job& job) {
-  // A copy: each cancel is a simcall, during which the job's actor may wake and clear its list. Only what still
-  // runs: a finished activity has left SimGrid's kernel.
-  const std::vector<sg4::ActivityPtr> running = job.in_flight;
-  for (const sg4::ActivityPtr& act : running) {
-    if (act->get_state() == sg4::Activity::State::STARTED) act->cancel();
-  }
-}
-
-// Whether the job's devices were taken (the scheduler moved it on since `generation`, or the run is over): then
-// cancels what it has running, forgets it, and marks the step `interrupted`.
-bool devices_taken(Job& job, std::uint64_t generation, bool over, bool& interrupted) {
-  if (!over && job.generation == generation) return false;
-  interrupted = true;
-  cancel_step(job);
-  job.in_flight.clear();
-  return true;
-}
-
 void ClusterSim::release(Job& job, Seconds now_s) {
   for (const scheduler::DeviceSlot& s : job.slots) {
     job.outcome.device_s[hosts_[s.host].kind] += now_s - job.held_since_s;
