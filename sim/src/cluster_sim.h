@@ -1,6 +1,7 @@
 // ClusterSim: the multi-job simulator behind run_cluster_simulation (omnilearn jobs run), shared by its files:
 // cluster_simulation.cpp (jobs, platform, the scheduler's rounds on scheduler::RoundDriver, each job's actor),
-// cluster_sim_steps.cpp (BSP and one-worker stepping, runs of steps across rounds, cancelling a step), cluster_sim_asp.cpp (ASP stepping), cluster_sim_output.cpp (the summary and the run folder).
+// cluster_sim_steps.cpp (BSP and one-worker stepping, runs of steps across rounds, cancelling a step),
+// cluster_sim_asp.cpp (ASP stepping), cluster_sim_output.cpp (the summary and the run folder).
 // Private to sim/. One per simulation; runs inside one SimGrid engine, its actors under its own mutex.
 #pragma once
 
