@@ -16,6 +16,7 @@
 #include "cluster_sim.h"
 #include "collective_model.h"
 #include "omnilearn/run/asp_schedule.h"
+#include "omnilearn/run/jobs_stop.h"
 #include "omnilearn/traces/text_file.h"
 #include "pollux_job_hooks.h"
 
@@ -122,7 +123,7 @@ class AspStepper {
     job_.outcome.samples += static_cast<double>(w_[k].batch);
     OMNI_RETURN_IF_ERROR(
         ctl_.report(controller::IterationDone{static_cast<WorkerId>(k), step_index_, t, w_[k].compute_s, w_[k].batch}));
-    if (job_.outcome.samples >= job_.total_samples) {
+    if (run::job_trained(job_.outcome.steps, job_.outcome.samples, job_.total_samples)) {
       finished_ = true;
       return Status::ok();
     }

@@ -29,6 +29,7 @@
 #include "omnilearn/run/asp_schedule.h"
 #include "omnilearn/run/controller_factory.h"
 #include "omnilearn/run/jobs_run_folder.h"
+#include "omnilearn/run/jobs_stop.h"
 #include "omnilearn/scenarios/jobs_scenario.h"
 #include "omnilearn/scenarios/model_catalog.h"
 #include "omnilearn/scheduler/scheduler_registry.h"
@@ -377,11 +378,11 @@ void ClusterSim::scheduler_actor() {
     // The job actors that SimGrid wakes at this instant (a last step ending on the round) record it first.
     sg4::this_actor::yield();
     const Seconds now_s = sg4::Engine::get_clock();
-    if (options_.stop_requested && options_.stop_requested()) {
+    const run::StopReason stop = run::jobs_run_stop(now_s, options_.max_time_s, options_.stop_requested);
+    if (stop == run::StopReason::kRequested) {
       status_ = Status::internal("stopped on request at " + shortest_number(now_s) + " s (simulated)");
-      break;
     }
-    if (options_.max_time_s > 0.0 && now_s >= options_.max_time_s) break;
+    if (stop != run::StopReason::kNone) break;
     if (!status_.is_ok()) break;  // a job failed (its actor set the error)
     {
       std::unique_lock<sg4::Mutex> lock(*mutex_);
@@ -470,7 +471,7 @@ void ClusterSim::job_actor(std::size_t j) {
       status_ = st.with_context("job '" + job.spec->name + "'");
       break;
     }
-    if (!interrupted && job.outcome.samples >= job.total_samples) {
+    if (!interrupted && run::job_trained(job.outcome.steps, job.outcome.samples, job.total_samples)) {
       // No simcall before this is recorded (each is a yield): the scheduler must not see the job as still running.
       const Seconds now_s = sg4::Engine::get_clock();
       release(job, now_s);

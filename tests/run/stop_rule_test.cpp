@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "omnilearn/run/jobs_stop.h"
+
 namespace omnilearn::run {
 namespace {
 
@@ -202,6 +204,27 @@ TEST(StopRule, OptionsAreCheckedNamingTheOption) {
     ASSERT_FALSE(st.is_ok()) << b.option;
     EXPECT_EQ(st.message().rfind(b.option, 0), 0u) << st.message();
   }
+}
+
+}  // namespace
+}  // namespace omnilearn::run
+
+namespace omnilearn::run {
+namespace {
+
+TEST(JobsStop, AJobIsTrainedOnceItsSamplesReachItsTotal) {
+  EXPECT_FALSE(job_trained(10, 100.0, 100.5));  // a fractional total: the batch that passes it ends the job
+  EXPECT_TRUE(job_trained(11, 110.0, 100.5));
+  EXPECT_TRUE(job_trained(10, 100.0, 100.0));
+  EXPECT_FALSE(job_trained(0, 0.0, 1.0));
+}
+
+TEST(JobsStop, ARunStopsOnRequestBeforeItsTimeLimit) {
+  EXPECT_EQ(jobs_run_stop(10.0, 0.0, nullptr), StopReason::kNone);  // no limit, no request
+  EXPECT_EQ(jobs_run_stop(10.0, 60.0, [] { return false; }), StopReason::kNone);
+  EXPECT_EQ(jobs_run_stop(60.0, 60.0, [] { return false; }), StopReason::kTime);
+  EXPECT_EQ(jobs_run_stop(60.0, 60.0, [] { return true; }), StopReason::kRequested);  // the request outranks the limit
+  EXPECT_EQ(jobs_run_stop(5.0, 60.0, [] { return true; }), StopReason::kRequested);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "omnilearn/run/jobs_run_folder.h"
+#include "omnilearn/run/jobs_stop.h"
 #include "omnilearn/scheduler/round_driver.h"
 #include "omnilearn/scheduler/scheduler_registry.h"
 #include "omnilearn/traces/text_file.h"
@@ -203,12 +204,13 @@ Result<JobsTestbedSummary> run_jobs_testbed(const std::vector<TestbedJob>& jobs,
   while (true) {
     rounds.record_progress();
     if (rounds.all_finished()) break;
-    if (options.max_time_s > 0.0 && now_s >= options.max_time_s) {
+    const run::StopReason stop = run::jobs_run_stop(now_s, options.max_time_s, options.stop_requested);
+    if (stop == run::StopReason::kRequested) {
+      return Status::internal("stopped on request at " + shortest_number(now_s) + " s (emulated)");
+    }
+    if (stop == run::StopReason::kTime) {
       summary.stopped = "max-time " + shortest_number(options.max_time_s) + " s";
       break;
-    }
-    if (options.stop_requested && options.stop_requested()) {
-      return Status::internal("stopped on request at " + shortest_number(now_s) + " s (emulated)");
     }
     const std::vector<std::size_t> present = rounds.present(now_s);
     std::vector<SegmentStart> starts;
