@@ -7,23 +7,26 @@
 
 namespace omnilearn::scheduler {
 
-RoundDriver::RoundDriver(std::unique_ptr<SchedulingPolicy> policy, ClusterFacts cluster, std::vector<JobFacts> jobs,
-                         std::vector<PackedPairFacts> packed_pairs)
-    : policy_(std::move(policy)), jobs_(std::move(jobs)), by_arrival_(jobs_.size()) {
+RoundDriver::RoundDriver(std::unique_ptr<SchedulingPolicy> policy, ClusterFacts cluster, std::vector<Seconds> arrivals,
+                         std::function<JobFacts(std::size_t)> facts_of, std::vector<PackedPairFacts> packed_pairs)
+    : policy_(std::move(policy)),
+      arrivals_(std::move(arrivals)),
+      facts_of_(std::move(facts_of)),
+      by_arrival_(arrivals_.size()) {
   round_.cluster = std::move(cluster);
   round_.packed_pairs = std::move(packed_pairs);
   kinds_ = round_.cluster.kinds();
   kind_of_host_ = round_.cluster.kind_of_hosts(kinds_);
   std::iota(by_arrival_.begin(), by_arrival_.end(), std::size_t{0});
   std::stable_sort(by_arrival_.begin(), by_arrival_.end(),
-                   [&](std::size_t a, std::size_t b) { return jobs_[a].arrival_s < jobs_[b].arrival_s; });
+                   [&](std::size_t a, std::size_t b) { return arrivals_[a] < arrivals_[b]; });
 }
 
 const std::vector<std::size_t>& RoundDriver::advance(Seconds now_s, const std::function<bool(std::size_t)>& finished,
                                                      const std::function<void(std::size_t)>& arrived) {
   round_.now_s = now_s;
   std::vector<std::size_t> arrivals;
-  while (arrived_ < by_arrival_.size() && jobs_[by_arrival_[arrived_]].arrival_s <= now_s) {
+  while (arrived_ < by_arrival_.size() && arrivals_[by_arrival_[arrived_]] <= now_s) {
     arrivals.push_back(by_arrival_[arrived_++]);
     arrived(arrivals.back());
   }
@@ -37,7 +40,7 @@ const std::vector<std::size_t>& RoundDriver::advance(Seconds now_s, const std::f
   const auto join_arrivals_before = [&](std::size_t j) {
     for (; a < arrivals.size() && arrivals[a] < j; ++a) {
       present.push_back(arrivals[a]);
-      facts.push_back(jobs_[arrivals[a]]);
+      facts.push_back(facts_of_(arrivals[a]));
     }
   };
   for (std::size_t i = 0; i < present_.size(); ++i) {
@@ -46,7 +49,7 @@ const std::vector<std::size_t>& RoundDriver::advance(Seconds now_s, const std::f
     present.push_back(present_[i]);
     facts.push_back(std::move(round_.jobs[i]));
   }
-  join_arrivals_before(jobs_.size());
+  join_arrivals_before(arrivals_.size());
   present_ = std::move(present);
   round_.jobs = std::move(facts);
   return present_;
@@ -70,7 +73,7 @@ std::vector<std::pair<std::string, int>> RoundDriver::by_kind(const std::vector<
 Seconds RoundDriver::next_round(Seconds now_s, Seconds round_s, bool idle, Seconds max_time_s) const {
   Seconds next_s = now_s + round_s;
   const Seconds next_arrival_s =
-      arrived_ < by_arrival_.size() ? jobs_[by_arrival_[arrived_]].arrival_s : std::numeric_limits<double>::infinity();
+      arrived_ < by_arrival_.size() ? arrivals_[by_arrival_[arrived_]] : std::numeric_limits<double>::infinity();
   if (idle && next_arrival_s > next_s) next_s = round_s * std::ceil(next_arrival_s / round_s);
   return max_time_s > 0.0 ? std::min(next_s, max_time_s) : next_s;
 }

@@ -89,10 +89,11 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
   jobs_.resize(specs.size());
   for (std::size_t j = 0; j < specs.size(); ++j) OMNI_RETURN_IF_ERROR(prepare_job(specs[j], j, kinds, curves_of_model));
   if (packing) prepare_packing(kinds);
-  std::vector<scheduler::JobFacts> facts;
-  facts.reserve(jobs_.size());
-  for (const Job& job : jobs_) facts.push_back(job_facts(job));
-  driver_.emplace(std::move(policy).value(), facts_, std::move(facts), packed_pairs_);
+  std::vector<Seconds> arrivals;
+  arrivals.reserve(jobs_.size());
+  for (const Job& job : jobs_) arrivals.push_back(job.spec->arrival_s);
+  driver_.emplace(std::move(policy).value(), facts_, std::move(arrivals),
+                  [this](std::size_t j) { return job_facts(jobs_[j]); }, packed_pairs_);
   if (options_.energy) energy_.emplace(*options_.energy, jobs_.size());
   return Status::ok();
 }

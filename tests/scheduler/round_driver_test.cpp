@@ -27,10 +27,12 @@ JobFacts job(const std::string& id, Seconds arrival_s) {
   return f;
 }
 
-RoundDriver fifo_driver(std::vector<JobFacts> jobs) {
+RoundDriver fifo_driver(const std::vector<JobFacts>& jobs) {
   auto policy = make_default_scheduler_registry().make("fifo", {});
   EXPECT_TRUE(policy.is_ok());
-  return RoundDriver(std::move(policy).value(), two_kinds(), std::move(jobs));
+  std::vector<Seconds> arrivals;
+  for (const JobFacts& f : jobs) arrivals.push_back(f.arrival_s);
+  return RoundDriver(std::move(policy).value(), two_kinds(), arrivals, [jobs](std::size_t j) { return jobs[j]; });
 }
 
 TEST(RoundDriver, JobsJoinByArrivalLeaveWhenFinishedAndKeepTheirFacts) {

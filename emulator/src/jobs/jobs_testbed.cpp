@@ -65,10 +65,10 @@ scheduler::JobFacts fixed_facts(const TestbedJob& job) {
   return f;
 }
 
-std::vector<scheduler::JobFacts> fixed_facts(const std::vector<TestbedJob>& jobs) {
-  std::vector<scheduler::JobFacts> out;
+std::vector<Seconds> arrivals(const std::vector<TestbedJob>& jobs) {
+  std::vector<Seconds> out;
   out.reserve(jobs.size());
-  for (const TestbedJob& j : jobs) out.push_back(fixed_facts(j));
+  for (const TestbedJob& j : jobs) out.push_back(j.arrival_s);
   return out;
 }
 
@@ -82,7 +82,7 @@ class TestbedRounds {
         cluster_(cluster),
         runner_(runner),
         state_(jobs.size()),
-        driver_(std::move(policy), cluster, fixed_facts(jobs)) {
+        driver_(std::move(policy), cluster, arrivals(jobs), [&jobs](std::size_t j) { return fixed_facts(jobs[j]); }) {
     summary_.allocations_csv = run::allocations_csv_header(/*packing=*/false);
     for (const TestbedJob& j : jobs) {
       TestbedJobOutcome o;

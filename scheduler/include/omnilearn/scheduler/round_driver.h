@@ -21,10 +21,11 @@ namespace omnilearn::scheduler {
 
 class RoundDriver {
  public:
-  // `jobs`: every job's facts that do not change (id, arrival_s, workers, throughputs; the rest is refreshed each
-  // round), in job order. `policy` decides every round.
-  RoundDriver(std::unique_ptr<SchedulingPolicy> policy, ClusterFacts cluster, std::vector<JobFacts> jobs,
-              std::vector<PackedPairFacts> packed_pairs = {});
+  // `arrivals`: every job's arrival time, in job order; `facts_of(j)` gives job j's facts that do not change (id,
+  // arrival_s, workers, throughputs; the back end refreshes the rest each round), asked when it arrives (a run of a
+  // million jobs holds the facts of those present only). `policy` decides every round.
+  RoundDriver(std::unique_ptr<SchedulingPolicy> policy, ClusterFacts cluster, std::vector<Seconds> arrivals,
+              std::function<JobFacts(std::size_t)> facts_of, std::vector<PackedPairFacts> packed_pairs = {});
 
   SchedulingPolicy& policy() { return *policy_; }
   const ClusterFacts& cluster() const { return round_.cluster; }
@@ -51,7 +52,8 @@ class RoundDriver {
 
  private:
   std::unique_ptr<SchedulingPolicy> policy_;
-  std::vector<JobFacts> jobs_;             // every job's fixed facts, in job order
+  std::vector<Seconds> arrivals_;          // every job's arrival, in job order
+  std::function<JobFacts(std::size_t)> facts_of_;
   std::vector<std::size_t> by_arrival_;    // job indices by arrival (stable: job order among equals)
   std::size_t arrived_ = 0;                // how many of by_arrival_ have arrived
   std::vector<std::size_t> present_;       // arrived and not finished, in job order
