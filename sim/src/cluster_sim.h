@@ -39,7 +39,8 @@ struct Job {
   double total_samples = 0.0;
   double gradient_bytes = 0.0;
   std::map<std::string, double> throughput;  // one worker's samples/s per kind, at the job's per-worker batch
-  std::vector<traces::SpeedCurve> curves;    // the model's speeds by kind index (facts_.kinds()), resolved once
+  // The model's speeds by kind index (facts_.kinds()), resolved once per model (ClusterSim::curves_of_model_).
+  const std::vector<traces::SpeedCurve>* curves = nullptr;
   std::vector<std::size_t> worker_kinds;     // the kind index of each worker the job's actor steps now
   scenarios::AspSpec asp;                    // an ASP job's server rule (its asp_rule)
   std::int64_t dropped_pushes = 0;           // ASP pushes its rule dropped (Ringmaster)
@@ -113,7 +114,7 @@ struct Host {
 // speed(); its error for a batch below 1).
 inline Result<double> worker_speed(const Job& job, std::size_t kind, BatchSize batch) {
   if (batch < 1) return Status::invalid_argument("batch " + std::to_string(batch) + ": expected >= 1");
-  return job.curves[kind].samples_per_s(batch);
+  return (*job.curves)[kind].samples_per_s(batch);
 }
 
 class ClusterSim {
@@ -127,9 +128,8 @@ class ClusterSim {
 
  private:
   // One job's facts: its samples, ASP rule, batch policy (checked), gradient size and speed curves (each model's
-  // resolved once, in `curves_of_model`).
-  Status prepare_job(const traces::JobSpec& s, std::size_t j, const std::vector<std::string>& kinds,
-                     std::map<std::string, std::vector<traces::SpeedCurve>>& curves_of_model);
+  // resolved once, in curves_of_model_).
+  Status prepare_job(const traces::JobSpec& s, std::size_t j, const std::vector<std::string>& kinds);
   // The packed pairs that gain, for each two (model, batch) keys of one-worker jobs and each kind.
   void prepare_packing(const std::vector<std::string>& kinds);
   void build_platform();
@@ -190,6 +190,7 @@ class ClusterSim {
   scheduler::ClusterFacts facts_;
   std::vector<Host> hosts_;
   std::vector<Job> jobs_;
+  std::map<std::string, std::vector<traces::SpeedCurve>> curves_of_model_;  // each model's, resolved once (Job::curves)
   std::optional<scheduler::RoundDriver> driver_;  // the rounds: jobs present, their facts, the policy (prepare())
   sg4::ConditionVariablePtr changed_;    // a job's slots changed, or the run ended
   sg4::MutexPtr mutex_;

@@ -85,9 +85,8 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
     }
   }
   const std::vector<std::string> kinds = facts_.kinds();
-  std::map<std::string, std::vector<traces::SpeedCurve>> curves_of_model;  // each model's curves, resolved once
   jobs_.resize(specs.size());
-  for (std::size_t j = 0; j < specs.size(); ++j) OMNI_RETURN_IF_ERROR(prepare_job(specs[j], j, kinds, curves_of_model));
+  for (std::size_t j = 0; j < specs.size(); ++j) OMNI_RETURN_IF_ERROR(prepare_job(specs[j], j, kinds));
   if (packing) prepare_packing(kinds);
   std::vector<Seconds> arrivals;
   arrivals.reserve(jobs_.size());
@@ -98,8 +97,7 @@ Status ClusterSim::prepare(const std::vector<traces::JobSpec>& specs) {
   return Status::ok();
 }
 
-Status ClusterSim::prepare_job(const traces::JobSpec& s, std::size_t j, const std::vector<std::string>& kinds,
-                               std::map<std::string, std::vector<traces::SpeedCurve>>& curves_of_model) {
+Status ClusterSim::prepare_job(const traces::JobSpec& s, std::size_t j, const std::vector<std::string>& kinds) {
   Job& job = jobs_[j];
   job.spec = &s;
   job.index = j;
@@ -144,18 +142,18 @@ Status ClusterSim::prepare_job(const traces::JobSpec& s, std::size_t j, const st
   if (!params.is_ok()) return Status::invalid_argument(where + ": " + params.status().message());
   job.gradient_bytes = 4.0 * *params;
   const std::int64_t per_worker = std::max<std::int64_t>(1, s.global_batch / s.workers);
-  auto known = curves_of_model.find(s.model);
-  if (known == curves_of_model.end()) {
+  auto known = curves_of_model_.find(s.model);
+  if (known == curves_of_model_.end()) {
     std::vector<traces::SpeedCurve> curves;
     for (const std::string& kind : kinds) {
       auto curve = speeds_.curve(s.model, kind);
       if (!curve.is_ok()) return Status::invalid_argument(where + ": " + curve.status().message());
       curves.push_back(std::move(curve).value());
     }
-    known = curves_of_model.emplace(s.model, std::move(curves)).first;
+    known = curves_of_model_.emplace(s.model, std::move(curves)).first;
   }
-  job.curves = known->second;
-  for (std::size_t k = 0; k < kinds.size(); ++k) job.throughput[kinds[k]] = job.curves[k].samples_per_s(per_worker);
+  job.curves = &known->second;
+  for (std::size_t k = 0; k < kinds.size(); ++k) job.throughput[kinds[k]] = known->second[k].samples_per_s(per_worker);
   for (const std::string& kind : kinds) job.outcome.device_s[kind] = 0.0;
   return Status::ok();
 }
