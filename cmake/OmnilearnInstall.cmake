@@ -12,7 +12,7 @@
 include(CMakePackageConfigHelpers)
 
 # The exported libraries: static, Torch-, SimGrid- and libcgroup-free. A new library that installs cleanly joins
-# this list (its include directories as BUILD_INTERFACE/INSTALL_INTERFACE, like base/CMakeLists.txt).
+# this list (made by omnilearn_add_module, cmake/OmnilearnModule.cmake, as base/CMakeLists.txt is).
 set(OMNILEARN_EXPORTED_LIBRARIES base controller traces scenarios run)
 set(OMNILEARN_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/OmniLearn)
 

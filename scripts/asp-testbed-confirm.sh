@@ -15,22 +15,11 @@
 #   DIR defaults to runs/asp-testbed. About 75 s per run on a 2-core host; needs cgroup write access (run as root).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/study_runs.sh
 out=runs/asp-testbed
-seeds="1 2 3"
 variants="asgd-uniform paper-uniform paper-omnilearn"
-resume=0
-bin=build/cli/omnilearn
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --out) out="$2"; shift 2 ;;
-    --seeds) seeds="$2"; shift 2 ;;
-    --variants) variants="$2"; shift 2 ;;
-    --resume) resume=1; shift ;;
-    --bin) bin="$2"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "asp-testbed-confirm.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
-  esac
-done
+parse_options --help-lines 2,16 --out=out --seeds=seeds --variants=variants --resume=resume=1 --bin=bin -- "$@" ||
+  { echo "asp-testbed-confirm.sh: unknown argument $unknown_argument (see --help)" >&2; exit 2; }
 [ -x "$bin" ] || { echo "asp-testbed-confirm.sh: $bin not found: build first (scripts/build.sh)" >&2; exit 2; }
 mkdir -p "$out"
 
@@ -64,7 +53,7 @@ echo "host: $(nproc) CPUs, load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for seed in $seeds; do
   for variant in $variants; do
     name="$variant-s$seed"
-    if [ "$resume" = 1 ] && [ -f "$out/$name/summary.json" ]; then
+    if kept "$name"; then
       echo "$name: kept (summary.json exists)"
       continue
     fi

@@ -11,14 +11,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=runs/jobs-testbed-validate
 seeds=3
 bin=${OMNILEARN_BIN:-$root/build/cli/omnilearn}
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --out) out=$2; shift 2 ;;
-    --seeds) seeds=$2; shift 2 ;;
-    --bin) bin=$2; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
+. "$root/scripts/lib/options.sh"
+parse_options --out=out --seeds=seeds --bin=bin -- "$@" || { echo "unknown option $unknown_argument" >&2; exit 2; }
 mkdir -p "$out"
 cal=""
 for s in $(seq 1 "$seeds"); do

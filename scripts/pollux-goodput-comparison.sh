@@ -11,15 +11,9 @@ bin=build/cli/omnilearn
 raw=../shared/traces-raw
 out=runs/pollux-goodput
 load=1.0
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --bin) bin=$2; shift 2 ;;
-    --raw) raw=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    --load) load=$2; shift 2 ;;
-    *) echo "usage: $0 [--load 1.0|2.0] [--bin OMNILEARN] [--raw DIR] [--out DIR]" >&2; exit 2 ;;
-  esac
-done
+. "$(dirname "$0")/lib/options.sh"
+parse_options --bin=bin --raw=raw --out=out --load=load -- "$@" ||
+  { echo "usage: $0 [--load 1.0|2.0] [--bin OMNILEARN] [--raw DIR] [--out DIR]" >&2; exit 2; }
 # Mean JCT (s) per workload as published (results-jobload/{tiresias,pollux}-<load>/summary.json), rounded.
 case "$load" in
   1.0) folder=workloads

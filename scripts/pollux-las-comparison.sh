@@ -8,14 +8,9 @@ set -euo pipefail
 bin=build/cli/omnilearn
 raw=../shared/traces-raw
 out=runs/pollux-las
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --bin) bin=$2; shift 2 ;;
-    --raw) raw=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    *) echo "usage: $0 [--bin OMNILEARN] [--raw DIR] [--out DIR]" >&2; exit 2 ;;
-  esac
-done
+. "$(dirname "$0")/lib/options.sh"
+parse_options --bin=bin --raw=raw --out=out -- "$@" ||
+  { echo "usage: $0 [--bin OMNILEARN] [--raw DIR] [--out DIR]" >&2; exit 2; }
 # Tiresias's mean JCT (s) per workload as published (results-jobload/tiresias-1.0/summary.json), rounded.
 published=(0 2474 5145 3876 3280 3501 3470 5480 5080)
 mkdir -p "$out"

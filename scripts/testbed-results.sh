@@ -15,24 +15,11 @@
 #   DIR defaults to runs/testbed-results. About 8 minutes per seed for the four levels on a 2-core host.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/study_runs.sh
 out=runs/testbed-results
-seeds="1 2 3"
-levels="1 2 4 8"
 extras=0
-resume=0
-bin=build/cli/omnilearn
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --out) out="$2"; shift 2 ;;
-    --seeds) seeds="$2"; shift 2 ;;
-    --levels) levels="$2"; shift 2 ;;
-    --extras) extras=1; shift ;;
-    --resume) resume=1; shift ;;
-    --bin) bin="$2"; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "testbed-results.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
-  esac
-done
+parse_options --help-lines 2,15 --out=out --seeds=seeds --levels=levels --extras=extras=1 --resume=resume=1 --bin=bin \
+  -- "$@" || { echo "testbed-results.sh: unknown argument $unknown_argument (see --help)" >&2; exit 2; }
 [ -x "$bin" ] || { echo "testbed-results.sh: $bin not found: build first (scripts/build.sh)" >&2; exit 2; }
 mkdir -p "$out"
 echo "host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -42,7 +29,7 @@ started=$(date +%s)
 run() {  # name scenario [extra args...]
   local name="$1" scenario="$2"
   shift 2
-  if [ "$resume" = 1 ] && [ -f "$out/$name/summary.json" ]; then
+  if kept "$name"; then
     echo "$name: kept (summary.json exists)"
     return
   fi

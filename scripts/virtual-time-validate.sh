@@ -11,35 +11,21 @@
 #   --profiles: a folder with hl<L>/sim-profile.yaml (omnilearn validate --out DIR/hl<L>); ASP uses hl8's.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/study_runs.sh
 out=runs/virtual-time
-seeds="1 2 3"
-levels="1 2 4 8"
 threads=0
-resume=0
-bin=build/cli/omnilearn
 testbed=
 profiles=
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --out) out="$2"; shift 2 ;;
-    --seeds) seeds="$2"; shift 2 ;;
-    --levels) levels="$2"; shift 2 ;;
-    --threads) threads="$2"; shift 2 ;;
-    --testbed) testbed="$2"; shift 2 ;;
-    --profiles) profiles="$2"; shift 2 ;;
-    --resume) resume=1; shift ;;
-    --bin) bin="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "virtual-time-validate.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
-  esac
-done
+parse_options --help-lines 2,13 --out=out --seeds=seeds --levels=levels --threads=threads --testbed=testbed \
+  --profiles=profiles --resume=resume=1 --bin=bin -- "$@" ||
+  { echo "virtual-time-validate.sh: unknown argument $unknown_argument (see --help)" >&2; exit 2; }
 [ -n "$testbed" ] && [ -n "$profiles" ] || { echo "virtual-time-validate.sh: --testbed and --profiles are required" >&2; exit 2; }
 [ -x "$bin" ] || { echo "virtual-time-validate.sh: $bin not found: build first" >&2; exit 2; }
 mkdir -p "$out"
 failed=0
 run() {  # run NAME SCENARIO PROFILE SEED [--set ...]
   local name="$1" scenario="$2" profile="$3" seed="$4"; shift 4
-  if [ "$resume" = 1 ] && [ -f "$out/$name/summary.json" ]; then return; fi
+  if kept "$name"; then return; fi
   local t0=$(date +%s.%N)
   if ! "$bin" sim "$scenario" --quiet --force --out "$out/$name" --seed "$seed" --threads "$threads" \
       --set workload.numerics=real --set "workload.model=$profile" "$@" > "$out/$name.log" 2>&1; then

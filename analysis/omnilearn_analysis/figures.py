@@ -32,6 +32,15 @@ def _run_title(run: Run, what: str) -> str:
     return f"{what}\n{run.name}, policy {policy_label(run.policy)}"
 
 
+def _run_figure(run: Run, x: str, y: str, what: str, width: float = 9):
+    """A new figure for one run: its axes labelled for the columns x and y, titled `what` with the run's name and
+    policy. Returns (figure, axes)."""
+    fig, ax = plt.subplots(figsize=(width, 3.8))
+    _label_axes(ax, x, y, run.backend)
+    ax.set_title(_run_title(run, what), fontsize="medium")
+    return fig, ax
+
+
 def _workers(ids) -> str:
     ids = sorted(int(i) for i in ids)
     if len(ids) > 2 and ids == list(range(ids[0], ids[-1] + 1)):
@@ -47,9 +56,7 @@ def _line_width(i: int, n: int) -> float:
 def batch_sizes(run: Run):
     """Mini-batch size per worker over time (a step line per worker, the first drawn widest so that equal batches
     stay visible), each line's last value named at its end; decisions that changed the plan as grey lines."""
-    fig, ax = plt.subplots(figsize=(9, 3.8))
-    _label_axes(ax, "time_s", "batch", run.backend)
-    ax.set_title(_run_title(run, "Mini-batch size of each worker over time"), fontsize="medium")
+    fig, ax = _run_figure(run, "time_s", "batch", "Mini-batch size of each worker over time")
     plans = run.plans
     if plans.empty:
         return _empty(ax, "no plans recorded")
@@ -83,9 +90,7 @@ BREAKDOWN_PARTS = ("compute_s", "comm_s", "wait_s")
 def time_breakdown(run: Run):
     """Compute, communication and idle seconds per worker, stacked: where each worker's time went."""
     df = run.per_worker_time()
-    fig, ax = plt.subplots(figsize=(9, 3.8))
-    _label_axes(ax, "worker", "worker_time_s", run.backend)
-    ax.set_title(_run_title(run, "Where each worker's time went"), fontsize="medium")
+    fig, ax = _run_figure(run, "worker", "worker_time_s", "Where each worker's time went")
     if df.empty:
         return _empty(ax, "no iterations recorded")
     bottom = pd.Series(0.0, index=df.index)
@@ -101,9 +106,7 @@ def iteration_times(run: Run):
     """Duration of each iteration (its slowest worker; under ASP, each worker's own iterations, a line per worker)
     over time; periods where some worker is down are shaded red, other availability changes are orange lines."""
     steps = run.step_times()
-    fig, ax = plt.subplots(figsize=(9, 3.8))
-    _label_axes(ax, "start_s", "duration_s", run.backend)
-    ax.set_title(_run_title(run, "Iteration time over the run"), fontsize="medium")
+    fig, ax = _run_figure(run, "start_s", "duration_s", "Iteration time over the run")
     if steps.empty:
         return _empty(ax, "no iterations recorded")
     if run.mode == "asp":  # no common step: each worker's own iterations, a line per worker
@@ -147,9 +150,7 @@ def iteration_times(run: Run):
 def accuracy(run: Run):
     """Test accuracy against time, with the time to target marked."""
     ev = run.evaluations
-    fig, ax = plt.subplots(figsize=(8, 3.8))
-    _label_axes(ax, "time_s", "accuracy", run.backend)
-    ax.set_title(_run_title(run, "Test accuracy over the run"), fontsize="medium")
+    fig, ax = _run_figure(run, "time_s", "accuracy", "Test accuracy over the run", width=8)
     if ev.empty:
         return _empty(ax, "no evaluations (time-only simulated run)")
     ax.plot(ev["time_s"], ev["accuracy"] * scale("accuracy"), marker="o", markersize=3, label="test accuracy")

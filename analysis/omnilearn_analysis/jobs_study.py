@@ -194,15 +194,30 @@ def _rho_axis(ax, values) -> None:
     ax.axvline(1.0, color="grey", linestyle=":", linewidth=1)
 
 
-def _study_cdf(folder: str | Path, runs: pd.DataFrame, workload: str, seed: int, column: str, scale: float,
-               xlabel: str | None):
-    """CDFs of one jobs.csv column for every scheduler x policy of one workload and seed (runs without it left out);
-    xlabel None: a rho axis."""
+def _figure(height: float = 3.6):
+    """A new figure and its axes, 6.4 wide, on Matplotlib's Agg back end (imported here, not with the module)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    return plt.subplots(figsize=(6.4, height))
+
+
+def _finish(fig, ax, ylabel: str, legend_size: int | None = 8):
+    """Labels the y axis, draws the grid and, with a size, the legend; lays the figure out and returns it."""
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    if legend_size is not None:
+        ax.legend(fontsize=legend_size)
+    fig.tight_layout()
+    return fig
+
+
+def _study_cdf(folder: str | Path, runs: pd.DataFrame, workload: str, seed: int, column: str, scale: float,
+               xlabel: str | None):
+    """CDFs of one jobs.csv column for every scheduler x policy of one workload and seed (runs without it left out);
+    xlabel None: a rho axis."""
+    fig, ax = _figure(4.0)
     colours = {}  # one colour per scheduler; the batch policy is the line style
     drawn = []
     for r in runs[(runs.workload == workload) & (runs.seed == seed)].sort_values(["scheduler", "policy"]).itertuples():
@@ -219,12 +234,8 @@ def _study_cdf(folder: str | Path, runs: pd.DataFrame, workload: str, seed: int,
     else:
         ax.set_xscale("log")
         ax.set_xlabel(xlabel)
-    ax.set_ylabel("fraction of jobs")
     ax.set_title(f"{workload}, seed {seed}")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, "fraction of jobs", legend_size=7)
 
 
 def jct_cdf(folder: str | Path, runs: pd.DataFrame, workload: str, seed: int):
@@ -250,12 +261,8 @@ def is_jobs_run(path: str | Path) -> bool:
 
 def run_jct_cdf(path: str | Path):
     """One run's job completion times as a CDF, with its queueing delays."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     jobs = pd.read_csv(Path(path) / "jobs.csv")
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    fig, ax = _figure()
     for column, label in (("jct_s", "job completion time"), ("queueing_s", "queueing delay")):
         v = np.sort(jobs[column].dropna().to_numpy() / 3600)
         v = v[v > 0]
@@ -263,11 +270,7 @@ def run_jct_cdf(path: str | Path):
             ax.step(v, np.arange(1, len(v) + 1) / len(jobs), where="post", label=label)
     ax.set_xscale("log")
     ax.set_xlabel("hours (log scale)")
-    ax.set_ylabel("fraction of jobs")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, "fraction of jobs")
 
 
 def run_rho_cdf(path: str | Path):
@@ -275,31 +278,20 @@ def run_rho_cdf(path: str | Path):
     jobs = pd.read_csv(Path(path) / "jobs.csv")
     if "rho" not in jobs:
         return None
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     v = np.sort(jobs.rho.dropna().to_numpy())
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    fig, ax = _figure()
     if len(v):
         ax.step(v, np.arange(1, len(v) + 1) / len(jobs), where="post", label="rho")
     _rho_axis(ax, v)
-    ax.set_ylabel("fraction of jobs")
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, "fraction of jobs", legend_size=None)
 
 
 def occupancy(path: str | Path):
     """Devices held by kind at each round, against each kind's devices (summary.json's "devices")."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     path = Path(path)
     alloc = pd.read_csv(path / "allocations.csv")
     devices = json.loads((path / "summary.json").read_text()).get("devices", {})
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    fig, ax = _figure()
     if not alloc.empty:
         held = alloc.groupby(["time_s", "kind"]).devices.sum().unstack(fill_value=0)
         for kind in held.columns:
@@ -307,11 +299,7 @@ def occupancy(path: str | Path):
             if kind in devices:
                 ax.axhline(devices[kind], color=line.get_color(), linestyle=":", linewidth=1)
     ax.set_xlabel("simulated time (h)")
-    ax.set_ylabel("devices (dotted: all of the kind)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, "devices (dotted: all of the kind)")
 
 
 def write_study(folder: str | Path, out: str | Path | None = None) -> tuple[str, list[Path]]:

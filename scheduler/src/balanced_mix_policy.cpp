@@ -63,16 +63,16 @@ std::vector<int> admit(const RoundView& view, std::size_t j, int n, const std::v
   return top_up_fastest(view, j, n, free, std::move(counts));
 }
 
-class BalancedMixPolicy final : public SchedulingPolicy {
+class BalancedMixPolicy final : public detail::ValidatingPolicy {
  public:
-  explicit BalancedMixPolicy(SchedulerOptions options) : options_(std::move(options)) {}
+  explicit BalancedMixPolicy(SchedulerOptions options) : ValidatingPolicy(std::move(options)) {}
   std::string_view name() const override { return "balanced-mix"; }
 
   Result<Allocation> decide(const RoundFacts& facts) override {
-    OMNI_RETURN_IF_ERROR(validate_round_facts(facts, checked_));
+    OMNI_RETURN_IF_ERROR(validate(facts));
     const RoundView view(facts);
     const std::size_t jobs = facts.jobs.size();
-    const std::vector<std::size_t> order = detail::las_order(facts, options_);
+    const std::vector<std::size_t> order = detail::las_order(facts, options());
     std::vector<int> free = view.capacity;
     std::vector<std::vector<int>> counts(jobs, std::vector<int>(view.kind_count(), 0));
     // 1. In LAS order, every job that fits gets its minimum.
@@ -108,7 +108,7 @@ class BalancedMixPolicy final : public SchedulingPolicy {
       for (std::size_t j = 0; j < jobs; ++j) {
         if (frozen[j] || counts[j] == before[j] || before[j] != view.held[j]) continue;
         const double remaining = facts.jobs[j].remaining_samples;
-        const double restart_s = options_.checkpoint_s + options_.restore_s;
+        const double restart_s = options().checkpoint_s + options().restore_s;
         if (!(restart_s + remaining / view.rate(j, counts[j]) < remaining / view.rate(j, before[j]))) {
           frozen[j] = true;
           reverted = true;
@@ -116,7 +116,7 @@ class BalancedMixPolicy final : public SchedulingPolicy {
       }
       if (!reverted) break;
     }
-    return detail::place_counts(facts, options_, counts, order);
+    return detail::place_counts(facts, options(), counts, order);
   }
 
  private:
@@ -147,9 +147,6 @@ class BalancedMixPolicy final : public SchedulingPolicy {
       --free[best_kind];
     }
   }
-
-  SchedulerOptions options_;
-  mutable ValidatedCluster checked_;  // the cluster validated last (decide() is called round after round)
 };
 
 }  // namespace

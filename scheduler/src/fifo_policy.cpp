@@ -51,13 +51,13 @@ Reservation reserve(const RoundFacts& facts, const RoundView& view, std::size_t 
   return r;
 }
 
-class FifoPolicy final : public SchedulingPolicy {
+class FifoPolicy final : public detail::ValidatingPolicy {
  public:
-  FifoPolicy(SchedulerOptions options, bool blind) : options_(std::move(options)), blind_(blind) {}
+  FifoPolicy(SchedulerOptions options, bool blind) : ValidatingPolicy(std::move(options)), blind_(blind) {}
   std::string_view name() const override { return blind_ ? "fifo-blind" : "fifo"; }
 
   Result<Allocation> decide(const RoundFacts& facts) override {
-    OMNI_RETURN_IF_ERROR(validate_round_facts(facts, checked_));
+    OMNI_RETURN_IF_ERROR(validate(facts));
     const RoundView view(facts);
     const KindChoice choice = blind_ ? KindChoice::kMostFree : KindChoice::kFastest;
     std::vector<int> free = view.capacity;
@@ -86,7 +86,7 @@ class FifoPolicy final : public SchedulingPolicy {
       detail::take_counts(free, c);
       counts[j] = std::move(c);
     }
-    return detail::place_counts(facts, options_, counts, order);
+    return detail::place_counts(facts, options(), counts, order);
   }
 
  private:
@@ -105,9 +105,7 @@ class FifoPolicy final : public SchedulingPolicy {
     return true;
   }
 
-  SchedulerOptions options_;
   bool blind_;
-  mutable ValidatedCluster checked_;  // the cluster validated last (decide() is called round after round)
 };
 
 }  // namespace

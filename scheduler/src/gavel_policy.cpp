@@ -13,10 +13,10 @@
 namespace omnilearn::scheduler {
 namespace {
 
-class GavelPolicy final : public SchedulingPolicy {
+class GavelPolicy final : public detail::ValidatingPolicy {
  public:
   GavelPolicy(SchedulerOptions options, bool packed)
-      : options_(std::move(options)), packed_(packed), packing_(packed && options_.packing) {}
+      : ValidatingPolicy(std::move(options)), packed_(packed), packing_(packed && ValidatingPolicy::options().packing) {}
   std::string_view name() const override { return packed_ ? "gavel-packed" : "gavel"; }
   bool packs_devices() const override { return packed_; }
 
@@ -33,7 +33,7 @@ class GavelPolicy final : public SchedulingPolicy {
   // device each job shares in `facts`, if any.
   Result<Allocation> decide_with(const RoundFacts& facts, const RoundFacts& own,
                                  const std::vector<std::optional<DeviceSlot>>& shared) const {
-    OMNI_RETURN_IF_ERROR(validate_round_facts(own, checked_));
+    OMNI_RETURN_IF_ERROR(validate(own));
     const detail::RoundView view(own);
     const std::size_t jobs = own.jobs.size();
     MaxMinProblem problem{view.capacity, std::vector<int>(jobs, 0), view.tput, {}};
@@ -79,7 +79,7 @@ class GavelPolicy final : public SchedulingPolicy {
       for (std::size_t j = 0; j < jobs; ++j) {
         if (kind[j] >= 0) counts[j][static_cast<std::size_t>(kind[j])] = problem.workers[j];
       }
-      return detail::place_counts(own, options_, counts, order);
+      return detail::place_counts(own, options(), counts, order);
     }
     const PackedRound round = assign_packed_round(*fractions, problem, received, packed_received);
     // A pair's device is placed for one of its jobs, the carrier, and then given to the other too. The carrier is
@@ -103,14 +103,14 @@ class GavelPolicy final : public SchedulingPolicy {
       counts[carrier][k] = 1;
       carrier_of[carrier == j ? p : j] = static_cast<int>(carrier);
     }
-    Allocation out = detail::place_counts(own, options_, counts, order);
+    Allocation out = detail::place_counts(own, options(), counts, order);
     for (std::size_t j = 0; j < jobs; ++j) {
       if (carrier_of[j] >= 0) out.jobs[j].slots = out.jobs[static_cast<std::size_t>(carrier_of[j])].slots;
     }
     // What changed, from what each job held in the facts (a guest held its shared device there).
     for (std::size_t j = 0; j < jobs; ++j) {
-      if (shared[j]) set_change(facts.jobs[j], options_, out.jobs[j]);
-      if (carrier_of[j] >= 0) set_change(facts.jobs[j], options_, out.jobs[j]);
+      if (shared[j]) set_change(facts.jobs[j], options(), out.jobs[j]);
+      if (carrier_of[j] >= 0) set_change(facts.jobs[j], options(), out.jobs[j]);
     }
     return out;
   }
@@ -144,8 +144,6 @@ class GavelPolicy final : public SchedulingPolicy {
     return pairs;
   }
 
-  SchedulerOptions options_;
-  mutable ValidatedCluster checked_;  // the cluster validated last (decide() is called round after round)
   bool packed_;   // gavel-packed
   bool packing_;  // gavel-packed with options.packing: pairs may share devices (else it decides as gavel)
 };

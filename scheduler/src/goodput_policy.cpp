@@ -67,14 +67,14 @@ std::vector<int> greedy_counts(const std::vector<std::vector<double>>& cost, con
   }
 }
 
-class GoodputPolicy final : public SchedulingPolicy {
+class GoodputPolicy final : public detail::ValidatingPolicy {
  public:
-  explicit GoodputPolicy(SchedulerOptions options) : options_(std::move(options)) {}
+  explicit GoodputPolicy(SchedulerOptions options) : ValidatingPolicy(std::move(options)) {}
   std::string_view name() const override { return "goodput"; }
   bool adapts_batches() const override { return true; }
 
   Result<Allocation> decide(const RoundFacts& facts) override {
-    OMNI_RETURN_IF_ERROR(validate_round_facts(facts, checked_));
+    OMNI_RETURN_IF_ERROR(validate(facts));
     const RoundView view(facts);
     const std::size_t jobs = facts.jobs.size();
     // Pollux's order: least attained service first, then arrival.
@@ -83,7 +83,7 @@ class GoodputPolicy final : public SchedulingPolicy {
       return facts.jobs[a].attained_service() < facts.jobs[b].attained_service();
     });
     std::vector<std::vector<double>> cost(jobs);
-    for (std::size_t j = 0; j < jobs; ++j) cost[j] = job_costs(facts, view, options_, j);
+    for (std::size_t j = 0; j < jobs; ++j) cost[j] = job_costs(facts, view, options(), j);
     const std::vector<int> n = greedy_counts(cost, order, facts.cluster.total_slots());
     // Kinds, the largest jobs first (then in order); a job whose kinds cannot hold its count gets none.
     std::vector<std::size_t> by_size = order;
@@ -97,7 +97,7 @@ class GoodputPolicy final : public SchedulingPolicy {
       detail::take_counts(free, c);
       counts[j] = std::move(c);
     }
-    Allocation out = detail::place_counts(facts, options_, counts, by_size);
+    Allocation out = detail::place_counts(facts, options(), counts, by_size);
     for (std::size_t j = 0; j < jobs; ++j) {
       const auto got = out.jobs[j].slots.size();
       if (got > 0 && !facts.jobs[j].batch_by_workers.empty()) {
@@ -106,10 +106,6 @@ class GoodputPolicy final : public SchedulingPolicy {
     }
     return out;
   }
-
- private:
-  SchedulerOptions options_;
-  mutable ValidatedCluster checked_;  // the cluster validated last (decide() is called round after round)
 };
 
 }  // namespace

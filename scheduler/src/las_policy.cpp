@@ -8,16 +8,16 @@
 namespace omnilearn::scheduler {
 namespace {
 
-class LasPolicy final : public SchedulingPolicy {
+class LasPolicy final : public detail::ValidatingPolicy {
  public:
-  LasPolicy(SchedulerOptions options, bool blind) : options_(std::move(options)), blind_(blind) {}
+  LasPolicy(SchedulerOptions options, bool blind) : ValidatingPolicy(std::move(options)), blind_(blind) {}
   std::string_view name() const override { return blind_ ? "las-blind" : "las"; }
 
   Result<Allocation> decide(const RoundFacts& facts) override {
-    OMNI_RETURN_IF_ERROR(validate_round_facts(facts, checked_));
+    OMNI_RETURN_IF_ERROR(validate(facts));
     const detail::RoundView view(facts);
     const detail::KindChoice choice = blind_ ? detail::KindChoice::kMostFree : detail::KindChoice::kFastest;
-    const std::vector<std::size_t> order = detail::las_order(facts, options_);
+    const std::vector<std::size_t> order = detail::las_order(facts, options());
     std::vector<int> free = view.capacity;
     std::vector<std::vector<int>> counts(facts.jobs.size(), std::vector<int>(view.kind_count(), 0));
     // In priority order, every job that fits gets its minimum; one that does not fit lets the next ones try.
@@ -36,13 +36,11 @@ class LasPolicy final : public SchedulingPolicy {
       counts[j] = detail::choose_kinds(view, j, n, free, choice);
       detail::take_counts(free, counts[j]);
     }
-    return detail::place_counts(facts, options_, counts, order);
+    return detail::place_counts(facts, options(), counts, order);
   }
 
  private:
-  SchedulerOptions options_;
   bool blind_;
-  mutable ValidatedCluster checked_;  // the cluster validated last (decide() is called round after round)
 };
 
 }  // namespace

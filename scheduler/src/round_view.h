@@ -81,6 +81,20 @@ int total(const std::vector<int>& counts);
 Allocation place_counts(const RoundFacts& facts, const SchedulerOptions& options,
                         const std::vector<std::vector<int>>& counts, const std::vector<std::size_t>& order);
 
+// The base of the policies that keep their options and validate each round's facts: the cluster validated last is
+// remembered, so that its checks are skipped while it stays the same (decide() is called round after round).
+class ValidatingPolicy : public SchedulingPolicy {
+ protected:
+  explicit ValidatingPolicy(SchedulerOptions options) : options_(std::move(options)) {}
+  const SchedulerOptions& options() const { return options_; }
+  // validate_round_facts(facts), the cluster's checks skipped when its hosts equal those validated last.
+  Status validate(const RoundFacts& facts) const { return validate_round_facts(facts, checked_); }
+
+ private:
+  SchedulerOptions options_;
+  mutable ValidatedCluster checked_;
+};
+
 // Every policy's make_*_policy: an error for invalid `options` (validate_scheduler_options), else a `Policy` built
 // from them.
 template <class Policy>

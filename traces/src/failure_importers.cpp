@@ -37,35 +37,24 @@ Result<AvailabilityTrace> build(std::vector<NodeEvents> nodes, Seconds base, Sec
 Result<AvailabilityTrace> import_lanl(const ImportOptions& options) {
   auto in = LineReader::open(options.input);
   if (!in.is_ok()) return in.status();
-  std::string line;
-  OMNI_RETURN_IF_ERROR(in->first_record(line, "the LANL header 'System,machine type,...'"));
-  const std::vector<std::string> header = split_fields(line);
-  const auto sys = find_column(header, "System");
-  const auto node = find_column(header, "nodenumz");
-  const auto started = find_column(header, "Prob Started");
-  const auto fixed = find_column(header, "Prob Fixed");
-  if (!sys || !node || !started || !fixed) {
-    return in->error("header '" + line.substr(0, 60) +
-                     "' lacks System, nodenumz, Prob Started or Prob Fixed; expected the LANL failure CSV");
-  }
+  const auto columns = read_named_columns(*in, {"System", "nodenumz", "Prob Started", "Prob Fixed"},
+                                          "the LANL header 'System,machine type,...'", "the LANL failure CSV");
+  if (!columns.is_ok()) return columns.status();
+  const std::size_t sys = columns->index[0], node = columns->index[1];
+  const std::size_t started = columns->index[2], fixed = columns->index[3];
   std::map<long, NodeEvents> by_node;  // numeric node order
   Seconds base = std::numeric_limits<double>::infinity();
   Seconds end = -std::numeric_limits<double>::infinity();
-  while (in->next(line)) {
-    if (trim(line).empty()) continue;
-    const std::vector<std::string> f = split_fields(line);
-    if (f.size() != header.size()) {
-      return in->error("row has " + std::to_string(f.size()) + " fields; expected " + std::to_string(header.size()));
-    }
-    if (f[*sys] != options.lanl_system) continue;
-    const auto n = parse_double(f[*node]);
-    const auto t0 = parse_us_datetime(f[*started]);
-    const auto t1 = parse_us_datetime(f[*fixed]);
+  OMNI_RETURN_IF_ERROR(for_each_record(*in, columns->width, [&](const std::vector<std::string>& f, const std::string&) {
+    if (f[sys] != options.lanl_system) return Status::ok();
+    const auto n = parse_double(f[node]);
+    const auto t0 = parse_us_datetime(f[started]);
+    const auto t1 = parse_us_datetime(f[fixed]);
     if (!n || *n < 0.0 || *n != std::floor(*n)) {
-      return in->error("nodenumz '" + f[*node] + "' is not valid; expected an integer >= 0");
+      return in->error("nodenumz '" + f[node] + "' is not valid; expected an integer >= 0");
     }
     if (!t0 || !t1) {
-      return in->error("Prob Started '" + f[*started] + "' or Prob Fixed '" + f[*fixed] +
+      return in->error("Prob Started '" + f[started] + "' or Prob Fixed '" + f[fixed] +
                        "' is not valid; expected M/D/YYYY H:MM");
     }
     NodeEvents& e = by_node[std::lround(*n)];
@@ -74,8 +63,8 @@ Result<AvailabilityTrace> import_lanl(const ImportOptions& options) {
     if (*t1 > *t0) e.down.emplace_back(*t0, *t1);  // a zero or negative repair time has no down period
     base = std::min(base, *t0);
     end = std::max({end, *t0, *t1});
-  }
-  OMNI_RETURN_IF_ERROR(in->status());  // a quoted field never closed
+    return Status::ok();
+  }));
   if (by_node.empty()) {
     return Status::not_found(options.input + ": no rows for System " + options.lanl_system +
                              "; expected a System value present in the file (e.g. 20 or 18)");
@@ -88,18 +77,11 @@ Result<AvailabilityTrace> import_lanl(const ImportOptions& options) {
 Result<AvailabilityTrace> import_titan(const ImportOptions& options) {
   auto in = LineReader::open(options.input);
   if (!in.is_ok()) return in.status();
-  std::string line;
-  OMNI_RETURN_IF_ERROR(in->first_record(line, "the header 'SN,location,insert,remove,...'"));
-  const std::vector<std::string> header = split_fields(line);
-  const auto loc = find_column(header, "location");
-  const auto ins = find_column(header, "insert");
-  const auto rem = find_column(header, "remove");
-  const auto ev = find_column(header, "event");
-  if (!loc || !ins || !rem || !ev) {
-    return in->error("header '" + line.substr(0, 60) +
-                     "' lacks location, insert, remove or event; expected 'SN,location,insert,remove,duration,out,"
-                     "event' (Titan gc_full.csv)");
-  }
+  const auto columns =
+      read_named_columns(*in, {"location", "insert", "remove", "event"}, "the header 'SN,location,insert,remove,...'",
+                         "'SN,location,insert,remove,duration,out,event' (Titan gc_full.csv)");
+  if (!columns.is_ok()) return columns.status();
+  const std::size_t loc = columns->index[0], ins = columns->index[1], rem = columns->index[2], ev = columns->index[3];
   struct Row {
     Seconds insert;  // -inf when unknown (present before records began)
     Seconds remove;
@@ -109,32 +91,27 @@ Result<AvailabilityTrace> import_titan(const ImportOptions& options) {
   std::map<std::string, std::vector<Row>> by_loc;
   Seconds base = std::numeric_limits<double>::infinity();
   Seconds end = -std::numeric_limits<double>::infinity();
-  while (in->next(line)) {
-    if (trim(line).empty()) continue;
-    const std::vector<std::string> f = split_fields(line);
-    if (f.size() != header.size()) {
-      return in->error("row has " + std::to_string(f.size()) + " fields; expected " + std::to_string(header.size()));
-    }
-    const auto t_ins = f[*ins].empty() ? std::optional<Seconds>(-std::numeric_limits<double>::infinity())
-                                       : parse_iso_datetime(f[*ins]);
-    const auto t_rem = parse_iso_datetime(f[*rem]);
+  OMNI_RETURN_IF_ERROR(for_each_record(*in, columns->width, [&](const std::vector<std::string>& f, const std::string&) {
+    const auto t_ins =
+        f[ins].empty() ? std::optional<Seconds>(-std::numeric_limits<double>::infinity()) : parse_iso_datetime(f[ins]);
+    const auto t_rem = parse_iso_datetime(f[rem]);
     if (!t_ins || !t_rem) {
-      return in->error("insert '" + f[*ins] + "' or remove '" + f[*rem] +
+      return in->error("insert '" + f[ins] + "' or remove '" + f[rem] +
                        "' is not valid; expected YYYY-MM-DD HH:MM:SS (insert may be empty)");
     }
-    const std::string& event = f[*ev];
+    const std::string& event = f[ev];
     if (!event.empty() && event != "DBE" && event != "OTB") {
       return in->error("event '" + event + "' is not known; expected empty, DBE or OTB");
     }
-    if (f[*loc].empty()) return in->error("location is empty; expected a Cray slot like c0-0c0s1n2");
-    auto [it, fresh] = by_loc.try_emplace(f[*loc]);
-    if (fresh) order.push_back(f[*loc]);
+    if (f[loc].empty()) return in->error("location is empty; expected a Cray slot like c0-0c0s1n2");
+    auto [it, fresh] = by_loc.try_emplace(f[loc]);
+    if (fresh) order.push_back(f[loc]);
     it->second.push_back({*t_ins, *t_rem, !event.empty()});
     if (std::isfinite(*t_ins)) base = std::min(base, *t_ins);
     base = std::min(base, *t_rem);
     end = std::max({end, *t_rem, *t_ins});
-  }
-  OMNI_RETURN_IF_ERROR(in->status());  // a quoted field never closed
+    return Status::ok();
+  }));
   if (order.empty()) return in->error("no data rows; expected one row per GPU placement");
   std::vector<NodeEvents> nodes;
   for (const std::string& name : order) {

@@ -1,15 +1,37 @@
-// Private pieces shared by the importers: raw per-node series, node selection, and the conversions from
-// down intervals or cluster occupancy to per-node availability. Stateless: thread-safe.
+// Private pieces shared by the importers: reading a source's header and records, raw per-node series, node
+// selection, and the conversions from down intervals or cluster occupancy to per-node availability. Stateless:
+// thread-safe.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "omnilearn/traces/csv_reader.h"
 #include "omnilearn/traces/trace_importer.h"
 
 namespace omnilearn::traces::detail {
+
+// The columns a header was searched for: their indexes in the order asked, and the header's field count.
+struct Columns {
+  std::vector<std::size_t> index;
+  std::size_t width = 0;
+};
+
+// Reads the header record (an empty file: "path:0: file is empty; expected " + `first`) and finds each of `names`
+// in it, or fails with "path:1: header '<its first 60 characters>' lacks A, B or C; expected " + `what`.
+Result<Columns> read_named_columns(LineReader& in, std::initializer_list<std::string_view> names,
+                                   std::string_view first, std::string_view what);
+
+// Calls `row(fields, record)` for each further record that is not blank, split on commas, and stops at the first
+// error it returns. A record of other than `width` fields fails with "path:N: row has K fields; expected W".
+// Returns ok, that first error, or the error that ended the reading (in.status()).
+Status for_each_record(LineReader& in, std::size_t width,
+                       const std::function<Status(const std::vector<std::string>&, const std::string&)>& row);
 
 // One source node before selection. `score` ranks nodes for NodeSelection::kMostActive (higher first).
 struct RawSeries {

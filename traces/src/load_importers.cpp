@@ -35,12 +35,6 @@ Result<std::vector<std::string>> read_header(LineReader& in, char delimiter, std
   return split_fields(line, delimiter);
 }
 
-// The columns a header was searched for: their indexes in the order asked, and the header's field count.
-struct Columns {
-  std::vector<std::size_t> index;
-  std::size_t width = 0;
-};
-
 // Reads the header line and finds each of `names` in it, or fails with path:1 naming the first missing column
 // and `what` the file should have been.
 Result<Columns> read_columns(LineReader& in, std::initializer_list<std::string_view> names, std::string_view what) {
@@ -216,22 +210,18 @@ Result<AvailabilityTrace> import_alibaba_genai(const ImportOptions& options) {
   const std::size_t value = columns->index[0], ts = columns->index[1], pod = columns->index[2];
   std::map<std::string, std::vector<std::pair<Seconds, double>>> by_pod;
   std::vector<Seconds> all_times;
-  std::string line;
-  while (in->next(line)) {
-    if (trim(line).empty()) continue;
-    const std::vector<std::string> f = split_fields(line);
-    if (f.size() != columns->width) {
-      return in->error("row has " + std::to_string(f.size()) + " fields; expected " + std::to_string(columns->width));
-    }
-    const auto v = parse_double(f[value]);
-    const auto t = parse_double(f[ts]);
-    if (!v || !t || f[pod].empty()) {
-      return in->error("row '" + line.substr(0, 60) + "' is not valid; expected a GPU %, a timestamp and a pod hash");
-    }
-    by_pod[f[pod]].emplace_back(*t, availability_from_percent(*v));
-    all_times.push_back(*t);
-  }
-  OMNI_RETURN_IF_ERROR(in->status());  // a quoted field never closed
+  OMNI_RETURN_IF_ERROR(
+      for_each_record(*in, columns->width, [&](const std::vector<std::string>& f, const std::string& line) {
+        const auto v = parse_double(f[value]);
+        const auto t = parse_double(f[ts]);
+        if (!v || !t || f[pod].empty()) {
+          return in->error("row '" + line.substr(0, 60) +
+                           "' is not valid; expected a GPU %, a timestamp and a pod hash");
+        }
+        by_pod[f[pod]].emplace_back(*t, availability_from_percent(*v));
+        all_times.push_back(*t);
+        return Status::ok();
+      }));
   if (by_pod.empty()) return in->error("no data rows; expected one row per pod and sample");
   std::sort(all_times.begin(), all_times.end());
   all_times.erase(std::unique(all_times.begin(), all_times.end()), all_times.end());
@@ -254,13 +244,7 @@ Result<AvailabilityTrace> import_azure_noise_2024(const ImportOptions& options) 
   if (!columns.is_ok()) return columns.status();
   const std::size_t value = columns->index[0], start = columns->index[1], vm = columns->index[2];
   std::map<long, std::vector<std::pair<Seconds, double>>> by_vm;
-  std::string line;
-  while (in->next(line)) {
-    if (trim(line).empty()) continue;
-    const std::vector<std::string> f = split_fields(line);
-    if (f.size() != columns->width) {
-      return in->error("row has " + std::to_string(f.size()) + " fields; expected " + std::to_string(columns->width));
-    }
+  OMNI_RETURN_IF_ERROR(for_each_record(*in, columns->width, [&](const std::vector<std::string>& f, const std::string&) {
     const auto v = parse_double(f[value]);
     const auto t = parse_iso_datetime(f[start]);
     const auto id = parse_double(f[vm]);
@@ -268,8 +252,8 @@ Result<AvailabilityTrace> import_azure_noise_2024(const ImportOptions& options) 
     if (!t) return in->error("starttime '" + f[start] + "' is not valid; expected YYYY-MM-DD HH:MM:SS.mmm");
     if (!id || *id != std::floor(*id)) return in->error("VM_id '" + f[vm] + "' is not valid; expected an integer");
     by_vm[std::lround(*id)].emplace_back(*t, *v);
-  }
-  OMNI_RETURN_IF_ERROR(in->status());  // a quoted field never closed
+    return Status::ok();
+  }));
   if (by_vm.empty()) return in->error("no data rows; expected one row per benchmark run");
   Seconds base = INFINITY;
   Seconds end = -INFINITY;

@@ -67,6 +67,39 @@ Result<AvailabilityTrace> import_trace(const ImportOptions& options) {
 
 namespace detail {
 
+Result<Columns> read_named_columns(LineReader& in, std::initializer_list<std::string_view> names,
+                                   std::string_view first, std::string_view what) {
+  std::string line;
+  OMNI_RETURN_IF_ERROR(in.first_record(line, first));
+  const std::vector<std::string> header = split_fields(line);
+  Columns columns{{}, header.size()};
+  std::string listed;  // "A, B or C"
+  bool all = true;
+  for (std::string_view name : names) {
+    const auto col = find_column(header, name);
+    all = all && col.has_value();
+    columns.index.push_back(col.value_or(0));
+    if (!listed.empty()) listed += columns.index.size() == names.size() ? " or " : ", ";
+    listed += name;
+  }
+  if (!all) return in.error("header '" + line.substr(0, 60) + "' lacks " + listed + "; expected " + std::string(what));
+  return columns;
+}
+
+Status for_each_record(LineReader& in, std::size_t width,
+                       const std::function<Status(const std::vector<std::string>&, const std::string&)>& row) {
+  std::string line;
+  while (in.next(line)) {
+    if (trim(line).empty()) continue;
+    const std::vector<std::string> f = split_fields(line);
+    if (f.size() != width) {
+      return in.error("row has " + std::to_string(f.size()) + " fields; expected " + std::to_string(width));
+    }
+    OMNI_RETURN_IF_ERROR(row(f, line));
+  }
+  return in.status();  // a quoted field never closed
+}
+
 double availability_from_percent(double percent) {
   const double a = std::clamp(1.0 - percent / 100.0, 0.0, 1.0);
   return std::round(a * 1e5) / 1e5;
