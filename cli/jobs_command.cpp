@@ -40,10 +40,7 @@ constexpr const char* kUsage =
     "  omnilearn jobs run jobs.csv --cluster gavel --scheduler gavel --out runs/jobs-gavel\n"
     "  omnilearn jobs import --format pollux --input workload-6.csv --output pollux-6.csv\n";
 
-int fail(const omnilearn::Status& status) {
-  std::cerr << "omnilearn jobs: " << status.message() << "\n";
-  return 1;
-}
+int fail(const omnilearn::Status& status) { return omnilearn::cli::fail_with("omnilearn jobs", status); }
 
 std::string shipped(const std::string& file) { return omnilearn::run::shipped_device_table(file); }
 

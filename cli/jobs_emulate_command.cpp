@@ -27,10 +27,7 @@ namespace {
 namespace po = boost::program_options;
 namespace oe = omnilearn::emulator;
 
-int fail(const Status& status) {
-  std::cerr << "omnilearn jobs emulate: " << status.message() << "\n";
-  return 1;
-}
+int fail(const Status& status) { return omnilearn::cli::fail_with("omnilearn jobs emulate", status); }
 
 // Claims `out` and writes its manifest: the scenario, the testbed's CPU shares and the command line.
 Result<std::unique_ptr<run::RunFolder>> start_folder(const TestbedJobsSetup& t, bool force,

@@ -26,10 +26,7 @@ namespace {
 
 namespace po = boost::program_options;
 
-int fail(const Status& status) {
-  std::cerr << "omnilearn jobs run: " << status.message() << "\n";
-  return 1;
-}
+int fail(const Status& status) { return omnilearn::cli::fail_with("omnilearn jobs run", status); }
 
 // A string as a YAML scalar an override takes whatever it holds (a JSON string is a YAML double-quoted scalar).
 std::string yaml_string(const std::string& s) { return nlohmann::json(s).dump(); }

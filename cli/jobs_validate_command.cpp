@@ -39,10 +39,7 @@ namespace fs = std::filesystem;
 namespace po = boost::program_options;
 namespace oe = omnilearn::emulator;
 
-int fail(const Status& status) {
-  std::cerr << "omnilearn jobs validate: " << status.message() << "\n";
-  return 1;
-}
+int fail(const Status& status) { return omnilearn::cli::fail_with("omnilearn jobs validate", status); }
 
 // Runs `words` (this binary's subcommand) as a stage (stage_process.h), logged to `log_file` when given; an error
 // naming the stage unless it exits 0.

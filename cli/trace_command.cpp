@@ -39,10 +39,7 @@ constexpr const char* kUsage =
     "      --max-workers 64 --select most-active --output lanl.csv\n"
     "  omnilearn report trace-plot traces/data/lanl-64nodes.csv --out lanl.png   (plot a trace)\n";
 
-int fail(const omnilearn::Status& status) {
-  std::cerr << "omnilearn trace: " << status.message() << "\n";
-  return 1;
-}
+int fail(const omnilearn::Status& status) { return omnilearn::cli::fail_with("omnilearn trace", status); }
 
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;

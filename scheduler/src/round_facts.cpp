@@ -189,6 +189,18 @@ int ClusterFacts::total_slots() const {
   return n;
 }
 
+JobFacts fixed_job_facts(std::string id, Seconds arrival_s, int min_workers, int max_workers,
+                         std::map<std::string, double> throughput_per_worker, bool balances_batches) {
+  JobFacts f;
+  f.id = std::move(id);
+  f.arrival_s = arrival_s;
+  f.min_workers = min_workers;
+  f.max_workers = max_workers;
+  f.throughput_per_worker = std::move(throughput_per_worker);
+  f.balances_batches = balances_batches;
+  return f;
+}
+
 double JobFacts::attained_service() const {
   double s = 0.0;
   for (const auto& [kind, v] : service_by_kind) s += v;

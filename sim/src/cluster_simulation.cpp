@@ -259,13 +259,9 @@ void assign_values(const std::map<std::string, double>& from, std::map<std::stri
 }  // namespace
 
 scheduler::JobFacts ClusterSim::job_facts(const Job& job) const {
-  scheduler::JobFacts f;
-  f.id = job.spec->name;
-  f.arrival_s = job.spec->arrival_s;
-  f.min_workers = static_cast<int>(job.spec->min_workers);
-  f.max_workers = static_cast<int>(job.spec->max_workers);
-  f.throughput_per_worker = job.throughput;
-  f.balances_batches = job.spec->batch_policy != "uniform";
+  scheduler::JobFacts f = scheduler::fixed_job_facts(
+      job.spec->name, job.spec->arrival_s, static_cast<int>(job.spec->min_workers),
+      static_cast<int>(job.spec->max_workers), job.throughput, job.spec->batch_policy != "uniform");
   f.packing_key = job.packing_key;
   return f;
 }

@@ -55,14 +55,8 @@ struct JobState {
 
 // A job's facts that do not change; the driver's copy is refreshed every round.
 scheduler::JobFacts fixed_facts(const TestbedJob& job) {
-  scheduler::JobFacts f;
-  f.id = job.name;
-  f.arrival_s = job.arrival_s;
-  f.min_workers = job.min_workers;
-  f.max_workers = job.max_workers;
-  f.throughput_per_worker = job.throughput;
-  f.balances_batches = job.balances_batches;
-  return f;
+  return scheduler::fixed_job_facts(job.name, job.arrival_s, job.min_workers, job.max_workers, job.throughput,
+                                    job.balances_batches);
 }
 
 std::vector<Seconds> arrivals(const std::vector<TestbedJob>& jobs) {

@@ -79,6 +79,11 @@ struct JobFacts {
   double attained_service() const;
 };
 
+// A job's facts that do not change while it is present: what a back end gives RoundDriver when the job arrives (the
+// rest it refreshes each round).
+JobFacts fixed_job_facts(std::string id, Seconds arrival_s, int min_workers, int max_workers,
+                         std::map<std::string, double> throughput_per_worker, bool balances_batches);
+
 // Two jobs packed on one device of `kind`: the job keyed `key_a` keeps `fraction_a` of its speed alone, `key_b`
 // keeps `fraction_b` (scheduler/packing_policy.h).
 struct PackedPairFacts {
