@@ -151,13 +151,12 @@ class ClusterSim {
                    std::int64_t& step_index, bool& interrupted);
   Status solo_steps(Job& job, BatchSize batch, sg4::Host* host, std::int64_t& step_index, bool& interrupted);
   // Runs `step_s`-long steps of `batch` samples up to the next round (or the job's end; at least one) as one
-  // execution on `host`, a preemption keeping the completed ones; false, running none, when fewer than
-  // `min_steps` fit.
-  // With `through`, the steps run up to the job's end instead, across rounds: a round that takes the devices keeps
-  // the completed ones; with `shares`, one that changes what they share (steps_repeat() no longer holds) cuts them
-  // after the step in progress, which ends as it began.
-  bool run_steps(Job& job, Seconds step_s, BatchSize batch, sg4::Host* host, std::int64_t min_steps, bool through,
-                 bool shares, std::int64_t& step_index, bool& interrupted);
+  // execution on `host`, a preemption keeping the completed ones. With `through`, the steps run up to the job's end
+  // instead, across rounds: a round that takes the devices keeps the completed ones; one that gives the job a new
+  // batch, or with `shares` changes what they share (steps_repeat() no longer holds), cuts them after the step in
+  // progress, which ends as it began.
+  void run_steps(Job& job, Seconds step_s, BatchSize batch, sg4::Host* host, bool through, bool shares,
+                 std::int64_t& step_index, bool& interrupted);
   // The rest of the step in progress when a round cut its run (`done` completed, counted with it); false when the
   // devices were taken meanwhile.
   bool finish_cut_step(Job& job, sg4::Host* host, Seconds t0, std::int64_t& done, std::uint64_t generation);

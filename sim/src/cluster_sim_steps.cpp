@@ -51,8 +51,7 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   if (options_.measured_steps) {  // Pollux's measured step of the job's placement, its steps as one execution
     auto step_s = pollux_step_s(*options_.pollux, *job.spec, job.adaptive, workers_per_node(hosts));
     if (!step_s.is_ok()) return step_s.status();
-    run_steps(job, *step_s, current_batch(*job.spec, job.adaptive), hosts[0], 1, true, false, step_index,
-              interrupted);
+    run_steps(job, *step_s, current_batch(*job.spec, job.adaptive), hosts[0], true, false, step_index, interrupted);
     charge_busy(job, kinds, batches, t0);
     return Status::ok();
   }
@@ -68,8 +67,8 @@ Status ClusterSim::step(Job& job, controller::Controller& ctl, const std::vector
   // Steady and sharing its links with no other job's flows: nothing but a round can change its steps (allocations
   // change only at rounds; the switch does not saturate), so they take what the last one took, in one execution up
   // to the job's end, cut at a round that changes what it shares (the step in progress then ends as it began).
-  if (steps_repeat(job) &&
-      run_steps(job, job.last_step_s, plan.global_batch, hosts[0], 1, true, true, step_index, interrupted)) {
+  if (steps_repeat(job)) {
+    run_steps(job, job.last_step_s, plan.global_batch, hosts[0], true, true, step_index, interrupted);
     if (energy_) energy_->repeat_last(job.index, (sg4::Engine::get_clock() - t0) / job.last_step_s);
     return Status::ok();
   }
@@ -193,8 +192,7 @@ double Job::samples_at(Seconds now_s) const {
   return outcome.samples + static_cast<double>(completed_steps(run, now_s - run.since_s) * run.batch);
 }
 
-bool ClusterSim::finish_cut_step(Job& job, sg4::Host* host, Seconds t0, std::int64_t& done,
-                                 std::uint64_t generation) {
+bool ClusterSim::finish_cut_step(Job& job, sg4::Host* host, Seconds t0, std::int64_t& done, std::uint64_t generation) {
   if (done >= job.run.steps) return true;
   const Seconds left_s = t0 + static_cast<double>(done + 1) * job.run.step_s - sg4::Engine::get_clock();
   if (left_s > 0.0) {
@@ -213,14 +211,13 @@ bool ClusterSim::finish_cut_step(Job& job, sg4::Host* host, Seconds t0, std::int
   return true;
 }
 
-bool ClusterSim::run_steps(Job& job, Seconds step_s, BatchSize batch, sg4::Host* host, std::int64_t min_steps,
-                           bool through, bool shares, std::int64_t& step_index, bool& interrupted) {
+void ClusterSim::run_steps(Job& job, Seconds step_s, BatchSize batch, sg4::Host* host, bool through, bool shares,
+                           std::int64_t& step_index, bool& interrupted) {
   const Seconds t0 = sg4::Engine::get_clock();
   const auto left = static_cast<std::int64_t>(
       std::ceil(std::max(0.0, job.total_samples - job.outcome.samples) / static_cast<double>(batch)));
   std::int64_t m = next_round_s_ > t0 ? static_cast<std::int64_t>((next_round_s_ - t0) / step_s) : 0;
   m = std::max<std::int64_t>(1, through ? left : std::min(m, left));
-  if (m < min_steps) return false;
   const std::uint64_t generation = job.generation;
   const sg4::ExecPtr exec = sg4::Exec::init()->set_flops_amount(static_cast<double>(m) * step_s)->set_host(host);
   job.in_flight.assign(1, exec);
@@ -237,7 +234,8 @@ bool ClusterSim::run_steps(Job& job, Seconds step_s, BatchSize batch, sg4::Host*
   } catch (const simgrid::Exception&) {
     // A preemption keeps the steps completed by then, as step by step; a cut also the one in progress.
     done = completed_steps(job.run, sg4::Engine::get_clock() - t0);
-    interrupted = !job.cut || over_ || job.generation != generation || !finish_cut_step(job, host, t0, done, generation);
+    interrupted =
+        !job.cut || over_ || job.generation != generation || !finish_cut_step(job, host, t0, done, generation);
   }
   job.run = {};
   job.cut = false;
@@ -245,7 +243,6 @@ bool ClusterSim::run_steps(Job& job, Seconds step_s, BatchSize batch, sg4::Host*
   step_index += done;
   job.outcome.steps += done;
   job.outcome.samples += static_cast<double>(done * batch);
-  return true;
 }
 
 Status ClusterSim::solo_steps(Job& job, BatchSize batch, sg4::Host* host, std::int64_t& step_index, bool& interrupted) {
@@ -256,8 +253,8 @@ Status ClusterSim::solo_steps(Job& job, BatchSize batch, sg4::Host* host, std::i
   if (!speed.is_ok()) return speed.status();
   // Packed: the fraction of its speed alone it keeps with its partner, fixed for the steps started now.
   // Unpacked, nothing but the scheduler taking the device can change them: they run through rounds.
-  run_steps(job, static_cast<double>(batch) / (*speed * job.packed_fraction), batch, host, 1,
-            !options_.scheduling.packing, false, step_index, interrupted);
+  run_steps(job, static_cast<double>(batch) / (*speed * job.packed_fraction), batch, host, !options_.scheduling.packing,
+            false, step_index, interrupted);
   return Status::ok();
 }
 
