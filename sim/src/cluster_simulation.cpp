@@ -295,9 +295,9 @@ Status ClusterSim::decide(Seconds now_s) {
   auto allocation = driver_->decide();
   if (!allocation.is_ok()) return allocation.status();
   // Packed pairs: the two jobs given one device, and the fraction each keeps (the scheduler packed only measured
-  // pairs, so the lookup answers).
+  // pairs, so the lookup answers). Only with packing can two jobs share one.
   std::map<scheduler::DeviceSlot, std::vector<std::size_t>> sharing;
-  for (std::size_t i = 0; i < present.size(); ++i) {
+  for (std::size_t i = 0; i < present.size() && options_.scheduling.packing; ++i) {
     for (const scheduler::DeviceSlot& s : allocation->jobs[i].slots) sharing[s].push_back(i);
   }
   std::vector<std::string> partner(present.size());
