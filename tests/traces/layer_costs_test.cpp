@@ -141,8 +141,8 @@ TEST(LayerCostsTest, InconsistentTablesAreRefused) {
 }
 
 TEST(LayerCostsTest, TheShippedSailorTablesReadBackProfilesTmpJson) {
-  auto t = read_layer_cost_table(OMNILEARN_DEVICES_DIR "/sailor-layers.csv",
-                                 OMNILEARN_DEVICES_DIR "/sailor-models.csv");
+  auto t =
+      read_layer_cost_table(OMNILEARN_DEVICES_DIR "/sailor-layers.csv", OMNILEARN_DEVICES_DIR "/sailor-models.csv");
   ASSERT_TRUE(t.is_ok()) << t.status().message();
   // profiles_tmp.json["OPT-350"]["A100-40"]["1"]["1"]["2"] = [0.002314, 0.005909, 0.002938].
   auto c = t->cost("OPT-350", "A100-40", 1, 1, 2);

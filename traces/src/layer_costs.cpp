@@ -160,17 +160,17 @@ Result<LayerCostTable> LayerCostTable::create(std::vector<LayerCostRow> costs, s
   for (const auto& [key, by_mb] : by_key) {
     for (const auto& [mb, by_layer] : by_mb) {
       const auto& [model, device, tp] = key;
-      auto layers = dense(by_layer, model,
-                          "'" + model + "' on '" + device + "' at micro-batch " + std::to_string(mb) + " and tp " +
-                              std::to_string(tp),
-                          t.layers_);
+      auto layers = dense(
+          by_layer, model,
+          "'" + model + "' on '" + device + "' at micro-batch " + std::to_string(mb) + " and tp " + std::to_string(tp),
+          t.layers_);
       if (!layers.is_ok()) return layers.status();
       t.costs_[key][mb] = std::move(layers).value();
     }
   }
   for (const auto& [key, by_layer] : by_tp) {
-    auto layers = dense(by_layer, key.first, "sizes of '" + key.first + "' at tp " + std::to_string(key.second),
-                        t.layers_);
+    auto layers =
+        dense(by_layer, key.first, "sizes of '" + key.first + "' at tp " + std::to_string(key.second), t.layers_);
     if (!layers.is_ok()) return layers.status();
     t.sizes_[key] = std::move(layers).value();
   }
@@ -216,16 +216,16 @@ Result<std::int64_t> LayerCostTable::layer_count(const std::string& model) const
   return it->second;
 }
 
-Result<LayerCost> LayerCostTable::cost(const std::string& model, const std::string& device,
-                                       std::int64_t micro_batch, std::int64_t tp, std::int64_t layer) const {
+Result<LayerCost> LayerCostTable::cost(const std::string& model, const std::string& device, std::int64_t micro_batch,
+                                       std::int64_t tp, std::int64_t layer) const {
   auto n = layer_count(model);
   if (!n.is_ok()) return n.status();
   const std::vector<std::string> on = kinds(model);
   if (on.empty()) {
     std::set<std::string> profiled;
     for (const auto& [key, by_mb] : costs_) profiled.insert(std::get<0>(key));
-    return Status::not_found("model '" + model + "' has layer sizes but no measured profile (profiled models: " +
-                             join(profiled) + ")");
+    return Status::not_found("model '" + model +
+                             "' has layer sizes but no measured profile (profiled models: " + join(profiled) + ")");
   }
   if (std::find(on.begin(), on.end(), device) == on.end()) {
     return Status::not_found("model '" + model + "' has no profile on device kind '" + device +
@@ -245,11 +245,10 @@ Result<LayerCost> LayerCostTable::cost(const std::string& model, const std::stri
   if (exact != by_mb.end()) return exact->second[static_cast<std::size_t>(layer)];
   const auto hi = by_mb.upper_bound(micro_batch);
   if (micro_batch < 1 || hi == by_mb.begin() || hi == by_mb.end()) {
-    return Status::invalid_argument("micro-batch " + std::to_string(micro_batch) + " of model '" + model + "' on '" +
-                                    device + "' at tp " + std::to_string(tp) +
-                                    " lies outside the measured micro-batches (" +
-                                    join(micro_batches(model, device, tp)) +
-                                    "); expected one between the smallest and the largest (no extrapolation)");
+    return Status::invalid_argument(
+        "micro-batch " + std::to_string(micro_batch) + " of model '" + model + "' on '" + device + "' at tp " +
+        std::to_string(tp) + " lies outside the measured micro-batches (" + join(micro_batches(model, device, tp)) +
+        "); expected one between the smallest and the largest (no extrapolation)");
   }
   const auto lo = std::prev(hi);
   const LayerCost& a = lo->second[static_cast<std::size_t>(layer)];
@@ -357,7 +356,8 @@ Result<std::vector<TransformerLayer>> transformer_layer_costs(std::int64_t hidde
   // Korthikanti et al., "Reducing Activation Recomputation in Large Transformer Models", MLSys 2023: with tensor
   // parallelism and selective recomputation a layer keeps s·b·h·(10 + 24/t) bytes.
   const double kept = s * h * (10.0 + 24.0 / t);
-  for (std::int64_t i = 0; i < layers; ++i) out.push_back(layer(per_layer, per_layer_params, activation, activation, kept));
+  for (std::int64_t i = 0; i < layers; ++i)
+    out.push_back(layer(per_layer, per_layer_params, activation, activation, kept));
   const double logits = kValueBytes * s * static_cast<double>(vocab_shard);
   out.push_back(layer(2.0 * b * s * h * v / t, vocab_shard * hidden + 2 * hidden, activation, logits, logits));
   return out;

@@ -79,8 +79,8 @@ class LayerCostTable {
   // (t(b1)/b1 - t(b0)/b0)), f = (b - b0) / (b1 - b0), the update (which does not grow with the batch) linearly in b;
   // flagged `interpolated`. Anything else is refused: an unknown model, device, tp or layer, or a micro-batch
   // outside the measured ones, with an error naming what is measured.
-  Result<LayerCost> cost(const std::string& model, const std::string& device, std::int64_t micro_batch,
-                         std::int64_t tp, std::int64_t layer) const;
+  Result<LayerCost> cost(const std::string& model, const std::string& device, std::int64_t micro_batch, std::int64_t tp,
+                         std::int64_t layer) const;
   // The size of `layer` of `model` at tensor-parallel degree `tp`; an error naming the measured degrees otherwise.
   Result<LayerSize> size(const std::string& model, std::int64_t tp, std::int64_t layer) const;
 
@@ -113,9 +113,10 @@ struct TransformerLayer {
 // efficiency); no update time (0). Sizes with 16-bit values (2 bytes each): parameters 12·h²/tp + 13·h per
 // transformer layer, V·h/tp + s·h for the embedding (vocabulary-parallel, learned positions), V·h/tp + 2·h for the
 // head (an untied projection and the final norm); activations per sample: 2·s·h bytes in and out (the embedding's
-// in: s token ids of 8 bytes; the head's out: its 2·s·V/tp bytes of logits, V/tp rounded up), and kept for the backward pass s·h·(10 + 24/tp) bytes by a transformer layer
-// (Korthikanti et al., MLSys 2023, tensor parallelism with selective recomputation), its output by the embedding and
-// the head. Errors name the argument out of range (sizes >= 1, hidden a multiple of tp).
+// in: s token ids of 8 bytes; the head's out: its 2·s·V/tp bytes of logits, V/tp rounded up), and kept for the backward
+// pass s·h·(10 + 24/tp) bytes by a transformer layer (Korthikanti et al., MLSys 2023, tensor parallelism with selective
+// recomputation), its output by the embedding and the head. Errors name the argument out of range (sizes >= 1, hidden a
+// multiple of tp).
 Result<std::vector<TransformerLayer>> transformer_layer_costs(std::int64_t hidden, std::int64_t layers,
                                                               std::int64_t seq, std::int64_t vocab,
                                                               std::int64_t micro_batch, std::int64_t tp,
