@@ -346,7 +346,7 @@ Result<std::vector<TransformerLayer>> transformer_layer_costs(std::int64_t hidde
   std::vector<TransformerLayer> out;
   out.reserve(static_cast<std::size_t>(layers) + 2);
   // Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", SC'21, the
-  // FLOP count of their appendix (eq. 3): F = 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)) per iteration counts forward,
+  // FLOP count of their appendix: F = 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)) per iteration counts forward,
   // backward (twice forward) and the forward recomputed before backward (4 passes), and the logits layer's forward
   // 2·B·s·h·V (3 passes, not recomputed). One pass of one transformer layer is thus 24·B·s·h² + 4·B·s²·h.
   const double activation = kValueBytes * s * h;
