@@ -91,14 +91,6 @@ Result<AtomicFileStream> JobsRunWriter::open_stream(std::string_view file) const
   return AtomicFileStream::open(path(file));
 }
 
-Status JobsRunWriter::write_timeline(const nlohmann::json& events) const {
-  return write_file_atomically(path("timeline.json"), nlohmann::json{{"traceEvents", events}}.dump() + "\n");
-}
-
-Status JobsRunWriter::write_timeline_text(std::string_view json_text) const {
-  return write_file_atomically(path("timeline.json"), json_text);
-}
-
 Status JobsRunWriter::write_summary(const nlohmann::ordered_json& summary) const {
   return write_file_atomically(path("summary.json"), summary.dump(2) + "\n");
 }

@@ -45,7 +45,6 @@ struct Job {
   scenarios::AspSpec asp;                    // an ASP job's server rule (its asp_rule)
   std::int64_t dropped_pushes = 0;           // ASP pushes its rule dropped (Ringmaster)
   JobOutcome outcome;
-  bool arrived = false;
   Seconds waiting_since_s = 0.0;
   std::vector<scheduler::DeviceSlot> slots;  // held now (sorted)
   std::uint64_t generation = 0;              // bumped at every change of `slots`

@@ -143,14 +143,10 @@ Status ClusterSim::write(const ClusterSummary& summary) {
   js["argv"] = options_.argv;
   const run::JobsRunWriter out(options_.output_dir);
   OMNI_RETURN_IF_ERROR(out.write_jobs(simulated_jobs_table(summary, facts, kinds)));
-  flush_allocations(true);
+  flush_allocations(true);  // the stream is open: run() opened it, with an output folder
   OMNI_RETURN_IF_ERROR(allocations_status_);
-  if (allocations_out_) {
-    OMNI_RETURN_IF_ERROR(allocations_out_->commit());
-    allocations_out_.reset();
-  } else {
-    OMNI_RETURN_IF_ERROR(out.write_allocations(allocations_csv_));
-  }
+  OMNI_RETURN_IF_ERROR(allocations_out_->commit());
+  allocations_out_.reset();
   OMNI_RETURN_IF_ERROR(write_timeline(out));
   return out.write_summary(js);
 }

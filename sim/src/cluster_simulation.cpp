@@ -278,7 +278,6 @@ Status ClusterSim::decide(Seconds now_s) {
   const auto finished = [&](std::size_t j) { return jobs_[j].outcome.finished(); };
   const auto arrived = [&](std::size_t j) {
     Job& job = jobs_[j];
-    job.arrived = true;
     job.waiting_since_s = job.spec->arrival_s;
     job.enter(job.spec->arrival_s, "waiting");
   };

@@ -14,13 +14,7 @@ namespace omnilearn::scheduler::testing {
 
 inline JobFacts job(std::string id, Seconds arrival_s, int min_workers, int max_workers,
                     std::map<std::string, double> throughput, bool balances = false) {
-  JobFacts j;
-  j.id = std::move(id);
-  j.arrival_s = arrival_s;
-  j.min_workers = min_workers;
-  j.max_workers = max_workers;
-  j.throughput_per_worker = std::move(throughput);
-  j.balances_batches = balances;
+  JobFacts j = fixed_job_facts(std::move(id), arrival_s, min_workers, max_workers, std::move(throughput), balances);
   j.remaining_samples = 1e9;
   return j;
 }

@@ -105,10 +105,6 @@ class JobsRunWriter {
   // A run too large to hold its tables writes them piece by piece: allocations.csv or timeline.json as a stream,
   // in place once committed (base/atomic_file.h).
   Result<AtomicFileStream> open_stream(std::string_view file) const;
-  // timeline.json: {"traceEvents": events} (Perfetto, chrome://tracing), on one line.
-  Status write_timeline(const nlohmann::json& events) const;
-  // timeline.json from text already in that form (a large run's events written one by one, not held as JSON values).
-  Status write_timeline_text(std::string_view json_text) const;
   // summary.json: `summary` indented by 2, then a newline.
   Status write_summary(const nlohmann::ordered_json& summary) const;
 
