@@ -1,5 +1,6 @@
 #include "omnilearn/hybrid/hybrid_job.h"
 
+#include <algorithm>
 #include <numeric>
 #include <string>
 
@@ -101,9 +102,26 @@ Status validate_plan(const HybridPlan& plan, const HybridCluster& cluster, std::
 }
 
 std::vector<std::int64_t> even_layers(std::int64_t layer_count, std::int64_t virtual_stages) {
-  std::vector<std::int64_t> l(static_cast<std::size_t>(virtual_stages), layer_count / virtual_stages);
-  const std::int64_t extra = layer_count % virtual_stages;
-  for (std::int64_t j = 0; j < extra; ++j) ++l[static_cast<std::size_t>(virtual_stages - 1 - j)];
+  // The transformer layers (all but the embedding, 0, and the head, the last) split evenly, the later stages taking
+  // one more when it does not divide; the embedding joins the first stage, the head the last.
+  std::vector<std::int64_t> l(static_cast<std::size_t>(virtual_stages), 0);
+  const std::int64_t body = std::max<std::int64_t>(layer_count - 2, 0);
+  for (std::int64_t j = 0; j < virtual_stages; ++j) {
+    l[static_cast<std::size_t>(j)] = body / virtual_stages + (j >= virtual_stages - body % virtual_stages ? 1 : 0);
+  }
+  l.front() += layer_count - body - (layer_count > 1 ? 1 : 0);
+  if (layer_count > 1) l.back() += 1;
+  // Too few layers for the stages: fall back to counts, at least one each where possible.
+  for (std::int64_t j = 0; j < virtual_stages; ++j) {
+    if (l[static_cast<std::size_t>(j)] > 0) continue;
+    for (auto& donor : l) {
+      if (donor > 1) {
+        --donor;
+        l[static_cast<std::size_t>(j)] = 1;
+        break;
+      }
+    }
+  }
   return l;
 }
 

@@ -82,8 +82,9 @@ struct HybridPlan {
 Status validate_plan(const HybridPlan& plan, const HybridCluster& cluster, std::int64_t layer_count,
                      std::int64_t global_batch);
 
-// Layers split as evenly as counts allow (the first virtual stages take one fewer when it does not divide), the
-// same in every replica: Megatron-LM's default.
+// Megatron-LM's default split, the same in every replica: the transformer layers (all but the embedding, layer 0,
+// and the head, the last) evenly over the virtual stages (the later ones take one more when it does not divide),
+// the embedding with the first stage and the head with the last.
 std::vector<std::int64_t> even_layers(std::int64_t layer_count, std::int64_t virtual_stages);
 // Micro-batches split evenly (the first replicas take one more when it does not divide).
 std::vector<std::int64_t> even_micro_batches(std::int64_t total, std::int64_t replicas);
