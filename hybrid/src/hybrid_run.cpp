@@ -35,6 +35,9 @@ namespace {
 
 std::string str(std::int64_t v) { return std::to_string(v); }
 
+// Level 2's local search runs for jobs of at most this many devices.
+constexpr std::int64_t kLocalSearchDevices = 256;
+
 // What one run holds while it steps.
 class HybridRun {
  public:
@@ -116,7 +119,9 @@ void HybridRun::record_plan(int level, const std::string& reason, Seconds cost_s
 Status HybridRun::initial_plan(const StepConditions& now) {
   std::vector<std::int64_t> all(spec_.cluster.devices.size());
   std::iota(all.begin(), all.end(), 0);
-  const bool planned = spec_.policy == HybridPolicy::kStatic || spec_.policy == HybridPolicy::kOracle;
+  // The controller starts, as the static plan and the oracle do, from the planner's plan for the declared shape at the
+  // initial speeds (level 3 at no cost); Megatron-LM's default takes the devices in order with equal splits.
+  const bool planned = spec_.policy != HybridPolicy::kEqual;
   if (planned) return replan(now, all, "initial plan", /*keep_shape=*/true);
   costs_now_ = costs_at(spec_.shape.tp);
   if (costs_now_ == nullptr) {
@@ -209,11 +214,40 @@ void HybridRun::rebalance_layers(const StepConditions& speeds, bool always) {
     trial.layers[static_cast<std::size_t>(r)] =
         balance_layers(plan_, r, spec_.cluster, *costs_now_, speeds, spec_.memory);
   }
+  // balance_layers weighs compute only; a stage whose gradients' all-reduce or sends are slow (a slow link) needs
+  // fewer layers than that. A local search moves one layer across one boundary at a time while the whole step,
+  // all-reduces included, gets shorter (small jobs only: each try simulates a step).
+  Seconds best = 0.0;
+  {
+    auto start = simulate_step(trial, spec_.cluster, *costs_now_, speeds, spec_.step);
+    if (!start.is_ok()) return;
+    best = start->step_s;
+  }
+  if (plan_.shape.devices() <= kLocalSearchDevices) {
+    for (bool improved = true; improved;) {
+      improved = false;
+      for (std::size_t r = 0; r < trial.layers.size(); ++r) {
+        for (std::size_t j = 0; j + 1 < trial.layers[r].size(); ++j) {
+          for (int dir : {-4, -2, -1, 1, 2, 4}) {
+            HybridPlan moved = trial;
+            auto& l = moved.layers[r];
+            l[j] -= dir;
+            l[j + 1] += dir;
+            if (l[j] < 1 || l[j + 1] < 1) continue;
+            if (!check_memory(moved, spec_.cluster, *costs_now_, spec_.memory).is_ok()) continue;
+            auto t = simulate_step(moved, spec_.cluster, *costs_now_, speeds, spec_.step);
+            if (!t.is_ok() || t->step_s >= best - 1e-9) continue;
+            best = t->step_s;
+            trial = std::move(moved);
+            improved = true;
+          }
+        }
+      }
+    }
+  }
   if (trial.layers == plan_.layers) return;
   if (!check_memory(trial, spec_.cluster, *costs_now_, spec_.memory).is_ok()) return;
-  auto then = simulate_step(trial, spec_.cluster, *costs_now_, speeds, spec_.step);
-  if (!then.is_ok()) return;
-  const Seconds saving = now->step_s - then->step_s;
+  const Seconds saving = now->step_s - best;
   // Moving a layer sends its weights and optimizer state to its new stage; replicas move in parallel.
   Seconds cost = 0.0;
   for (std::int64_t r = 0; r < plan_.shape.dp; ++r) {
