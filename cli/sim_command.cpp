@@ -81,7 +81,7 @@ po::options_description sim_options() {
       "      --set emulator.eval_every=250 --out runs/vt-asp-hl8   (virtual-time training)\n"
       "  omnilearn sim scenarios/testbed/asp-hl8.yaml --set workload.numerics=real --set workload.model=profiles/hl8.yaml\n"
       "      --set 'workload.asp={update: model-overwrite, pull: per-epoch}'   (the OmniLearn paper's ASP)\n"
-      "  omnilearn sim scenarios/hybrid/opt350-mixed.yaml --out runs/hybrid   (a hybrid job, four policies)\n\n"
+      "  omnilearn sim scenarios/hybrid/gptneo-mixed-failslow.yaml --out runs/hybrid   (a hybrid job, 4 policies)\n\n"
       "options");
   opts.add_options()("help,h", "print this help")("scenario", po::value<std::string>(), "scenario YAML file")(
       "set", po::value<std::vector<std::string>>()->composing(),
