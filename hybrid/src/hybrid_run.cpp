@@ -37,6 +37,8 @@ std::string str(std::int64_t v) { return std::to_string(v); }
 
 // Level 2's local search runs for jobs of at most this many devices.
 constexpr std::int64_t kLocalSearchDevices = 256;
+// Steps the lower levels must sit at their bounds before level 3 looks for a better plan.
+constexpr std::int64_t kBoundedSteps = 3;
 
 // What one run holds while it steps.
 class HybridRun {
@@ -49,8 +51,14 @@ class HybridRun {
   StepConditions conditions_at(Seconds t) const;
   const StageCosts* costs_at(std::int64_t tp);
   Status initial_plan(const StepConditions& now);
+  PlannerOptions planner_options(bool keep_shape) const;
+  Seconds restart_cost_s() const;  // stopping, checkpointing and restarting the current plan
+  Status install(HybridPlan plan, const std::string& reason, Seconds saving_s);
   Status replan(const StepConditions& speeds, const std::vector<std::int64_t>& live, const std::string& reason,
                 bool keep_shape);
+  // Level 3 when the lower levels sit at their bounds: a replica at its fewest micro-batches still ends last.
+  bool at_bounds(const HybridStep& step) const;
+  Status replan_if_it_pays(const StepConditions& estimate);
   Status start_controller();
   void record_placement();
   void record_plan(int level, const std::string& reason, Seconds cost_s, Seconds saving_s);
@@ -70,6 +78,9 @@ class HybridRun {
   std::int64_t step_ = 0;
   Seconds pending_s_ = 0.0;
   std::int64_t last_layer_step_ = 0;
+  std::int64_t bounded_steps_ = 0;  // consecutive steps at_bounds()
+  // The step a decision made now applies from: the current one before it runs, the next one after.
+  std::int64_t applies_from_ = 0;
 };
 
 StepConditions HybridRun::conditions_at(Seconds t) const {
@@ -106,14 +117,14 @@ void HybridRun::record_placement() {
   for (std::int64_t r = 0; r < plan_.shape.dp; ++r) {
     for (std::int64_t s = 0; s < plan_.shape.pp; ++s) {
       for (std::int64_t t = 0; t < plan_.shape.tp; ++t) {
-        result_.placements.push_back({step_, plan_.device_at(r, s, t), {r, s, t}});
+        result_.placements.push_back({applies_from_, plan_.device_at(r, s, t), {r, s, t}});
       }
     }
   }
 }
 
 void HybridRun::record_plan(int level, const std::string& reason, Seconds cost_s, Seconds saving_s) {
-  result_.plans.push_back({step_, level, reason, cost_s, saving_s, plan_.micro_batches, plan_.layers});
+  result_.plans.push_back({applies_from_, level, reason, cost_s, saving_s, plan_.micro_batches, plan_.layers});
 }
 
 Status HybridRun::initial_plan(const StepConditions& now) {
@@ -148,8 +159,7 @@ Status HybridRun::initial_plan(const StepConditions& now) {
   return Status::ok();
 }
 
-Status HybridRun::replan(const StepConditions& speeds, const std::vector<std::int64_t>& live,
-                         const std::string& reason, bool keep_shape) {
+PlannerOptions HybridRun::planner_options(bool keep_shape) const {
   PlannerOptions options;
   options.schedule = spec_.schedule;
   options.micro_batch = spec_.micro_batch;
@@ -162,11 +172,19 @@ Status HybridRun::replan(const StepConditions& speeds, const std::vector<std::in
     // Megatron-LM restarted on fewer devices: the same pp and tp, as many replicas as fit, equal splits.
     options.fixed_shape = {0, spec_.shape.pp, spec_.shape.tp};
   }
-  auto planned = plan_job(spec_.cluster, live, speeds, options, [this](std::int64_t tp) { return costs_at(tp); });
-  if (!planned.is_ok()) return planned.status().with_context(reason);
-  plan_ = std::move(planned->plan);
+  return options;
+}
+
+Seconds HybridRun::restart_cost_s() const {
+  const double state = costs_now_->params(0, costs_now_->layer_count()) * spec_.memory.state_bytes_per_param /
+                       static_cast<double>(plan_.shape.tp * plan_.shape.pp);
+  return spec_.control.restart_s + 2.0 * state / spec_.control.checkpoint_bytes_per_s;
+}
+
+Status HybridRun::install(HybridPlan plan, const std::string& reason, Seconds saving_s) {
+  plan_ = std::move(plan);
+  costs_now_ = costs_at(plan_.shape.tp);
   if (spec_.policy == HybridPolicy::kEqual) {
-    costs_now_ = costs_at(plan_.shape.tp);
     plan_.layers.assign(static_cast<std::size_t>(plan_.shape.dp), even_layers(costs_now_->layer_count(), plan_.virtual_stages()));
     const std::int64_t unit = spec_.schedule.kind == ScheduleKind::kInterleaved ? plan_.shape.pp : 1;
     const auto even = even_micro_batches(spec_.global_batch / spec_.micro_batch / unit, plan_.shape.dp);
@@ -174,14 +192,48 @@ Status HybridRun::replan(const StepConditions& speeds, const std::vector<std::in
     for (std::int64_t m : even) plan_.micro_batches.push_back(m * unit);
     OMNI_RETURN_IF_ERROR(check_memory(plan_, spec_.cluster, *costs_now_, spec_.memory).with_context(reason));
   }
-  costs_now_ = costs_at(plan_.shape.tp);
   record_placement();
-  const double state = costs_now_->params(0, costs_now_->layer_count()) * spec_.memory.state_bytes_per_param /
-                       static_cast<double>(plan_.shape.tp * plan_.shape.pp);
-  const Seconds cost = step_ == 0 ? 0.0 : spec_.control.restart_s + 2.0 * state / spec_.control.checkpoint_bytes_per_s;
+  const Seconds cost = applies_from_ == 0 ? 0.0 : restart_cost_s();
   pending_s_ += cost;
-  record_plan(3, reason, cost, 0.0);
+  record_plan(3, reason, cost, saving_s);
   return start_controller();
+}
+
+Status HybridRun::replan(const StepConditions& speeds, const std::vector<std::int64_t>& live,
+                         const std::string& reason, bool keep_shape) {
+  auto planned = plan_job(spec_.cluster, live, speeds, planner_options(keep_shape),
+                          [this](std::int64_t tp) { return costs_at(tp); });
+  if (!planned.is_ok()) return planned.status().with_context(reason);
+  return install(std::move(planned->plan), reason, 0.0);
+}
+
+bool HybridRun::at_bounds(const HybridStep& step) const {
+  if (plan_.shape.dp < 2) return false;
+  const std::int64_t unit = plan_.schedule.kind == ScheduleKind::kInterleaved ? plan_.shape.pp : 1;
+  const Seconds slowest = *std::max_element(step.replica_s.begin(), step.replica_s.end());
+  double others = 0.0;
+  for (Seconds t : step.replica_s) others += t;
+  for (std::size_t r = 0; r < step.replica_s.size(); ++r) {
+    if (plan_.micro_batches[r] > unit || step.replica_s[r] < slowest) continue;
+    const double mean_others = (others - step.replica_s[r]) / static_cast<double>(step.replica_s.size() - 1);
+    if (step.replica_s[r] > (1.0 + spec_.control.imbalance_threshold) * mean_others) return true;
+  }
+  return false;
+}
+
+Status HybridRun::replan_if_it_pays(const StepConditions& estimate) {
+  std::vector<std::int64_t> live;
+  for (std::size_t d = 0; d < estimate.speed.size(); ++d) {
+    if (estimate.speed[d] > 0.0) live.push_back(static_cast<std::int64_t>(d));
+  }
+  auto planned = plan_job(spec_.cluster, live, estimate, planner_options(/*keep_shape=*/false),
+                          [this](std::int64_t tp) { return costs_at(tp); });
+  if (!planned.is_ok()) return Status::ok();  // nothing better fits: keep the plan
+  auto now = simulate_step(plan_, spec_.cluster, *costs_now_, estimate, spec_.step);
+  if (!now.is_ok()) return now.status();
+  const Seconds saving = now->step_s - planned->predicted_step_s;
+  if (saving * static_cast<double>(spec_.control.horizon_steps) <= restart_cost_s()) return Status::ok();
+  return install(std::move(planned->plan), "lower levels at their bounds", saving);
 }
 
 Status HybridRun::start_controller() {
@@ -346,6 +398,7 @@ Result<HybridRunResult> HybridRun::run(const std::function<void(std::int64_t)>& 
   result_.memory = plan_memory(plan_, spec_.cluster, *costs_now_, spec_.memory);
   std::optional<HybridStep> last;
   for (step_ = 0; step_ < spec_.steps; ++step_) {
+    applies_from_ = step_;
     const StepConditions truth = conditions_at(now);
     std::vector<std::int64_t> live;
     bool lost = false;
@@ -393,14 +446,18 @@ Result<HybridRunResult> HybridRun::run(const std::function<void(std::int64_t)>& 
     }
     pending_s_ = 0.0;
     now += duration;
+    applies_from_ = step_ + 1;
     if (spec_.policy == HybridPolicy::kOmnilearn) {
       OMNI_RETURN_IF_ERROR(level_one(*step, now));
       const StepConditions estimate = estimated_speeds(*step, truth);
+      bounded_steps_ = at_bounds(*step) ? bounded_steps_ + 1 : 0;
+      if (bounded_steps_ >= kBoundedSteps) {
+        bounded_steps_ = 0;
+        OMNI_RETURN_IF_ERROR(replan_if_it_pays(estimate));
+      }
       if ((step_ + 1 - last_layer_step_) >= spec_.control.layer_every_n || (last && std::abs(step->step_s / last->step_s - 1.0) > spec_.control.imbalance_threshold)) {
         last_layer_step_ = step_ + 1;
-        ++step_;
         rebalance_layers(estimate, /*always=*/false);
-        --step_;
       }
       previous = estimate;
     } else {

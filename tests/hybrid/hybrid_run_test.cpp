@@ -171,3 +171,38 @@ TEST(HybridRun, AProfileWithNaNIsRefusedNamingTheLayerAndField) {
 
 }  // namespace
 }  // namespace omnilearn::hybrid
+
+namespace omnilearn::hybrid {
+namespace {
+
+TEST(HybridRun, LevelThreeReplansWhenAReplicaAtItsFewestMicroBatchesStillEndsLast) {
+  const auto source = profiles("GPT-Neo-2.7");
+  HybridRunSpec spec;
+  DeviceKind gh;
+  gh.name = "GH-96";
+  gh.memory_bytes = 102.6e9;
+  gh.gpus_per_node = 4;
+  gh.intra_node_bytes_per_s = 450e9;
+  spec.cluster.kinds.push_back(gh);
+  spec.cluster.nodes = 2;
+  for (std::int64_t d = 0; d < 8; ++d) spec.cluster.devices.push_back({0, d / 4});
+  spec.shape = {2, 1, 4};
+  spec.micro_batch = 1;
+  spec.global_batch = 16;
+  spec.steps = 40;
+  spec.control.restart_s = 1.0;
+  // The second node's GPUs at 2% of their speed for the whole run: its replica cannot keep up even with one
+  // micro-batch, so the controller re-plans (here: four replicas whose slow stage holds only the head).
+  for (std::int64_t d = 4; d < 8; ++d) spec.episodes.push_back({SpeedEpisode::Target::kDevice, d, 0.0, 1e12, 0.02});
+  const auto r = run(spec, HybridPolicy::kOmnilearn, *source);
+  bool replanned = false;
+  for (const PlanRecord& p : r.plans) replanned = replanned || (p.level == 3 && p.reason == "lower levels at their bounds");
+  EXPECT_TRUE(replanned);
+  double early = 0.0, late = 0.0;
+  for (int i = 1; i <= 3; ++i) early += r.steps[static_cast<std::size_t>(i)].step_s / 3.0;
+  for (std::size_t i = r.steps.size() - 5; i < r.steps.size(); ++i) late += r.steps[i].step_s / 5.0;
+  EXPECT_LT(late, early / 2.0);
+}
+
+}  // namespace
+}  // namespace omnilearn::hybrid
