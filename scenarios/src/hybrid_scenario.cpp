@@ -227,7 +227,7 @@ Result<HybridScenario> parse_tree(std::string_view yaml_text, const std::string&
   YAML::Node root = std::move(loaded).value();
   for (const std::string& o : overrides) OMNI_RETURN_IF_ERROR(source.apply_override(root, o));
   auto reader = MapReader::open(source, root, "",
-                                {"kind", "name", "model", "cluster", "job", "control", "availability", "steps",
+                                {"kind", "name", "seed", "model", "cluster", "job", "control", "availability", "steps",
                                  "timeline_steps", "state_bytes_per_param", "grad_bytes_per_param"});
   if (!reader) return reader.status();
   HybridScenario s;
@@ -238,6 +238,7 @@ Result<HybridScenario> parse_tree(std::string_view yaml_text, const std::string&
   OMNI_RETURN_IF_ERROR(reader->read("kind", kind));
   if (kind != "hybrid") return reader->error("kind", "expected hybrid");
   OMNI_RETURN_IF_ERROR(reader->read("name", s.name));
+  OMNI_RETURN_IF_ERROR(reader->read("seed", s.seed));
   OMNI_RETURN_IF_ERROR(parse_model(*reader, s));
   OMNI_RETURN_IF_ERROR(parse_cluster(*reader, s.spec.cluster));
   OMNI_RETURN_IF_ERROR(parse_job(*reader, s.spec));
