@@ -206,3 +206,35 @@ TEST(HybridRun, LevelThreeReplansWhenAReplicaAtItsFewestMicroBatchesStillEndsLas
 
 }  // namespace
 }  // namespace omnilearn::hybrid
+
+namespace omnilearn::hybrid {
+namespace {
+
+TEST(HybridRun, ADeviceThatLeavesCostsOneReplanAndItsReturnAtMostOne) {
+  auto s = failslow();
+  s.spec.episodes = {{SpeedEpisode::Target::kDevice, 21, 200.0, 500.0, 0.0}};
+  s.spec.steps = 300;
+  const auto source = profiles(s.profile);
+  for (HybridPolicy policy : {HybridPolicy::kEqual, HybridPolicy::kStatic, HybridPolicy::kOmnilearn, HybridPolicy::kOracle}) {
+    SCOPED_TRACE(policy_name(policy));
+    const auto r = run(s.spec, policy, *source);
+    int left = 0, joined = 0;
+    for (const PlanRecord& p : r.plans) {
+      left += p.level == 3 && p.reason == "devices left";
+      joined += p.level == 3 && p.reason == "devices joined";
+    }
+    EXPECT_EQ(left, 1);
+    // Back, it re-plans only where it makes room for another replica, and never again and again.
+    const bool adapts = policy == HybridPolicy::kOmnilearn || policy == HybridPolicy::kOracle;
+    EXPECT_LE(joined, adapts ? 1 : 0);
+    // While it is gone, no plan names it.
+    for (const StepRecord& step : r.steps) {
+      if (step.start_s >= 200.0 && step.start_s < 500.0) {
+        EXPECT_EQ(step.live_devices, 31);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace omnilearn::hybrid
