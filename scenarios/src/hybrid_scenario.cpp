@@ -1,9 +1,13 @@
 #include "omnilearn/scenarios/hybrid_scenario.h"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
 
 #include "map_reader.h"
+#include "omnilearn/base/input_limits.h"
+#include "omnilearn/base/text_checks.h"
 #include "omnilearn/traces/trace_file.h"
 #include "yaml_source.h"
 
@@ -26,7 +30,11 @@ Status parse_kinds(const MapReader& cluster, hybrid::HybridCluster& out, std::ma
     kind.intra_node_bytes_per_s = 150e9;
     double memory_gb = 0.0, peak_tflops = 0.0;
     OMNI_RETURN_IF_ERROR(k->read("name", kind.name));
-    if (kind.name.empty()) return k->error("name", "expected the kind's name");
+    const bool plain = !kind.name.empty() && kind.name.size() <= 64 &&
+                       std::all_of(kind.name.begin(), kind.name.end(), [](char c) {
+                         return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '+';
+                       });
+    if (!plain) return k->error_got("name", "a kind's name of 1 to 64 letters, digits, '-', '_', '.' or '+'");
     if (!k->has("memory_gb")) return k->error("memory_gb", "expected one GPU's memory in GB");
     OMNI_RETURN_IF_ERROR(k->read("memory_gb", memory_gb, Range::kPositive));
     OMNI_RETURN_IF_ERROR(k->read("gpus_per_node", kind.gpus_per_node, Range::kPositive));
@@ -238,6 +246,8 @@ Result<HybridScenario> parse_tree(std::string_view yaml_text, const std::string&
   OMNI_RETURN_IF_ERROR(reader->read("kind", kind));
   if (kind != "hybrid") return reader->error("kind", "expected hybrid");
   OMNI_RETURN_IF_ERROR(reader->read("name", s.name));
+  // The default run folder is runs/<name>: a name must name one folder.
+  if (std::string bad = name_problem(s.name, limits::kMaxNameBytes); !bad.empty()) return reader->error_got("name", bad);
   OMNI_RETURN_IF_ERROR(reader->read("seed", s.seed));
   OMNI_RETURN_IF_ERROR(parse_model(*reader, s));
   OMNI_RETURN_IF_ERROR(parse_cluster(*reader, s.spec.cluster));

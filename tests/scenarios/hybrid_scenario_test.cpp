@@ -71,6 +71,8 @@ TEST(HybridScenario, HostileFilesAreRefusedNamingTheField) {
       {"steps=-3", "steps"},
       {"kind=training", "kind: expected hybrid"},
       {"surprise=1", "surprise"},
+      {"name=../../elsewhere", "name"},
+      {"cluster.kinds[0].name=\"A100,40\"", "a kind's name of 1 to 64 letters"},
   };
   for (const Bad& c : cases) {
     SCOPED_TRACE(c.override_text);
