@@ -22,6 +22,8 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
 int run_emulate_command(const std::vector<std::string>& args, const std::vector<std::string>& argv);
 // `omnilearn calibrate`: model profile + throttle-fidelity table of this host.
 int run_calibrate_command(const std::vector<std::string>& args, const std::vector<std::string>& argv);
+// `omnilearn emulate-pipeline`: the pipeline testbed (pipeline_testbed_command.cpp; exit 130/143 on signals).
+int run_emulate_pipeline_command(const std::vector<std::string>& args);
 // Runs the Python analysis package (figures, HTML report, trace plots).
 int run_report_command(const std::vector<std::string>& args);
 

@@ -17,6 +17,7 @@ commands:
   sim        simulate one scenario in SimGrid and write its run folder
   sweep      run the cartesian product of a sweep file, each point in its own process
   emulate    train for real: LibTorch worker processes throttled by cgroups, driven by the same controller
+  emulate-pipeline  a pipeline of stage processes under cgroup quotas against the pipeline simulation
   calibrate  measure compute time vs batch and CPU share here; write a model profile for the simulator
   validate   calibrate, run the testbed and the simulator on one scenario, report the simulator's error
   trace      import, synthesise and summarise availability traces
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
 #endif
 #ifdef OMNILEARN_HAVE_EMULATOR
   if (command == "emulate") return omnilearn::cli::run_emulate_command(args, full);
+  if (command == "emulate-pipeline") return omnilearn::cli::run_emulate_pipeline_command(args);
   if (command == "calibrate") return omnilearn::cli::run_calibrate_command(args, full);
 #ifdef OMNILEARN_HAVE_SIM
   if (command == "validate") return omnilearn::cli::run_validate_command(args, full);
