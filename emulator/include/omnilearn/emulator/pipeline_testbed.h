@@ -48,10 +48,12 @@ struct PipelineTestbedSpec {
   std::int64_t window = 20;           // steps per window of the worst-window error
   std::uint64_t seed = 1;             // weights and data
   double learning_rate = 0.01;
-  // The CFS period of every stage's quota. A pass costs a few milliseconds; under the kernel's 100 ms period a
-  // throttled stage would run a burst of passes and then stall for the rest of the period, which the simulator
-  // (time = CPU / share) does not model. At 5 ms a stage at 0.25 of a core waits at most 3.75 ms per period.
-  double cpu_period_s = 0.005;
+  // The CFS period of every stage's quota: shortened from the kernel's 100 ms, not modelled. A pass costs a few
+  // milliseconds; under a 100 ms period a throttled stage would run a burst of passes and stall for the rest of the
+  // period, which the simulator (a pass takes CPU / share) does not know. Shorter is not better without end: each
+  // period's unthrottle must preempt whatever else runs, and at 5 ms a busy stage at half a core took 1.23x its
+  // CPU / share on this 2-core host beside other builds (docs/testbed.md, "A pipeline under cgroup quotas").
+  double cpu_period_s = 0.020;
   std::int64_t calibration_reps = 15;  // timed passes per stage at a full core (after 3 untimed)
   double stall_timeout_s = 60.0;       // no record from a stage for this long after the start stops the run
   PipelineControllerSpec controller;
