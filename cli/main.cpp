@@ -22,6 +22,7 @@ commands:
   validate   calibrate, run the testbed and the simulator on one scenario, report the simulator's error
   trace      import, synthesise and summarise availability traces
   jobs       run jobs scenarios and job files (several jobs sharing a cluster); import, generate, check
+  chakra     replay a Chakra execution trace (one file per rank, as ASTRA-sim takes) on a simple network
   report     figures and an HTML report for run and sweep folders (Python: pandas, matplotlib)
 
 examples:
@@ -61,8 +62,11 @@ int main(int argc, char** argv) {
 #endif
   if (command == "trace") return run_trace_command(args);
   if (command == "jobs") return run_jobs_command(args);
+  if (command == "chakra") return omnilearn::cli::run_chakra_command(args);
   if (command == "report") return omnilearn::cli::run_report_command(args);
-  std::fprintf(stderr, "omnilearn: unknown command '%s' (expected demo, sim, sweep, emulate, calibrate, validate, trace, jobs or report)\n\n%s", command.c_str(),
-               kUsage);
+  std::fprintf(stderr,
+               "omnilearn: unknown command '%s' (expected demo, sim, sweep, emulate, calibrate, validate, trace, jobs, "
+               "chakra or report)\n\n%s",
+               command.c_str(), kUsage);
   return 2;
 }

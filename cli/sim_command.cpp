@@ -11,6 +11,7 @@
 #include "cli/progress_bar.h"
 #include "cli/stop_signals.h"
 #include "omnilearn/scenarios/scenario_kind.h"
+#include "cli/hybrid_sim_command.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/sim/simulation.h"
 #ifdef OMNILEARN_HAVE_TORCH_NUMERICS
@@ -68,6 +69,9 @@ po::options_description sim_options() {
       "ASP's algorithm (workload.asp, docs/asp-rules.md): update (gradient | model-overwrite), pull (every-push |\n"
       "per-epoch), rule (asgd | staleness-aware | dc-asgd | ssp | ringmaster | rescaled) with staleness_bound (ssp),\n"
       "delay_threshold (ringmaster) and dc_lambda (dc-asgd); the simulator times SSP's waits and the epoch barrier.\n\n"
+      "A `kind: hybrid` scenario (docs/hybrid.md) runs a pipeline/tensor/data-parallel job under each policy it\n"
+      "names (control.policy or control.policies) and writes steps.csv, plans.csv, placement.csv, devices.csv,\n"
+      "timeline.json and summary.json, one folder per policy and policies.csv when there are several.\n\n"
       "examples:\n"
       "  omnilearn sim scenarios/paper/bsp-hl8.yaml\n"
       "  omnilearn sim scenarios/paper/bsp-hl8.yaml --set policy.name=uniform --out runs/hl8-uniform\n"
@@ -76,7 +80,8 @@ po::options_description sim_options() {
       "  omnilearn sim scenarios/testbed/asp-hl8.yaml --set workload.numerics=real --set workload.model=profiles/hl8.yaml\n"
       "      --set emulator.eval_every=250 --out runs/vt-asp-hl8   (virtual-time training)\n"
       "  omnilearn sim scenarios/testbed/asp-hl8.yaml --set workload.numerics=real --set workload.model=profiles/hl8.yaml\n"
-      "      --set 'workload.asp={update: model-overwrite, pull: per-epoch}'   (the OmniLearn paper's ASP)\n\n"
+      "      --set 'workload.asp={update: model-overwrite, pull: per-epoch}'   (the OmniLearn paper's ASP)\n"
+      "  omnilearn sim scenarios/hybrid/gptneo-mixed-failslow.yaml --out runs/hybrid   (a hybrid job, 4 policies)\n\n"
       "options");
   opts.add_options()("help,h", "print this help")("scenario", po::value<std::string>(), "scenario YAML file")(
       "set", po::value<std::vector<std::string>>()->composing(),
@@ -167,6 +172,10 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
   std::vector<std::string> overrides = vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
   if (vm.count("seed")) overrides.push_back("seed=" + std::to_string(vm["seed"].as<std::uint64_t>()));
   const std::string& path = vm["scenario"].as<std::string>();
+  if (auto kind = scenarios::read_scenario_kind(path); kind && *kind == scenarios::ScenarioKind::kHybrid) {
+    return run_hybrid_sim(path, overrides, vm.count("out") ? vm["out"].as<std::string>() : std::string(),
+                          vm.count("force") > 0, vm.count("quiet") > 0);
+  }
   if (auto kind = scenarios::read_scenario_kind(path); kind && *kind == scenarios::ScenarioKind::kJobs) {
     std::cerr << "omnilearn sim: " << path << ": a jobs scenario (kind: jobs): run it with omnilearn jobs run " << path
               << "\n";

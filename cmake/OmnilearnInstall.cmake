@@ -13,7 +13,7 @@ include(CMakePackageConfigHelpers)
 
 # The exported libraries: static, Torch-, SimGrid- and libcgroup-free. A new library that installs cleanly joins
 # this list (made by omnilearn_add_module, cmake/OmnilearnModule.cmake, as base/CMakeLists.txt is).
-set(OMNILEARN_EXPORTED_LIBRARIES base controller traces scenarios run)
+set(OMNILEARN_EXPORTED_LIBRARIES base controller traces hybrid scenarios run)
 set(OMNILEARN_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/OmniLearn)
 
 foreach(name IN LISTS OMNILEARN_EXPORTED_LIBRARIES)

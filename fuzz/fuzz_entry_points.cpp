@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "omnilearn/scenarios/scenario_json.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/scenarios/sweep.h"
+#include "omnilearn/traces/chakra_trace.h"
 #include "omnilearn/traces/device_speeds.h"
 #include "omnilearn/traces/job_file.h"
 #include "omnilearn/traces/job_importer.h"
@@ -152,6 +154,24 @@ void fuzz_jobs(const std::uint8_t* data, std::size_t size) {
     default:
       check_names(traces::parse_packed_pairs(text, source).status(), source);
       return;
+  }
+}
+
+void fuzz_chakra(const std::uint8_t* data, std::size_t size) {
+  const std::string source = "chakra-fuzz.0.et";
+  auto rank = traces::parse_chakra_rank(as_text(data, size), source);
+  if (!rank) {
+    OMNI_CHECK(rank.status().message().rfind(source + ": byte ", 0) == 0,
+               "a Chakra error does not name its file and offset: " + rank.status().message());
+    return;
+  }
+  std::set<std::uint64_t> ids;
+  for (const traces::ChakraNode& n : rank->nodes) ids.insert(n.id);
+  OMNI_CHECK(ids.size() == rank->nodes.size(), "a Chakra rank read with duplicate ids");
+  for (const traces::ChakraNode& n : rank->nodes) {
+    OMNI_CHECK(n.type != traces::ChakraNodeType::kInvalid && static_cast<int>(n.type) <= 7, "a node of no type");
+    for (std::uint64_t d : n.data_deps) OMNI_CHECK(ids.count(d) == 1, "a dependency on an unknown id");
+    for (std::uint64_t d : n.ctrl_deps) OMNI_CHECK(ids.count(d) == 1, "a dependency on an unknown id");
   }
 }
 

@@ -26,4 +26,8 @@ void fuzz_importer(const std::uint8_t* data, std::size_t size);
 // that reads must write and read back identical; every error message must name the file.
 void fuzz_jobs(const std::uint8_t* data, std::size_t size);
 
+// The Chakra execution trace reader on the bytes as one rank's file: every error must name the file and a byte
+// offset; a rank that reads must hold known node types and dependencies on its own ids only.
+void fuzz_chakra(const std::uint8_t* data, std::size_t size);
+
 }  // namespace omnilearn::fuzz

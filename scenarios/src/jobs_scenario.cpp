@@ -306,7 +306,17 @@ nlohmann::ordered_json jobs_scenario_json(const JobsScenario& s) {
   return j;
 }
 
-const char* scenario_kind_name(ScenarioKind kind) { return kind == ScenarioKind::kJobs ? "jobs" : "training"; }
+const char* scenario_kind_name(ScenarioKind kind) {
+  switch (kind) {
+    case ScenarioKind::kJobs:
+      return "jobs";
+    case ScenarioKind::kHybrid:
+      return "hybrid";
+    case ScenarioKind::kTraining:
+      break;
+  }
+  return "training";
+}
 
 Result<ScenarioKind> read_scenario_kind(const std::string& path) {
   auto text = detail::read_text_file(path);
@@ -319,7 +329,8 @@ Result<ScenarioKind> read_scenario_kind(const std::string& path) {
     const YAML::Node kind = (*root)["kind"];
     if (kind.IsScalar() && kind.Scalar() == "jobs") return ScenarioKind::kJobs;
     if (kind.IsScalar() && kind.Scalar() == "training") return ScenarioKind::kTraining;
-    return source.error(kind, "kind", "expected training or jobs, got " + detail::describe(kind));
+    if (kind.IsScalar() && kind.Scalar() == "hybrid") return ScenarioKind::kHybrid;
+    return source.error(kind, "kind", "expected training, jobs or hybrid, got " + detail::describe(kind));
   } catch (const YAML::Exception& e) {
     return Status::parse_error(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }

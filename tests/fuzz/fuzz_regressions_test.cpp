@@ -70,5 +70,15 @@ TEST(FuzzRegressions, JobsInputsReturn) {
   }
 }
 
+TEST(FuzzRegressions, ChakraInputsReturn) {
+  replay(fuzz_chakra, files_under(kRoot / "fuzz/regressions/chakra"));
+  // A GlobalMetadata and a compute node with a dependency on itself, then each of its prefixes (the seeds of
+  // fuzz/make_corpus.sh are written the same way).
+  const std::string file("\x07\x0a\x05\x30\x2e\x30\x2e\x34\x0b\x08\x01\x18\x04\x38\x64\x2a\x01\x01\x3a\x00", 20);
+  for (std::size_t cut = 0; cut <= file.size(); ++cut) {
+    fuzz_chakra(reinterpret_cast<const std::uint8_t*>(file.data()), cut);
+  }
+}
+
 }  // namespace
 }  // namespace omnilearn::fuzz

@@ -17,9 +17,8 @@ namespace {
 
 using detail::bad;
 using detail::for_each_row;
-
-// The largest whole number a table may hold (micro-batches, degrees, layers, parameter counts).
-constexpr double kMaxWhole = 1e15;
+using detail::non_negative;
+using detail::whole;
 
 template <class T>
 std::string join(const T& items) {
@@ -33,23 +32,6 @@ std::string join(const T& items) {
     }
   }
   return out;
-}
-
-// `value` as a whole number >= `least`, or an error naming the field.
-Result<std::int64_t> whole(const std::string& where, std::string_view field, const std::string& value,
-                           std::int64_t least) {
-  const std::optional<double> v = parse_double(value);
-  if (!v || *v != std::floor(*v) || *v < static_cast<double>(least) || *v > kMaxWhole) {
-    return bad(where, field, value, "a whole number >= " + std::to_string(least));
-  }
-  return static_cast<std::int64_t>(*v);
-}
-
-// `value` as a number >= 0, or an error naming the field.
-Result<double> non_negative(const std::string& where, std::string_view field, const std::string& value) {
-  const std::optional<double> v = parse_double(value);
-  if (!v || *v < 0.0) return bad(where, field, value, "a number >= 0");
-  return *v;
 }
 
 // The layers 0..n-1 of `by_layer` as a vector, or an error naming `what` when one is missing or n differs from the

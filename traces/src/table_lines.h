@@ -4,8 +4,11 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -116,6 +119,26 @@ inline Status bad(const std::string& where, std::string_view field, const std::s
                   std::string_view expected) {
   return Status::parse_error(where + ": " + std::string(field) + " '" + value + "' is not valid; expected " +
                              std::string(expected));
+}
+
+// The largest whole number a table may hold (counts, degrees, layers, bytes): exact in a double.
+inline constexpr double kMaxWhole = 1e15;
+
+// `value` as a whole number from `least` to kMaxWhole, or an error naming the field.
+inline Result<std::int64_t> whole(const std::string& where, std::string_view field, const std::string& value,
+                                  std::int64_t least) {
+  const std::optional<double> v = parse_double(value);
+  if (!v || *v != std::floor(*v) || *v < static_cast<double>(least) || *v > kMaxWhole) {
+    return bad(where, field, value, "a whole number >= " + std::to_string(least));
+  }
+  return static_cast<std::int64_t>(*v);
+}
+
+// `value` as a finite number >= 0, or an error naming the field.
+inline Result<double> non_negative(const std::string& where, std::string_view field, const std::string& value) {
+  const std::optional<double> v = parse_double(value);
+  if (!v || *v < 0.0) return bad(where, field, value, "a number >= 0");
+  return *v;
 }
 
 }  // namespace omnilearn::traces::detail

@@ -14,6 +14,8 @@ inline constexpr std::size_t kMaxTracePoints = 10'000'000;
 inline constexpr std::size_t kMaxWorkers = 1'000'000;
 // Jobs in one job file (read, imported or generated; traces/JOBS.md).
 inline constexpr std::size_t kMaxJobs = 1'000'000;
+// Nodes in one rank's Chakra execution trace (traces/chakra_trace.h).
+inline constexpr std::size_t kMaxChakraNodes = 10'000'000;
 // Training iterations a scenario may ask for: epochs x steps per epoch, a sample budget, max_iterations.
 inline constexpr std::int64_t kMaxIterations = 1'000'000'000;
 // Bytes of one record of a CSV file (a job file, a device table, a trace to import): a quoted field may span lines

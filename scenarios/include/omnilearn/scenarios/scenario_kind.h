@@ -1,5 +1,6 @@
 // ScenarioKind: which command a scenario file is for, read from its top-level `kind:` (absent: training, the
-// files `omnilearn sim` runs; `kind: jobs`: a job file on a device cluster, `omnilearn jobs run`).
+// files `omnilearn sim` runs; `kind: jobs`: a job file on a device cluster, `omnilearn jobs run`; `kind: hybrid`: a
+// pipeline/tensor/data-parallel job, `omnilearn sim` too).
 // Stateless functions: thread-safe.
 #pragma once
 
@@ -9,13 +10,13 @@
 
 namespace omnilearn::scenarios {
 
-enum class ScenarioKind { kTraining, kJobs };
+enum class ScenarioKind { kTraining, kJobs, kHybrid };
 
-// "training" or "jobs".
+// "training", "jobs" or "hybrid".
 const char* scenario_kind_name(ScenarioKind kind);
 
 // Reads the file's top-level `kind:`; an error names the file (and line) when it cannot be read or parsed, or
-// when `kind` is neither `training` nor `jobs`.
+// when `kind` is none of training, jobs and hybrid.
 Result<ScenarioKind> read_scenario_kind(const std::string& path);
 
 }  // namespace omnilearn::scenarios
