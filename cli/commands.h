@@ -22,8 +22,6 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
 int run_emulate_command(const std::vector<std::string>& args, const std::vector<std::string>& argv);
 // `omnilearn calibrate`: model profile + throttle-fidelity table of this host.
 int run_calibrate_command(const std::vector<std::string>& args, const std::vector<std::string>& argv);
-// `omnilearn emulate-pipeline`: the pipeline testbed (pipeline_testbed_command.cpp; exit 130/143 on signals).
-int run_emulate_pipeline_command(const std::vector<std::string>& args);
 // `omnilearn chakra`: replays a Chakra execution trace (one file per rank) on a simple network.
 int run_chakra_command(const std::vector<std::string>& args);
 // Runs the Python analysis package (figures, HTML report, trace plots).

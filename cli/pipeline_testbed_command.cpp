@@ -1,22 +1,20 @@
-// `omnilearn emulate-pipeline SPEC.yaml --out DIR`: the pipeline testbed (emulator/include/omnilearn/emulator/
-// pipeline_testbed.h): stage processes of an MLP under cgroup quotas, measured against hybrid::run_pipeline fed with
-// the same run's calibration. The spec file is read here (yaml-cpp) into PipelineTestbedSpec; nothing else is.
+// `omnilearn emulate SPEC.yaml` on a `kind: hybrid-testbed` spec, and `omnilearn validate RUN` on its run folder
+// (pipeline_testbed_command.h): stage processes of an MLP under cgroup quotas, measured against hybrid::run_pipeline
+// fed with the same run's calibration. The spec file is read here (yaml-cpp) into PipelineTestbedSpec.
 #include <yaml-cpp/yaml.h>
 
-#include <boost/program_options.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <set>
 #include <string>
 
-#include "cli/command_line.h"
-#include "cli/commands.h"
+#include "cli/pipeline_testbed_command.h"
+#include "omnilearn/emulator/pipeline_prediction.h"
 #include "omnilearn/emulator/pipeline_testbed.h"
 
 namespace omnilearn::cli {
 namespace {
-
-namespace po = boost::program_options;
 
 template <typename T>
 void read_if(const YAML::Node& node, const char* key, T& into) {
@@ -36,8 +34,8 @@ Status fill_spec(const YAML::Node& root, emulator::PipelineTestbedSpec& s) {
                                          "micro_batch_size", "micro_batches", "schedule", "steps", "warmup_steps",
                                          "window", "seed", "learning_rate", "cpu_period_s", "calibration_reps",
                                          "stall_timeout_s", "controller"}, "spec"));
-  if (root["kind"] && root["kind"].as<std::string>() != "pipeline-testbed") {
-    return Status::invalid_argument("kind: expected pipeline-testbed");
+  if (!root["kind"] || root["kind"].as<std::string>() != "hybrid-testbed") {
+    return Status::invalid_argument("kind: expected hybrid-testbed");
   }
   read_if(root, "name", s.name);
   read_if(root, "stages", s.stages);
@@ -70,71 +68,96 @@ Status fill_spec(const YAML::Node& root, emulator::PipelineTestbedSpec& s) {
   return Status::ok();
 }
 
-void print_comparison(const emulator::PipelineTestbedSpec& spec, const emulator::PipelineTestbedResult& r) {
-  const emulator::PipelineComparison& c = r.comparison;
-  std::printf("mean step: measured %.4f s, predicted %.4f s, error %+.1f%% (bar 5%%)\n", c.measured_mean_s,
-              c.predicted_mean_s, 100.0 * c.mean_error);
-  std::printf("worst %lld-step window (from step %lld): error %+.1f%% (bar 10%%)\n", static_cast<long long>(c.window),
-              static_cast<long long>(c.worst_window_first_step), 100.0 * c.worst_window_error);
-  if (spec.replicas > 1) {
-    std::printf("micro-batches per replica (mean): measured");
-    for (double m : c.measured_micro_batches) std::printf(" %.2f", m);
-    std::printf(", predicted");
-    for (double m : c.predicted_micro_batches) std::printf(" %.2f", m);
-    std::printf("\n");
+// Applies `key=value` (or `controller.key=value`) to the spec's YAML before it is read, as --set does for scenarios.
+Status apply_override(YAML::Node& root, const std::string& assignment) {
+  const std::size_t eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) return Status::invalid_argument("--set " + assignment + ": expected key=value");
+  const std::string key = assignment.substr(0, eq);
+  const YAML::Node value = YAML::Load(assignment.substr(eq + 1));
+  const std::size_t dot = key.find('.');
+  if (dot == std::string::npos) {
+    root[key] = value;
+  } else {
+    YAML::Node inner = root[key.substr(0, dot)];
+    inner[key.substr(dot + 1)] = value;
   }
+  return Status::ok();
 }
 
-}  // namespace
-
-Result<emulator::PipelineTestbedSpec> read_pipeline_testbed_spec(const std::string& path) {
+Result<emulator::PipelineTestbedSpec> read_spec(const std::string& path, const std::vector<std::string>& overrides) {
   emulator::PipelineTestbedSpec spec;
   try {
-    OMNI_RETURN_IF_ERROR(fill_spec(YAML::LoadFile(path), spec).with_context(path));
+    YAML::Node root = YAML::LoadFile(path);
+    for (const std::string& o : overrides) OMNI_RETURN_IF_ERROR(apply_override(root, o).with_context(path));
+    OMNI_RETURN_IF_ERROR(fill_spec(root, spec).with_context(path));
   } catch (const YAML::Exception& e) {
     return Status::parse_error(path + ": " + e.what());
   }
   return spec;
 }
 
-int run_emulate_pipeline_command(const std::vector<std::string>& args) {
-  po::options_description opts(
-      "omnilearn emulate-pipeline SPEC.yaml --out DIR [options]\n\n"
-      "Runs a pipeline of an MLP on this host: one process per (replica, stage), each in its own cgroup at its CPU\n"
-      "share, activations and gradients over Gloo in the 1F1B order, replicas splitting the micro-batches by the\n"
-      "OmniLearn controller. Each stage is first calibrated at a full core; hybrid::run_pipeline fed with that\n"
-      "calibration predicts every step. Writes pipeline.json, calibration.csv, steps.csv, stages.csv and\n"
-      "validation.json into DIR. Needs root (cgroups). Exit codes: 0 done, 1 failure, 2 usage, 130/143 signals.\n"
-      "Shipped specs: scenarios/hybrid/testbed-*.yaml (docs/testbed.md, \"A pipeline under cgroup quotas\").\n\noptions");
-  opts.add_options()("help,h", "print this help")("spec", po::value<std::string>(), "pipeline spec YAML file")(
-      "out", po::value<std::string>(), "run folder (required)")("seed", po::value<std::uint64_t>(), "seed (overrides the spec's)")(
-      "steps", po::value<std::int64_t>(), "measured steps (overrides the spec's)");
-  po::variables_map vm;
-  if (auto done = parse_command_line("emulate-pipeline", args, opts, "spec", /*required=*/true, vm)) return *done;
-  if (!vm.count("out")) {
-    std::cerr << "omnilearn emulate-pipeline: missing --out DIR\n";
-    return 2;
+const char* verdict(bool ok) { return ok ? "met" : "MISSED"; }
+
+void print_comparison(const emulator::PipelineTestbedSpec& spec, const emulator::PipelineComparison& c) {
+  const emulator::PipelineBars bars;
+  const emulator::PipelineVerdict v = emulator::judge_pipeline(c, bars);
+  std::printf("mean step: measured %.4f s, predicted %.4f s, error %+.1f%% (bar %.0f%%: %s)\n", c.measured_mean_s,
+              c.predicted_mean_s, 100.0 * c.mean_error, 100.0 * bars.mean_error, verdict(v.mean_ok));
+  std::printf("worst %lld-step window (from step %lld): error %+.1f%% (bar %.0f%%: %s)\n",
+              static_cast<long long>(c.window), static_cast<long long>(c.worst_window_first_step),
+              100.0 * c.worst_window_error, 100.0 * bars.window_error, verdict(v.window_ok));
+  if (spec.replicas > 1) {
+    std::printf("micro-batches per replica (mean): measured");
+    for (double m : c.measured_micro_batches) std::printf(" %.2f", m);
+    std::printf(", predicted");
+    for (double m : c.predicted_micro_batches) std::printf(" %.2f", m);
+    std::printf(" (bar %.1f each: %s)\n", bars.split_micro_batches, verdict(v.split_ok));
   }
-  auto spec = read_pipeline_testbed_spec(vm["spec"].as<std::string>());
+}
+
+}  // namespace
+
+int run_pipeline_testbed_emulation(const std::string& spec_path, const std::vector<std::string>& overrides,
+                                   const std::string& out_dir) {
+  auto spec = read_spec(spec_path, overrides);
   if (!spec) {
-    std::cerr << "omnilearn emulate-pipeline: " << spec.status().message() << "\n";
+    std::cerr << "omnilearn emulate: " << spec.status().message() << "\n";
     return 2;
   }
-  if (vm.count("seed")) spec->seed = vm["seed"].as<std::uint64_t>();
-  if (vm.count("steps")) spec->steps = vm["steps"].as<std::int64_t>();
-  const std::string out = vm["out"].as<std::string>();
+  const std::string out = out_dir.empty() ? "runs/" + spec->name : out_dir;
   auto result = emulator::run_pipeline_testbed(*spec, out);
   if (!result) {
-    std::cerr << "omnilearn emulate-pipeline: " << result.status().message() << "\n";
+    std::cerr << "omnilearn emulate: " << spec_path << ": " << result.status().message() << "\n";
     return 1;
   }
   if (result->exit_code != 0) {
-    std::cerr << "omnilearn emulate-pipeline: " << result->message << "\n";
+    std::cerr << "omnilearn emulate: " << spec_path << ": " << result->message << "\n";
     return result->exit_code;
   }
-  print_comparison(*spec, *result);
-  std::printf("run folder: %s (validation.json)\n", out.c_str());
+  print_comparison(*spec, result->comparison);
+  std::printf("run folder: %s (validation.json; omnilearn validate %s exits 1 when a bar is missed)\n", out.c_str(),
+              out.c_str());
   return 0;
+}
+
+bool is_pipeline_run_folder(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path dir(path);
+  return std::filesystem::is_directory(dir, ec) && std::filesystem::exists(dir / "pipeline.json", ec) &&
+         std::filesystem::exists(dir / "steps.csv", ec);
+}
+
+int run_pipeline_run_validation(const std::string& run_dir) {
+  auto check = emulator::check_pipeline_run(run_dir);
+  if (!check) {
+    std::cerr << "omnilearn validate: " << check.status().message() << "\n";
+    return 1;
+  }
+  std::printf("%s (%s)\n", check->spec.name.c_str(), run_dir.c_str());
+  print_comparison(check->spec, check->comparison);
+  const bool ok = emulator::judge_pipeline(check->comparison).all();
+  std::printf("%s; validation.json rewritten\n", ok ? "every bar met" : "a bar missed");
+  return ok ? 0 : 1;
 }
 
 }  // namespace omnilearn::cli

@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -89,6 +91,7 @@ class PipelineStage {
   Seconds ping_pong();
   Seconds time_allreduce(const Group& group, torch::Tensor t, int reps);
   Status train();
+  Status write_timeline() const;
   Status step(controller::Controller& control, std::int64_t step, Clock::time_point& last_sync);
 
   const PipelineStageOptions& o_;
@@ -101,8 +104,8 @@ class PipelineStage {
   std::optional<TorchStageOps> ops_;
 };
 
-// Each pass's CPU time at a full core: the thread's CPU time, not the wall's, so that another process on the host
-// does not count (the quota grants CPU time; the prediction divides it by the share).
+// Each pass's CPU time under the stage's quota: the thread's CPU time, not the wall's, so that another process on
+// the host does not count (the quota grants CPU time; the prediction divides it by the share).
 Status PipelineStage::calibrate_passes(StageCalibrationReport& r) {
   std::vector<double> fwd, bwd, upd;
   for (std::int64_t i = 0; i < spec_.calibration_reps + 3; ++i) {
@@ -156,14 +159,13 @@ Seconds PipelineStage::time_allreduce(const Group& group, torch::Tensor t, int r
   return median(times);
 }
 
-// One stage at a time (the store orders them by rank), so no two calibrations share the host's cores.
+// Every stage at once, each under its quota, as in the steps; the transfers and collectives once all are done.
 Status PipelineStage::calibrate() try {
   StageCalibrationReport r;
   r.rank = rank_;
-  if (rank_ > 0) store_->wait({"cal/" + std::to_string(rank_ - 1)});
   OMNI_RETURN_IF_ERROR(calibrate_passes(r));
   store_->set("cal/" + std::to_string(rank_), std::vector<std::uint8_t>{1});
-  store_->wait({"cal/" + std::to_string(world_ - 1)});
+  for (std::int64_t k = 0; k < world_; ++k) store_->wait({"cal/" + std::to_string(k)});
   if (replica_ == 0) r.send_forward_s = r.send_backward_s = ping_pong();
   r.sync_s = time_allreduce(all_, torch::zeros({spec_.replicas}), 7);
   if (replicas_) r.allreduce_s = time_allreduce(replicas_, ops_->flat_gradients(), 5);
@@ -174,6 +176,7 @@ Status PipelineStage::calibrate() try {
 }
 
 Status PipelineStage::step(controller::Controller& control, std::int64_t step, Clock::time_point& last_sync) {
+  ops_->set_step(step);
   const std::vector<BatchSize> plan = control.current_plan().batch;
   auto order = hybrid::stage_order(spec_.schedule, spec_.stages, stage_, plan[static_cast<std::size_t>(replica_)]);
   if (!order) return order.status();
@@ -211,6 +214,20 @@ Status PipelineStage::step(controller::Controller& control, std::int64_t step, C
   return next.is_ok() ? Status::ok() : next.status();
 }
 
+// The stage's timeline, beside pipeline.json; the launcher joins every stage's into timeline.csv.
+Status PipelineStage::write_timeline() const {
+  const std::string path = pipeline_timeline_part(std::filesystem::path(o_.config).parent_path().string(), rank_);
+  std::ofstream f(path);
+  f.precision(9);
+  f << std::fixed;
+  for (const auto& e : ops_->timeline()) {
+    f << rank_ << ',' << e.step << ',' << e.what << ',' << e.micro_batch << ',' << e.begin_s << ',' << e.end_s << ','
+      << e.cpu_s << '\n';
+  }
+  f.flush();
+  return f ? Status::ok() : Status::io_error("cannot write " + path);
+}
+
 Status PipelineStage::train() try {
   auto control = make_pipeline_controller(spec_);
   if (!control) return control.status();
@@ -220,6 +237,7 @@ Status PipelineStage::train() try {
   for (std::int64_t s = 0; s < spec_.warmup_steps + spec_.steps; ++s) {
     OMNI_RETURN_IF_ERROR(step(*control, s, last_sync).with_context("step " + std::to_string(s)));
   }
+  OMNI_RETURN_IF_ERROR(write_timeline());
   return Status::ok();
 } catch (const std::exception& e) {
   return Status::internal(std::string("training failed: ") + e.what());

@@ -1,5 +1,7 @@
 #include "pipeline_stage_ops.h"
 
+#include <time.h>
+
 #include <string>
 
 namespace omnilearn::emulator::worker {
@@ -16,6 +18,18 @@ Status guarded(const char* what, F&& f) {
   } catch (const std::exception& e) {
     return Status::internal(std::string(what) + ": " + e.what());
   }
+}
+
+double monotonic_s() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double thread_cpu_now_s() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 }  // namespace
@@ -52,14 +66,46 @@ torch::Tensor TorchStageOps::run_layers(const torch::Tensor& x) {
   return h;
 }
 
+Status TorchStageOps::post_receives(std::int64_t micro_batches) {
+  return guarded("posting the step's receives", [&] {
+    for (std::int64_t mb = 0; mb < micro_batches; ++mb) {
+      for (const bool backward : {false, true}) {
+        if (backward ? last_ : first_) continue;
+        std::vector<torch::Tensor> buf{torch::empty({batch_, backward ? out_width_ : in_width_})};
+        auto work = pipe_->recv(buf, static_cast<int>(backward ? stage_ + 1 : stage_ - 1), tag(mb, backward));
+        posted_[tag(mb, backward)] = {buf[0], std::move(work)};
+      }
+    }
+  });
+}
+
+Result<torch::Tensor> TorchStageOps::receive(std::int64_t micro_batch, bool backward) {
+  const double begin_s = monotonic_s();
+  auto it = posted_.find(tag(micro_batch, backward));
+  if (it == posted_.end()) {
+    std::vector<torch::Tensor> buf{torch::empty({batch_, backward ? out_width_ : in_width_})};
+    Status s = guarded("posting a receive", [&] {
+      auto work = pipe_->recv(buf, static_cast<int>(backward ? stage_ + 1 : stage_ - 1), tag(micro_batch, backward));
+      it = posted_.emplace(tag(micro_batch, backward), PostedReceive{buf[0], std::move(work)}).first;
+    });
+    OMNI_RETURN_IF_ERROR(s);
+  }
+  PostedReceive r = std::move(it->second);
+  posted_.erase(it);
+  OMNI_RETURN_IF_ERROR(guarded(backward ? "receiving a gradient" : "receiving an activation", [&] { r.work->wait(); }));
+  record(backward ? "recv_gradient" : "recv_activation", micro_batch, begin_s, monotonic_s(), 0.0);
+  return r.buffer;
+}
+
 Status TorchStageOps::receive_activation(std::int64_t micro_batch) {
-  std::vector<torch::Tensor> buf{torch::empty({batch_, in_width_})};
-  OMNI_RETURN_IF_ERROR(guarded("receiving an activation", [&] { pipe_->recv(buf, static_cast<int>(stage_ - 1), tag(micro_batch, false))->wait(); }));
-  input_[micro_batch] = buf[0].requires_grad_(true);
+  auto t = receive(micro_batch, /*backward=*/false);
+  if (!t) return t.status();
+  input_[micro_batch] = t->requires_grad_(true);
   return Status::ok();
 }
 
 Status TorchStageOps::forward(std::int64_t micro_batch) {
+  const double begin_s = monotonic_s(), cpu0_s = thread_cpu_now_s();
   if (first_) input_[micro_batch] = data_[static_cast<std::size_t>(micro_batch % kDataBatches)];
   const auto in = input_.find(micro_batch);
   if (in == input_.end()) return Status::internal("no input");
@@ -68,23 +114,27 @@ Status TorchStageOps::forward(std::int64_t micro_batch) {
     out = torch::nn::functional::cross_entropy(out, labels_[static_cast<std::size_t>(micro_batch % kDataBatches)]) * loss_scale_;
   }
   output_[micro_batch] = out;
+  record("forward", micro_batch, begin_s, monotonic_s(), thread_cpu_now_s() - cpu0_s);
   return Status::ok();
 }
 
 Status TorchStageOps::send_activation(std::int64_t micro_batch) {
   in_flight_.push_back(output_.at(micro_batch).detach().contiguous());
   std::vector<torch::Tensor> t{in_flight_.back()};
+  const double now_s = monotonic_s();
+  record("send_activation", micro_batch, now_s, now_s, 0.0);
   return guarded("sending an activation", [&] { sends_.push_back(pipe_->send(t, static_cast<int>(stage_ + 1), tag(micro_batch, false))); });
 }
 
 Status TorchStageOps::receive_gradient(std::int64_t micro_batch) {
-  std::vector<torch::Tensor> buf{torch::empty({batch_, out_width_})};
-  OMNI_RETURN_IF_ERROR(guarded("receiving a gradient", [&] { pipe_->recv(buf, static_cast<int>(stage_ + 1), tag(micro_batch, true))->wait(); }));
-  output_grad_[micro_batch] = buf[0];
+  auto t = receive(micro_batch, /*backward=*/true);
+  if (!t) return t.status();
+  output_grad_[micro_batch] = *t;
   return Status::ok();
 }
 
 Status TorchStageOps::backward(std::int64_t micro_batch) {
+  const double begin_s = monotonic_s(), cpu0_s = thread_cpu_now_s();
   const auto out = output_.find(micro_batch);
   if (out == output_.end()) return Status::internal("no output");
   if (last_) {
@@ -96,6 +146,7 @@ Status TorchStageOps::backward(std::int64_t micro_batch) {
     output_grad_.erase(g);
   }
   output_.erase(out);
+  record("backward", micro_batch, begin_s, monotonic_s(), thread_cpu_now_s() - cpu0_s);
   return Status::ok();
 }
 
@@ -105,6 +156,8 @@ Status TorchStageOps::send_gradient(std::int64_t micro_batch) {
   in_flight_.push_back(in->second.grad().contiguous());
   input_.erase(in);
   std::vector<torch::Tensor> t{in_flight_.back()};
+  const double now_s = monotonic_s();
+  record("send_gradient", micro_batch, now_s, now_s, 0.0);
   return guarded("sending a gradient", [&] { sends_.push_back(pipe_->send(t, static_cast<int>(stage_ - 1), tag(micro_batch, true))); });
 }
 

@@ -83,7 +83,7 @@ Result<PipelineStageOptions> parse_pipeline_stage_args(const std::vector<std::st
       "out-fd", po::value(&o.out_fd)->required())("in-fd", po::value(&o.in_fd)->required())(
       "comm-thread-file", po::value<std::vector<std::string>>());
   auto vm = parse(args, opts);
-  if (!vm) return vm.status().with_context("--pipeline-stage (started by omnilearn emulate-pipeline)");
+  if (!vm) return vm.status().with_context("--pipeline-stage (started by omnilearn emulate on a hybrid-testbed spec)");
   o.comm_thread_files = all<std::string>(*vm, "comm-thread-file");
   return o;
 }

@@ -54,7 +54,7 @@ struct CalibrateOptions {
 Result<CalibrateOptions> parse_calibrate_args(const std::vector<std::string>& args);
 int run_calibration_worker(const CalibrateOptions& options);
 
-// `--pipeline-stage` mode (pipeline_stage.cpp): one stage process of `omnilearn emulate-pipeline`.
+// `--pipeline-stage` mode (pipeline_stage.cpp): one stage process of `omnilearn emulate` on a `kind: hybrid-testbed` spec.
 struct PipelineStageOptions {
   std::string config;          // --config: the run folder's pipeline.json (pipeline_protocol.h)
   std::int64_t rank = 0;       // replica x stages + stage

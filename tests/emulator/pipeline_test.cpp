@@ -49,6 +49,7 @@ class FakeStage final : public StageOps {
  public:
   FakeStage(FakeLinks& links, std::int64_t stage, double forward_s, double backward_s, double share)
       : links_(links), stage_(stage), forward_s_(forward_s / share), backward_s_(backward_s / share) {}
+  Status post_receives(std::int64_t micro_batches) override { return posted_.push_back(micro_batches), Status::ok(); }
   Status receive_activation(std::int64_t mb) override { return links_.receive(stage_ - 1, stage_, false, mb); }
   Status forward(std::int64_t mb) override { return pass({PassKind::kForward, mb, 0}, forward_s_); }
   Status send_activation(std::int64_t mb) override { return links_.send(stage_, stage_ + 1, false, mb), Status::ok(); }
@@ -57,6 +58,7 @@ class FakeStage final : public StageOps {
   Status send_gradient(std::int64_t mb) override { return links_.send(stage_, stage_ - 1, true, mb), Status::ok(); }
   Status finish_sends() override { return Status::ok(); }
   const std::vector<hybrid::PipelineOp>& ran() const { return ran_; }
+  const std::vector<std::int64_t>& posted() const { return posted_; }
 
  private:
   Status pass(hybrid::PipelineOp op, double seconds) {
@@ -68,12 +70,14 @@ class FakeStage final : public StageOps {
   std::int64_t stage_;
   double forward_s_, backward_s_;
   std::vector<hybrid::PipelineOp> ran_;
+  std::vector<std::int64_t> posted_;  // post_receives() calls, before any pass
 };
 
 struct LoopRun {
   std::vector<Status> status;
   std::vector<StageStepTimes> times;
   std::vector<std::vector<hybrid::PipelineOp>> ran, expected;
+  std::vector<std::vector<std::int64_t>> posted;
   double wall_s = 0.0;
 };
 
@@ -101,7 +105,7 @@ LoopRun run_stages(hybrid::ScheduleKind kind, std::int64_t stages, std::int64_t 
   }
   for (auto& t : threads) t.join();
   run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  for (const auto& o : ops) run.ran.push_back(o->ran());
+  for (const auto& o : ops) run.ran.push_back(o->ran()), run.posted.push_back(o->posted());
   return run;
 }
 
@@ -115,6 +119,7 @@ TEST(PipelineStageLoop, OneFOneBNeverDeadlocksWithTwoAndFourStages) {
           const auto k = static_cast<std::size_t>(s);
           ASSERT_TRUE(run.status[k].is_ok()) << run.status[k].message();
           EXPECT_EQ(run.ran[k], run.expected[k]);  // each stage ran its schedule's order, every pass once
+          EXPECT_EQ(run.posted[k], std::vector<std::int64_t>{m});  // the step's receives posted once, up front
         }
       }
     }

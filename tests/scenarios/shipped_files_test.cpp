@@ -26,6 +26,7 @@ TEST(ShippedFiles, EveryYamlFileParses) {
   int scenarios = 0;
   int sweeps = 0;
   int jobs_scenarios = 0;
+  int testbed_specs = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(kDir)) {
     const auto& p = entry.path();
     if (!entry.is_regular_file() || (p.extension() != ".yaml" && p.extension() != ".yml")) continue;
@@ -36,7 +37,9 @@ TEST(ShippedFiles, EveryYamlFileParses) {
     } else if (p.parent_path().filename() == "profiles") {  // model profiles (omnilearn calibrate / validate wrote them)
       auto profile = load_model_profile(p.string());
       EXPECT_TRUE(profile.is_ok()) << profile.status().message();
-    } else if (auto kind = read_scenario_kind(p.string()); kind && *kind == ScenarioKind::kJobs) {
+    } else if (auto kind = read_scenario_kind(p.string()); kind && *kind == ScenarioKind::kHybridTestbed) {
+      ++testbed_specs;  // read by omnilearn emulate (cli/pipeline_testbed_command.cpp); here only its kind
+    } else if (kind && *kind == ScenarioKind::kJobs) {
       auto s = load_jobs_scenario(p.string());
       EXPECT_TRUE(s.is_ok()) << s.status().message();
       ++jobs_scenarios;
@@ -57,6 +60,7 @@ TEST(ShippedFiles, EveryYamlFileParses) {
   EXPECT_GE(scenarios, 11);
   EXPECT_GE(sweeps, 2);
   EXPECT_GE(jobs_scenarios, 2);
+  EXPECT_GE(testbed_specs, 3);
 }
 
 TEST(ShippedFiles, BspLevelsSplitTheHost) {

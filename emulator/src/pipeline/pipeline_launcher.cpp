@@ -1,6 +1,6 @@
-// run_pipeline_testbed(): the stage processes' launcher. Each stage process starts inside its own cgroup at a full
-// core, calibrates (one stage at a time), and waits; once every stage has calibrated the launcher sets each quota
-// to its share and says go. It follows the reports, the exits, the liveness and SIGINT/SIGTERM as `omnilearn
+// run_pipeline_testbed(): the stage processes' launcher. Each stage process starts inside its own cgroup at its
+// share, calibrates (all stages at once, as they run), and waits; once every stage has calibrated the launcher says
+// go. It follows the reports, the exits, the liveness and SIGINT/SIGTERM as `omnilearn
 // emulate` does (launcher.cpp), and stops and removes everything however the run ends.
 #include <poll.h>
 #include <sys/wait.h>
@@ -90,7 +90,8 @@ Status PipelineLaunch::prepare() {
   std::filesystem::create_directories(out_, ec);
   if (ec) return Status::io_error(out_ + ": " + ec.message());
   run_id_ = make_run_id(spec_.name, -1, this_launcher());
-  // Every stage starts at a full core for its calibration (the quotas drop to the shares before the steps).
+  // Every stage runs at its share from the start: its calibration pays what its passes pay in the steps (a pass cut
+  // by the quota period resumes on cold caches), which a calibration at a full core does not see.
   scenarios::EmulatorSpec settings;
   settings.cpu_period_s = spec_.cpu_period_s;
   settings.throttle = scenarios::QuotaScope::kCompute;  // Gloo's threads outside the quota: transfers hold no stage
@@ -98,6 +99,9 @@ Status PipelineLaunch::prepare() {
   if (!groups) return groups.status();
   throttler_ = std::move(groups->throttler);
   thread_files_ = std::move(groups->thread_files);
+  for (std::size_t k = 0; k < n_; ++k) {
+    OMNI_RETURN_IF_ERROR(throttler_->apply(static_cast<WorkerId>(k), spec_.shares[k]).with_context("the quota of " + name(k)));
+  }
   store_file_ = (std::filesystem::path(out_) / ".rendezvous").string();
   std::filesystem::remove(store_file_, ec);
   config_path_ = (std::filesystem::path(out_) / "pipeline.json").string();
@@ -133,11 +137,11 @@ Status PipelineLaunch::start_stages() {
   std::vector<pid_t> pids;
   for (const auto& w : stages_) pids.push_back(w->pid());
   env_->workers_started(pids);
-  log_("omnilearn emulate-pipeline: " + std::to_string(n_) + " stage processes started (run " + run_id_ + ")");
+  log_("omnilearn emulate: " + std::to_string(n_) + " stage processes started (run " + run_id_ + ")");
   return Status::ok();
 }
 
-// Every stage has calibrated: the quotas drop to the shares, then every stage may start its steps.
+// Every stage has calibrated: every stage may start its steps.
 Status PipelineLaunch::on_calibrated() {
   PipelineCalibration& c = result_.calibration;
   const auto stages = static_cast<std::size_t>(spec_.stages);
@@ -153,20 +157,16 @@ Status PipelineLaunch::on_calibrated() {
     c.allreduce_s = std::max(c.allreduce_s, r.allreduce_s);
     c.sync_s = std::max(c.sync_s, r.sync_s);
   }
-  for (std::size_t k = 0; k < n_; ++k) {
-    const double share = spec_.shares[k];
-    OMNI_RETURN_IF_ERROR(throttler_->apply(static_cast<WorkerId>(k), share).with_context("the quota of " + name(k)));
-  }
   for (auto& w : stages_) w->send(std::string(kPipelineGo) + "\n");
   calibrated_ = true;
-  log_("omnilearn emulate-pipeline: calibrated; quotas set, " + std::to_string(spec_.warmup_steps + spec_.steps) + " steps");
+  log_("omnilearn emulate: calibrated at the shares; " + std::to_string(spec_.warmup_steps + spec_.steps) + " steps");
   return Status::ok();
 }
 
 void PipelineLaunch::handle_line(std::size_t k, std::string_view line) {
   auto report = decode_stage_report(line);
   if (!report) {
-    log_("omnilearn emulate-pipeline: " + name(k) + ": " + report.status().message());
+    log_("omnilearn emulate: " + name(k) + ": " + report.status().message());
     return;
   }
   last_report_s_[k] = elapsed();
@@ -273,7 +273,7 @@ PipelineTestbedResult PipelineLaunch::run() {
   }
   if (!failure_.is_ok() || stop_signal_ != 0) stop_all();
   const Status removed = throttler_->remove();
-  if (!removed.is_ok()) log_("omnilearn emulate-pipeline: cleanup: " + removed.message());
+  if (!removed.is_ok()) log_("omnilearn emulate: cleanup: " + removed.message());
   std::error_code ec;
   std::filesystem::remove(store_file_, ec);
   return result();

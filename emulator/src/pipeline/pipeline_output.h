@@ -1,5 +1,6 @@
-// The pipeline testbed's files in its run folder (pipeline_testbed.h): calibration.csv, steps.csv, stages.csv and,
-// for a completed run, validation.json. Internal to the emulator library.
+// The pipeline testbed's files in its run folder (pipeline_testbed.h): calibration.csv, steps.csv, stages.csv,
+// timeline.csv and, for a completed run, validation.json; check_pipeline_run() reads them back. Internal to the
+// emulator library.
 #pragma once
 
 #include <string>
@@ -9,12 +10,13 @@
 
 namespace omnilearn::emulator {
 
-// The bars of docs/testbed.md ("A pipeline under cgroup quotas") that one run is judged by.
-inline constexpr double kPipelineMeanBar = 0.05;    // |mean step error|
-inline constexpr double kPipelineWindowBar = 0.10;  // |worst window's error|
-
-// Writes what `result` holds (each file atomically). An error names the file.
+// Writes what `result` holds (each file atomically) and joins the stages' timeline parts into timeline.csv. An
+// error names the file.
 Status write_pipeline_outputs(const PipelineTestbedSpec& spec, const PipelineTestbedResult& result,
                               const std::string& out_dir);
+
+// validation.json of a comparison.
+Status write_pipeline_validation(const PipelineTestbedSpec& spec, const PipelineComparison& comparison,
+                                 const std::string& out_dir);
 
 }  // namespace omnilearn::emulator

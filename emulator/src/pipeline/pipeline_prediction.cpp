@@ -103,6 +103,17 @@ Result<std::vector<PipelineStepRecord>> predict_pipeline_steps(const PipelineTes
   return steps;
 }
 
+PipelineVerdict judge_pipeline(const PipelineComparison& c, const PipelineBars& bars) {
+  PipelineVerdict v;
+  v.mean_ok = std::abs(c.mean_error) <= bars.mean_error;
+  v.window_ok = std::abs(c.worst_window_error) <= bars.window_error;
+  v.split_ok = c.measured_micro_batches.size() == c.predicted_micro_batches.size();
+  for (std::size_t r = 0; r < c.measured_micro_batches.size() && v.split_ok; ++r) {
+    v.split_ok = std::abs(c.measured_micro_batches[r] - c.predicted_micro_batches[r]) <= bars.split_micro_batches;
+  }
+  return v;
+}
+
 PipelineComparison compare_pipeline(const PipelineTestbedSpec& spec, const std::vector<PipelineStepRecord>& measured,
                                     const std::vector<PipelineStepRecord>& predicted) {
   PipelineComparison c;

@@ -72,6 +72,10 @@ Result<PipelineStageConfig> read_pipeline_config(const std::string& path) {
   }
 }
 
+std::string pipeline_timeline_part(const std::string& run_dir, std::int64_t rank) {
+  return run_dir + "/.timeline-" + std::to_string(rank) + ".csv";
+}
+
 std::string encode_stage_report(const StageReport& report) {
   json j;
   if (const auto* c = std::get_if<StageCalibrationReport>(&report)) {

@@ -25,6 +25,9 @@ Result<StageStepTimes> run_stage_passes(const std::vector<hybrid::PipelineOp>& o
   const bool last = stage == stages - 1;
   StageStepTimes t;
   const auto t0 = Clock::now();
+  std::int64_t micro_batches = 0;
+  for (const hybrid::PipelineOp& op : order) micro_batches += op.pass == hybrid::PassKind::kForward ? 1 : 0;
+  OMNI_RETURN_IF_ERROR(timed(t.wait_s, [&] { return ops.post_receives(micro_batches); }));
   for (const hybrid::PipelineOp& op : order) {
     const std::int64_t mb = op.micro_batch;
     Status s;

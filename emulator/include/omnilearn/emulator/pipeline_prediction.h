@@ -27,6 +27,20 @@ Result<hybrid::ReplicaTimes> throttled_replica_times(const PipelineTestbedSpec& 
 Result<std::vector<PipelineStepRecord>> predict_pipeline_steps(const PipelineTestbedSpec& spec,
                                                                const PipelineCalibration& calibration);
 
+// The bars a run is judged by (docs/testbed.md, "A pipeline under cgroup quotas").
+struct PipelineBars {
+  double mean_error = 0.05;           // |mean-step error|
+  double window_error = 0.10;         // |worst window's error|
+  double split_micro_batches = 0.5;   // |measured - predicted| mean micro-batches of each replica
+};
+struct PipelineVerdict {
+  bool mean_ok = false;
+  bool window_ok = false;
+  bool split_ok = false;  // true with one replica (nothing to split)
+  bool all() const { return mean_ok && window_ok && split_ok; }
+};
+PipelineVerdict judge_pipeline(const PipelineComparison& comparison, const PipelineBars& bars = {});
+
 // Measured against predicted over the steps after spec.warmup_steps (matched by step number).
 PipelineComparison compare_pipeline(const PipelineTestbedSpec& spec, const std::vector<PipelineStepRecord>& measured,
                                     const std::vector<PipelineStepRecord>& predicted);

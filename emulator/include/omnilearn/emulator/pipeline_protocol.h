@@ -52,6 +52,9 @@ using StageReport = std::variant<StageCalibrationReport, StageStepReport, StageD
 
 inline constexpr std::string_view kPipelineGo = "go";
 
+// Where stage `rank` writes its timeline rows (no header) at its end; the launcher joins them into timeline.csv.
+std::string pipeline_timeline_part(const std::string& run_dir, std::int64_t rank);
+
 // One line, ending in '\n'.
 std::string encode_stage_report(const StageReport& report);
 // Parses one line (without its '\n'); the error says what is wrong with it.

@@ -17,6 +17,9 @@ namespace omnilearn::emulator {
 class StageOps {
  public:
   virtual ~StageOps() = default;
+  // Posts the step's receives before its first pass, so that each transfer starts when its sender sends (as
+  // run_pipeline models it), not when this stage asks for it. By default receives are posted when called.
+  virtual Status post_receives(std::int64_t /*micro_batches*/) { return Status::ok(); }
   virtual Status receive_activation(std::int64_t micro_batch) = 0;  // from the previous stage; blocks
   virtual Status forward(std::int64_t micro_batch) = 0;
   virtual Status send_activation(std::int64_t micro_batch) = 0;     // to the next stage; does not wait

@@ -125,10 +125,20 @@ struct PipelineLaunchOptions {
 };
 
 // Runs `spec` on this host and writes into `out_dir` (made if missing): pipeline.json (the spec every stage reads),
-// calibration.csv, steps.csv (measured and predicted), stages.csv and validation.json (the comparison). An error
+// calibration.csv, steps.csv (measured and predicted), stages.csv, timeline.csv (every stage's passes, receives and
+// sends on CLOCK_MONOTONIC: rank, step, event, micro_batch, begin_s, end_s, cpu_s) and validation.json (the
+// comparison). An error
 // means nothing was started (a bad spec, no cgroup access, no worker program); once stages run, every outcome comes
 // back in the result, and no process or cgroup of the run is left behind.
 Result<PipelineTestbedResult> run_pipeline_testbed(const PipelineTestbedSpec& spec, const std::string& out_dir,
                                                    const PipelineLaunchOptions& options = {});
+
+// A completed run's folder read back: its spec (pipeline.json) and its steps (steps.csv), compared again
+// (pipeline_prediction.h), validation.json rewritten. What `omnilearn validate RUN` checks. An error names the file.
+struct PipelineRunCheck {
+  PipelineTestbedSpec spec;
+  PipelineComparison comparison;
+};
+Result<PipelineRunCheck> check_pipeline_run(const std::string& run_dir);
 
 }  // namespace omnilearn::emulator
