@@ -99,7 +99,8 @@ int run_hybrid_sim(const std::string& path, const std::vector<std::string>& over
     if (several) {
       if (Status st = prepare_folder(folder, force); !st) return fail(st.message());
     }
-    const std::string extra = "{\"name\": " + json_string(scenario->name) + ", \"file\": " + json_string(path) +
+    const std::string extra = "{\"name\": " + json_string(scenario->name) + ", \"seed\": " +
+                              std::to_string(scenario->seed) + ", \"file\": " + json_string(path) +
                               ", \"model\": " + json_string(source->describe()) + ", \"text\": " +
                               json_string(scenario->text) + "}";
     if (Status st = hybrid::write_hybrid_run(*result, spec, folder.string(), extra); !st) return fail(st.message());

@@ -15,7 +15,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("report", help="figures and tables for run or sweep folders",
                          epilog="example: omnilearn report runs/paper-bsp-levels --out runs/report")
-    rep.add_argument("paths", nargs="+", help="run folders (with summary.json) or sweep folders (with sweep.csv)")
+    rep.add_argument("paths", nargs="+", help="run folders (with summary.json), sweep folders (with sweep.csv) or "
+                     "folders of hybrid runs (with policies.csv)")
     rep.add_argument("--out", default="report", help="output folder (default: report)")
     tp = sub.add_parser("trace-plot", help="plot an availability trace CSV (time_s,worker,fraction)",
                         epilog="example: omnilearn report trace-plot traces/data/azure-v1-16vms.csv --out azure.png")

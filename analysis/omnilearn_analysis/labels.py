@@ -52,6 +52,13 @@ COLUMNS: dict[str, Column] = {
     "trace_time_s": Column("Trace time", "s"),
     "trace_time_h": Column("Trace time", "hours", 1 / 3600),
     "trace_time_d": Column("Trace time", "days", 1 / 86400),
+    # hybrid run folders (docs/hybrid.md): steps.csv, plans.csv, placement.csv, devices.csv, timeline.json
+    "step_s": Column("Step time", "s"),
+    "device": Column("Device"),
+    "device_time_s": Column("{clock} time per device", "s"),
+    "bubble_s": Column("Bubble, idle inside the pipeline", "s"),
+    "micro_batches": Column("Micro-batches per step"),
+    "layers": Column("Layers"),
 }
 
 # Sweep coordinates (sweep.csv's axis columns). Any scenario key can be an axis: one not listed here is shown as
@@ -77,6 +84,13 @@ POLICIES: dict[str, str] = {
     "oracle": "oracle (true costs: the bound)",
 }
 POLICY_ORDER = list(POLICIES)
+# The hybrid policies (docs/hybrid.md "The three control levels"): same names, other mechanisms.
+HYBRID_POLICIES: dict[str, str] = {
+    "equal": "equal (Megatron-LM's default)",
+    "static": "static (initial plan, kept)",
+    "omnilearn": "omnilearn (three levels, measured)",
+    "oracle": "oracle (true speeds: the bound)",
+}
 
 _LEVEL = re.compile(r"hl(\d+)", re.IGNORECASE)
 
@@ -100,6 +114,10 @@ def scale(column: str) -> float:
 
 def policy_label(policy: str) -> str:
     return POLICIES.get(policy, policy)
+
+
+def hybrid_policy_label(policy: str) -> str:
+    return HYBRID_POLICIES.get(policy, policy)
 
 
 def policy_sort_key(policy: str) -> tuple[int, str]:

@@ -1,5 +1,5 @@
 """A self-contained HTML report (figures embedded as PNG, tables as HTML) plus the PNG files, for any mix of run
-folders and sweep folders."""
+folders, sweep folders and hybrid run folders (one policy, or several beside policies.csv)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from urllib.parse import quote
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from . import energy, figures, tables
+from . import energy, figures, hybrid_figures, tables
+from .hybrid_runs import is_hybrid_comparison, is_hybrid_run, load_hybrid_comparison, load_hybrid_run
 from .jobs_study import is_jobs_run, occupancy, run_jct_cdf, run_rho_cdf
 from .labels import axis_label, coordinate_label, coordinate_value, policy_label
 from .runs import RunFormatError, is_run_dir, is_sweep_dir, load_run, load_sweep
@@ -46,7 +47,22 @@ CAPTIONS = {
     "energy": "Each worker's energy (energy.csv): joules computing, communicating, waiting and idle, stacked.",
     "energy-vs-time": "Each point's energy against its total time, per policy.",
     "energy-split": "Each policy's energy split (mean over its points): computing, communicating, waiting, idle.",
+    "hybrid-steps": "Each policy's step time (moves and restarts included) over simulated time; markers: its plan "
+                    "changes after the first plan, by level (1: micro-batches, 2: layers, 3: re-plan). Steps far "
+                    "above the rest are drawn at the top with their value.",
+    "hybrid-timeline": "The first recorded steps of timeline.json, one row per device (kind, then replica r, stage s "
+                       "and TP rank t): forward and backward passes, gradient all-reduces and optimizer updates; gaps "
+                       "are bubbles and waits. The same spans open in Perfetto.",
+    "hybrid-devices": "Each device's compute, bubble (idle inside its pipeline), communication (all-reduces) and "
+                      "wait seconds over the run (devices.csv), stacked, grouped by GPU kind.",
+    "hybrid-plans": "Above: micro-batches per replica over the run (steps.csv); dotted and dashed lines: level-2 "
+                    "and level-3 changes. Below: layers per stage after each level-2/3 change (plans.csv), replicas "
+                    "with the same split on one bar.",
+    "hybrid-placement": "Which device held which replica (r) and stage (s) over the run (placement.csv), coloured by "
+                        "stage, odd replicas lighter; blank: idle or gone; dashed lines: re-plans.",
 }
+HYBRID_FIGURES = (("timeline", hybrid_figures.pipeline_timeline), ("devices", hybrid_figures.device_time_split),
+                  ("plans", hybrid_figures.micro_batches_and_layers), ("placement", hybrid_figures.placement_map))
 RUN_FIGURES = (("batch", figures.batch_sizes), ("breakdown", figures.time_breakdown),
                ("iterations", figures.iteration_times), ("accuracy", figures.accuracy),
                ("staleness", figures.staleness))
@@ -101,6 +117,46 @@ def _jobs_section(path: Path, out: Path, prefix: str) -> str:
                if with_energy is not None else ""))
 
 
+def _timeline_status(path: Path) -> str:
+    if not path.exists():
+        return ""
+    problems = validate_timeline(path)
+    status = "valid trace-event JSON" if not problems else "INVALID: " + "; ".join(problems[:3])
+    return f"<p>timeline.json ({html.escape(status)}): open it in Perfetto or chrome://tracing.</p>"
+
+
+def _hybrid_run_parts(run, out: Path, prefix: str) -> list[str]:
+    """One hybrid run's summary, figures other than the step times, and level-2/3 plan changes."""
+    parts = [_table(tables.hybrid_summary(run), float_format="%.3f")]
+    for name, fn in HYBRID_FIGURES:
+        parts.append(_embed(fn(run), out / f"{prefix}{name}.png", CAPTIONS[f"hybrid-{name}"]))
+    changes = tables.hybrid_plan_changes(run)
+    if not changes.empty:
+        parts += ["<h4>Layer moves and re-plans (plans.csv, levels 2 and 3)</h4>", _table(changes, float_format="%.3f")]
+    parts.append(_timeline_status(run.path / "timeline.json"))
+    return parts
+
+
+def _hybrid_section(path: Path, loaded, out: Path, prefix: str) -> str:
+    """A hybrid run folder (loaded: a HybridRun) or a folder of several policies' runs (loaded: (policies.csv,
+    runs)): the policies table, the step times of every policy on one figure, then each run's figures."""
+    if isinstance(loaded, tuple):
+        table, runs = loaded
+        name = runs[0].summary.get("scenario", {}).get("name", path.name) if runs else path.name
+        parts = [f"<h2>Hybrid runs {html.escape(path.name)} ({len(runs)} policies)</h2>",
+                 "<h3>Policies compared (policies.csv)</h3>", _table(table, float_format="%.3f"),
+                 _embed(hybrid_figures.step_times(runs, str(name)), out / f"{prefix}steps.png",
+                        CAPTIONS["hybrid-steps"])]
+        for run in runs:
+            parts.append(f"<h3>Policy {html.escape(run.policy)} ({html.escape(run.name)})</h3>")
+            parts += _hybrid_run_parts(run, out, f"{prefix}{run.name}-")
+        return "\n".join(parts)
+    run = loaded
+    parts = [f"<h2>Hybrid run {html.escape(run.name)} ({html.escape(run.policy)})</h2>",
+             _embed(hybrid_figures.step_times([run], run.name), out / f"{prefix}steps.png", CAPTIONS["hybrid-steps"])]
+    return "\n".join(parts + _hybrid_run_parts(run, out, prefix))
+
+
 def _run_section(run, out: Path, prefix: str) -> str:
     parts = [f"<h2>Run {html.escape(run.name)} ({html.escape(run.mode)}, {html.escape(policy_label(run.policy))})"
              "</h2>", _table(tables.run_summary(run)),
@@ -114,11 +170,7 @@ def _run_section(run, out: Path, prefix: str) -> str:
         parts.append(_embed(energy.worker_bars(per_worker), out / f"{prefix}energy.png", CAPTIONS["energy"]))
     elif reason is not None:
         parts.append(f"<p>No energy: {html.escape(reason)}</p>")
-    timeline = run.path / "timeline.json"
-    if timeline.exists():
-        problems = validate_timeline(timeline)
-        status = "valid trace-event JSON" if not problems else "INVALID: " + "; ".join(problems[:3])
-        parts.append(f"<p>timeline.json ({html.escape(status)}): open it in Perfetto or chrome://tracing.</p>")
+    parts.append(_timeline_status(run.path / "timeline.json"))
     return "\n".join(parts)
 
 
@@ -184,19 +236,27 @@ def _sweep_section(path: Path, out: Path, prefix: str) -> str:
 
 def write_report(paths: list[str], out_dir: str) -> Path:
     """Writes <out_dir>/report.html and the PNGs; returns the HTML path. Raises RunFormatError for a path that is
-    neither a run folder nor a sweep folder."""
+    neither a run folder nor a sweep folder nor a hybrid comparison, or a hybrid folder that does not parse."""
     out = Path(out_dir)
-    for p in paths:  # every input is checked before anything is written
+    hybrid = {}
+    for p in paths:  # every input is checked (hybrid ones read) before anything is written
         path = Path(p)
-        if not (is_jobs_run(path) or is_sweep_dir(path) or is_run_dir(path)):
-            raise RunFormatError(f"{path}: neither a run folder (summary.json) nor a sweep folder (sweep.csv)")
+        if is_hybrid_comparison(path):
+            hybrid[p] = load_hybrid_comparison(path)
+        elif is_hybrid_run(path):
+            hybrid[p] = load_hybrid_run(path)
+        elif not (is_jobs_run(path) or is_sweep_dir(path) or is_run_dir(path)):
+            raise RunFormatError(f"{path}: neither a run folder (summary.json) nor a sweep folder (sweep.csv) nor "
+                                 "a folder of hybrid runs (policies.csv)")
     out.mkdir(parents=True, exist_ok=True)
     sections = []
     runs_with_accuracy = []
     for i, p in enumerate(paths):
         path = Path(p)
         prefix = f"{i:02d}-{path.name}-"
-        if is_jobs_run(path):
+        if p in hybrid:
+            sections.append(_hybrid_section(path, hybrid[p], out, prefix))
+        elif is_jobs_run(path):
             sections.append(_jobs_section(path, out, prefix))
         elif is_sweep_dir(path):
             sections.append(_sweep_section(path, out, prefix))

@@ -71,3 +71,26 @@ def with_labels(df: pd.DataFrame, backend: str = "sim") -> pd.DataFrame:
     axis_label, sweep coordinates by coordinate_label, others unchanged."""
     names = {c: axis_label(c, backend) if c in COLUMNS else coordinate_label(c, df[c].unique()) for c in df.columns}
     return df.rename(columns=names)
+
+
+def hybrid_summary(run) -> pd.DataFrame:
+    """One row for a hybrid run (hybrid_runs.HybridRun): its summary.json's policy, steps, times, final shape
+    (dp x pp x tp), schedule, batch and plan changes per level."""
+    s = run.summary
+    shape = s.get("shape", {})
+    changes = s.get("plan_changes", {})
+    row = {"run": run.name, "policy": s.get("policy"), "steps": s.get("steps"), "total_time_s": s.get("total_time_s"),
+           "mean_step_s": s.get("mean_step_s"),
+           "shape (dp x pp x tp)": f"{shape.get('dp')} x {shape.get('pp')} x {shape.get('tp')}",
+           "schedule": s.get("schedule"), "micro_batch": s.get("micro_batch"), "global_batch": s.get("global_batch"),
+           "micro_batch_changes": changes.get("micro_batches"), "layer_changes": changes.get("layers"),
+           "replans": changes.get("replans"), "devices": len(run.devices)}
+    return pd.DataFrame([row])
+
+
+def hybrid_plan_changes(run, limit: int = 40) -> pd.DataFrame:
+    """plans.csv's level-2 and level-3 rows (the first `limit`), the lists written as in the file."""
+    df = run.plans[run.plans["level"] >= 2].head(limit).copy()
+    df["micro_batches"] = df["micro_batches"].map(lambda v: ";".join(map(str, v)))
+    df["layers_per_stage"] = df["layers_per_stage"].map(lambda v: " | ".join(";".join(map(str, r)) for r in v))
+    return df

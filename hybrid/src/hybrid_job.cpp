@@ -8,26 +8,9 @@ namespace omnilearn::hybrid {
 
 namespace {
 std::string str(std::int64_t v) { return std::to_string(v); }
-}  // namespace
-
-std::int64_t HybridPlan::first_layer(std::int64_t replica, std::int64_t j) const {
-  const auto& l = layers[static_cast<std::size_t>(replica)];
-  return std::accumulate(l.begin(), l.begin() + j, std::int64_t{0});
-}
-
-Status validate_plan(const HybridPlan& plan, const HybridCluster& cluster, std::int64_t layer_count,
-                     std::int64_t global_batch) {
+// Every device named once and existing; each TP group on one node no larger than its kind's.
+Status validate_group(const HybridPlan& plan, const HybridCluster& cluster) {
   const HybridShape& s = plan.shape;
-  if (s.dp < 1 || s.pp < 1 || s.tp < 1) {
-    return Status::invalid_argument("shape: dp, pp and tp must be >= 1 (got " + str(s.dp) + " x " + str(s.pp) +
-                                    " x " + str(s.tp) + ")");
-  }
-  if (plan.micro_batch < 1) return Status::invalid_argument("micro_batch must be >= 1, got " + str(plan.micro_batch));
-  if (static_cast<std::int64_t>(plan.group.size()) != s.devices()) {
-    return Status::invalid_argument("group: names " + str(static_cast<std::int64_t>(plan.group.size())) +
-                                    " devices, the shape " + str(s.dp) + " x " + str(s.pp) + " x " + str(s.tp) +
-                                    " needs " + str(s.devices()));
-  }
   const auto n = static_cast<std::int64_t>(cluster.devices.size());
   std::vector<bool> used(static_cast<std::size_t>(n), false);
   for (std::int64_t r = 0; r < s.dp; ++r) {
@@ -58,6 +41,30 @@ Status validate_plan(const HybridPlan& plan, const HybridCluster& cluster, std::
       }
     }
   }
+  return Status::ok();
+}
+
+}  // namespace
+
+std::int64_t HybridPlan::first_layer(std::int64_t replica, std::int64_t j) const {
+  const auto& l = layers[static_cast<std::size_t>(replica)];
+  return std::accumulate(l.begin(), l.begin() + j, std::int64_t{0});
+}
+
+Status validate_plan(const HybridPlan& plan, const HybridCluster& cluster, std::int64_t layer_count,
+                     std::int64_t global_batch) {
+  const HybridShape& s = plan.shape;
+  if (s.dp < 1 || s.pp < 1 || s.tp < 1) {
+    return Status::invalid_argument("shape: dp, pp and tp must be >= 1 (got " + str(s.dp) + " x " + str(s.pp) +
+                                    " x " + str(s.tp) + ")");
+  }
+  if (plan.micro_batch < 1) return Status::invalid_argument("micro_batch must be >= 1, got " + str(plan.micro_batch));
+  if (static_cast<std::int64_t>(plan.group.size()) != s.devices()) {
+    return Status::invalid_argument("group: names " + str(static_cast<std::int64_t>(plan.group.size())) +
+                                    " devices, the shape " + str(s.dp) + " x " + str(s.pp) + " x " + str(s.tp) +
+                                    " needs " + str(s.devices()));
+  }
+  OMNI_RETURN_IF_ERROR(validate_group(plan, cluster));
   if (static_cast<std::int64_t>(plan.layers.size()) != s.dp) {
     return Status::invalid_argument("layers: " + str(static_cast<std::int64_t>(plan.layers.size())) +
                                     " replicas listed, dp is " + str(s.dp));

@@ -7,6 +7,7 @@
 
 #include "omnilearn/controller/controller.h"
 #include "omnilearn/controller/policy_registry.h"
+#include "hybrid_run_state.h"
 
 namespace omnilearn::hybrid {
 
@@ -32,45 +33,10 @@ Result<HybridPolicy> parse_hybrid_policy(std::string_view name) {
 }
 
 namespace {
-
 std::string str(std::int64_t v) { return std::to_string(v); }
+}  // namespace
 
-// Level 2's local search runs for jobs of at most this many devices.
-constexpr std::int64_t kLocalSearchDevices = 256;
-
-// What one run holds while it steps.
-class HybridRun {
- public:
-  HybridRun(const HybridRunSpec& spec, const LayerCostSource& source) : spec_(spec), source_(source) {}
-
-  Result<HybridRunResult> run(const std::function<void(std::int64_t)>& progress);
-
- private:
-  StepConditions conditions_at(Seconds t) const;
-  const StageCosts* costs_at(std::int64_t tp);
-  Status initial_plan(const StepConditions& now);
-  Status replan(const StepConditions& speeds, const std::vector<std::int64_t>& live, const std::string& reason,
-                bool keep_shape);
-  Status start_controller();
-  void record_placement();
-  void record_plan(int level, const std::string& reason, Seconds cost_s, Seconds saving_s);
-  // Level 2 at `speeds`: the layers of each replica, applied when their saving over the horizon pays the move.
-  void rebalance_layers(const StepConditions& speeds, bool always);
-  Status level_one(const HybridStep& step, Seconds now_s);
-  StepConditions estimated_speeds(const HybridStep& step, const StepConditions& previous) const;
-  void add_timeline(const HybridStep& step, Seconds start_s);
-
-  const HybridRunSpec& spec_;
-  const LayerCostSource& source_;
-  std::map<std::int64_t, std::unique_ptr<StageCosts>> costs_;
-  const StageCosts* costs_now_ = nullptr;
-  HybridPlan plan_;
-  std::optional<controller::Controller> controller_;
-  HybridRunResult result_;
-  std::int64_t step_ = 0;
-  Seconds pending_s_ = 0.0;
-  std::int64_t last_layer_step_ = 0;
-};
+namespace detail {
 
 StepConditions HybridRun::conditions_at(Seconds t) const {
   StepConditions c;
@@ -106,14 +72,14 @@ void HybridRun::record_placement() {
   for (std::int64_t r = 0; r < plan_.shape.dp; ++r) {
     for (std::int64_t s = 0; s < plan_.shape.pp; ++s) {
       for (std::int64_t t = 0; t < plan_.shape.tp; ++t) {
-        result_.placements.push_back({step_, plan_.device_at(r, s, t), {r, s, t}});
+        result_.placements.push_back({applies_from_, plan_.device_at(r, s, t), {r, s, t}});
       }
     }
   }
 }
 
 void HybridRun::record_plan(int level, const std::string& reason, Seconds cost_s, Seconds saving_s) {
-  result_.plans.push_back({step_, level, reason, cost_s, saving_s, plan_.micro_batches, plan_.layers});
+  result_.plans.push_back({applies_from_, level, reason, cost_s, saving_s, plan_.micro_batches, plan_.layers});
 }
 
 Status HybridRun::initial_plan(const StepConditions& now) {
@@ -148,8 +114,7 @@ Status HybridRun::initial_plan(const StepConditions& now) {
   return Status::ok();
 }
 
-Status HybridRun::replan(const StepConditions& speeds, const std::vector<std::int64_t>& live,
-                         const std::string& reason, bool keep_shape) {
+PlannerOptions HybridRun::planner_options(bool keep_shape) const {
   PlannerOptions options;
   options.schedule = spec_.schedule;
   options.micro_batch = spec_.micro_batch;
@@ -162,11 +127,19 @@ Status HybridRun::replan(const StepConditions& speeds, const std::vector<std::in
     // Megatron-LM restarted on fewer devices: the same pp and tp, as many replicas as fit, equal splits.
     options.fixed_shape = {0, spec_.shape.pp, spec_.shape.tp};
   }
-  auto planned = plan_job(spec_.cluster, live, speeds, options, [this](std::int64_t tp) { return costs_at(tp); });
-  if (!planned.is_ok()) return planned.status().with_context(reason);
-  plan_ = std::move(planned->plan);
+  return options;
+}
+
+Seconds HybridRun::restart_cost_s() const {
+  const double state = costs_now_->params(0, costs_now_->layer_count()) * spec_.memory.state_bytes_per_param /
+                       static_cast<double>(plan_.shape.tp * plan_.shape.pp);
+  return spec_.control.restart_s + 2.0 * state / spec_.control.checkpoint_bytes_per_s;
+}
+
+Status HybridRun::install(HybridPlan plan, const std::string& reason, Seconds saving_s) {
+  plan_ = std::move(plan);
+  costs_now_ = costs_at(plan_.shape.tp);
   if (spec_.policy == HybridPolicy::kEqual) {
-    costs_now_ = costs_at(plan_.shape.tp);
     plan_.layers.assign(static_cast<std::size_t>(plan_.shape.dp), even_layers(costs_now_->layer_count(), plan_.virtual_stages()));
     const std::int64_t unit = spec_.schedule.kind == ScheduleKind::kInterleaved ? plan_.shape.pp : 1;
     const auto even = even_micro_batches(spec_.global_batch / spec_.micro_batch / unit, plan_.shape.dp);
@@ -174,14 +147,19 @@ Status HybridRun::replan(const StepConditions& speeds, const std::vector<std::in
     for (std::int64_t m : even) plan_.micro_batches.push_back(m * unit);
     OMNI_RETURN_IF_ERROR(check_memory(plan_, spec_.cluster, *costs_now_, spec_.memory).with_context(reason));
   }
-  costs_now_ = costs_at(plan_.shape.tp);
   record_placement();
-  const double state = costs_now_->params(0, costs_now_->layer_count()) * spec_.memory.state_bytes_per_param /
-                       static_cast<double>(plan_.shape.tp * plan_.shape.pp);
-  const Seconds cost = step_ == 0 ? 0.0 : spec_.control.restart_s + 2.0 * state / spec_.control.checkpoint_bytes_per_s;
+  const Seconds cost = applies_from_ == 0 ? 0.0 : restart_cost_s();
   pending_s_ += cost;
-  record_plan(3, reason, cost, 0.0);
+  record_plan(3, reason, cost, saving_s);
   return start_controller();
+}
+
+Status HybridRun::replan(const StepConditions& speeds, const std::vector<std::int64_t>& live,
+                         const std::string& reason, bool keep_shape) {
+  auto planned = plan_job(spec_.cluster, live, speeds, planner_options(keep_shape),
+                          [this](std::int64_t tp) { return costs_at(tp); });
+  if (!planned.is_ok()) return planned.status().with_context(reason);
+  return install(std::move(planned->plan), reason, 0.0);
 }
 
 Status HybridRun::start_controller() {
@@ -203,114 +181,6 @@ Status HybridRun::start_controller() {
   auto c = controller::Controller::create(std::move(o), std::move(policy).value());
   if (!c.is_ok()) return c.status();
   controller_.emplace(std::move(c).value());
-  return Status::ok();
-}
-
-void HybridRun::rebalance_layers(const StepConditions& speeds, bool always) {
-  auto now = simulate_step(plan_, spec_.cluster, *costs_now_, speeds, spec_.step);
-  if (!now.is_ok()) return;
-  HybridPlan trial = plan_;
-  for (std::int64_t r = 0; r < plan_.shape.dp; ++r) {
-    trial.layers[static_cast<std::size_t>(r)] =
-        balance_layers(plan_, r, spec_.cluster, *costs_now_, speeds, spec_.memory);
-  }
-  // balance_layers weighs compute only; a stage whose gradients' all-reduce or sends are slow (a slow link) needs
-  // fewer layers than that. A local search moves one layer across one boundary at a time while the whole step,
-  // all-reduces included, gets shorter (small jobs only: each try simulates a step).
-  Seconds best = 0.0;
-  {
-    auto start = simulate_step(trial, spec_.cluster, *costs_now_, speeds, spec_.step);
-    if (!start.is_ok()) return;
-    best = start->step_s;
-  }
-  if (plan_.shape.devices() <= kLocalSearchDevices) {
-    for (bool improved = true; improved;) {
-      improved = false;
-      for (std::size_t r = 0; r < trial.layers.size(); ++r) {
-        for (std::size_t j = 0; j + 1 < trial.layers[r].size(); ++j) {
-          for (int dir : {-4, -2, -1, 1, 2, 4}) {
-            HybridPlan moved = trial;
-            auto& l = moved.layers[r];
-            l[j] -= dir;
-            l[j + 1] += dir;
-            if (l[j] < 1 || l[j + 1] < 1) continue;
-            if (!check_memory(moved, spec_.cluster, *costs_now_, spec_.memory).is_ok()) continue;
-            auto t = simulate_step(moved, spec_.cluster, *costs_now_, speeds, spec_.step);
-            if (!t.is_ok() || t->step_s >= best - 1e-9) continue;
-            best = t->step_s;
-            trial = std::move(moved);
-            improved = true;
-          }
-        }
-      }
-    }
-  }
-  if (trial.layers == plan_.layers) return;
-  if (!check_memory(trial, spec_.cluster, *costs_now_, spec_.memory).is_ok()) return;
-  const Seconds saving = now->step_s - best;
-  // Moving a layer sends its weights and optimizer state to its new stage; replicas move in parallel.
-  Seconds cost = 0.0;
-  for (std::int64_t r = 0; r < plan_.shape.dp; ++r) {
-    double moved = 0.0;
-    for (std::int64_t l = 0; l < costs_now_->layer_count(); ++l) {
-      auto holder = [&](const HybridPlan& p) {
-        std::int64_t j = 0, end = p.layers[static_cast<std::size_t>(r)][0];
-        while (end <= l) end += p.layers[static_cast<std::size_t>(r)][static_cast<std::size_t>(++j)];
-        return j;
-      };
-      if (holder(plan_) != holder(trial)) moved += costs_now_->params(l, 1) * spec_.memory.state_bytes_per_param;
-    }
-    cost = std::max(cost, moved / spec_.cluster.network.inter_node_bytes_per_s);
-  }
-  if (!always && saving * static_cast<double>(spec_.control.horizon_steps) <= cost) return;
-  if (saving <= 0.0) return;
-  plan_.layers = std::move(trial.layers);
-  pending_s_ += cost;
-  record_plan(2, always ? "re-solved with the true speeds" : "measured stage imbalance", cost, saving);
-}
-
-StepConditions HybridRun::estimated_speeds(const HybridStep& step, const StepConditions& previous) const {
-  // A stage's measured pass seconds against what its layers take at full speed give its group's speed.
-  StepConditions est = previous;
-  StepConditions full;
-  full.speed.assign(spec_.cluster.devices.size(), 1.0);
-  full.node_link = previous.node_link;
-  for (std::int64_t r = 0; r < plan_.shape.dp; ++r) {
-    const ReplicaTimes nominal = replica_times(plan_, r, spec_.cluster, *costs_now_, full);
-    const double m = static_cast<double>(plan_.micro_batches[static_cast<std::size_t>(r)]);
-    for (std::int64_t s = 0; s < plan_.shape.pp; ++s) {
-      Seconds expected = 0.0;
-      for (std::int64_t j = s; j < plan_.virtual_stages(); j += plan_.shape.pp) {
-        expected += m * (nominal.forward_s[static_cast<std::size_t>(j)] + nominal.backward_s[static_cast<std::size_t>(j)]);
-      }
-      const Seconds measured = step.stage_compute_s[static_cast<std::size_t>(r)][static_cast<std::size_t>(s)];
-      const double speed = measured > 0.0 ? expected / measured : 1.0;
-      for (std::int64_t t = 0; t < plan_.shape.tp; ++t) {
-        est.speed[static_cast<std::size_t>(plan_.device_at(r, s, t))] = speed;
-      }
-    }
-  }
-  return est;
-}
-
-Status HybridRun::level_one(const HybridStep& step, Seconds now_s) {
-  const std::int64_t unit = plan_.schedule.kind == ScheduleKind::kInterleaved ? plan_.shape.pp : 1;
-  for (std::int64_t r = 0; r < plan_.shape.dp; ++r) {
-    controller::IterationDone done;
-    done.worker = static_cast<WorkerId>(r);
-    done.step = step_;
-    done.end_s = now_s;
-    done.compute_s = step.replica_s[static_cast<std::size_t>(r)];
-    done.batch = static_cast<BatchSize>(plan_.micro_batches[static_cast<std::size_t>(r)] / unit);
-    OMNI_RETURN_IF_ERROR(controller_->report(done));
-  }
-  auto next = controller_->plan_next({step_ + 1, 0, now_s});
-  if (!next.is_ok()) return next.status();
-  if (!next->changed) return Status::ok();
-  for (std::int64_t r = 0; r < plan_.shape.dp; ++r) {
-    plan_.micro_batches[static_cast<std::size_t>(r)] = static_cast<std::int64_t>(next->batch[static_cast<std::size_t>(r)]) * unit;
-  }
-  record_plan(1, "replica step times", 0.0, 0.0);
   return Status::ok();
 }
 
@@ -336,6 +206,50 @@ void HybridRun::add_timeline(const HybridStep& step, Seconds start_s) {
   }
 }
 
+std::int64_t HybridRun::follow_membership(const StepConditions& truth, const StepConditions& measured, bool has_measured,
+                                         Status& status) {
+  std::vector<std::int64_t> live;
+  for (std::size_t d = 0; d < truth.speed.size(); ++d) {
+    if (truth.speed[d] > 0.0) live.push_back(static_cast<std::int64_t>(d));
+  }
+  const auto count = static_cast<std::int64_t>(live.size());
+  bool lost = false;
+  for (std::int64_t d : plan_.group) lost = lost || !(truth.speed[static_cast<std::size_t>(d)] > 0.0);
+  // More devices than when the plan was made, enough for another replica: the policies that adapt take them.
+  const bool joined = !lost && count > live_at_plan_ && count - plan_.shape.devices() >= plan_.shape.pp * plan_.shape.tp &&
+                      spec_.policy != HybridPolicy::kEqual && spec_.policy != HybridPolicy::kStatic;
+  if (!lost && !joined) {
+    live_at_plan_ = std::min(live_at_plan_, count);
+    return count;
+  }
+  // Whoever re-plans knows the speeds it last measured; the oracle and the planner-made plans know the truth.
+  StepConditions usable = spec_.policy == HybridPolicy::kOmnilearn && has_measured ? measured : truth;
+  for (std::size_t d = 0; d < usable.speed.size(); ++d) {
+    if (!(truth.speed[d] > 0.0)) {
+      usable.speed[d] = 0.0;
+    } else if (!(usable.speed[d] > 0.0)) {
+      usable.speed[d] = truth.speed[d];
+    }
+  }
+  status = replan(usable, live, lost ? "devices left" : "devices joined",
+                  spec_.policy == HybridPolicy::kEqual || spec_.policy == HybridPolicy::kStatic);
+  live_at_plan_ = count;
+  return count;
+}
+
+void HybridRun::account(const HybridStep& step, Seconds now, std::int64_t live) {
+  const Seconds duration = step.step_s + pending_s_;
+  result_.steps.push_back({step_, now, duration, pending_s_, plan_.micro_batches, live});
+  for (std::size_t d = 0; d < step.device.size(); ++d) {
+    DeviceTime& total = result_.device_totals[d];
+    total.compute_s += step.device[d].compute_s;
+    total.bubble_s += step.device[d].bubble_s;
+    total.comm_s += step.device[d].comm_s;
+    total.wait_s += step.device[d].wait_s;
+  }
+  pending_s_ = 0.0;
+}
+
 Result<HybridRunResult> HybridRun::run(const std::function<void(std::int64_t)>& progress) {
   result_.policy = policy_name(spec_.policy);
   result_.device_totals.assign(spec_.cluster.devices.size(), DeviceTime{});
@@ -344,65 +258,27 @@ Result<HybridRunResult> HybridRun::run(const std::function<void(std::int64_t)>& 
   OMNI_RETURN_IF_ERROR(initial_plan(previous));
   OMNI_RETURN_IF_ERROR(start_controller());
   result_.memory = plan_memory(plan_, spec_.cluster, *costs_now_, spec_.memory);
+  live_at_plan_ = static_cast<std::int64_t>(spec_.cluster.devices.size());
   std::optional<HybridStep> last;
   for (step_ = 0; step_ < spec_.steps; ++step_) {
+    applies_from_ = step_;
     const StepConditions truth = conditions_at(now);
-    std::vector<std::int64_t> live;
-    bool lost = false;
-    for (std::size_t d = 0; d < truth.speed.size(); ++d) {
-      if (truth.speed[d] > 0.0) live.push_back(static_cast<std::int64_t>(d));
-    }
-    for (std::int64_t d : plan_.group) lost = lost || !(truth.speed[static_cast<std::size_t>(d)] > 0.0);
-    const auto unused = static_cast<std::int64_t>(live.size()) - plan_.shape.devices();
-    const bool joined = !lost && unused >= plan_.shape.pp * plan_.shape.tp &&
-                        static_cast<std::int64_t>(live.size()) <= static_cast<std::int64_t>(truth.speed.size()) &&
-                        step_ > 0 && spec_.policy != HybridPolicy::kEqual && spec_.policy != HybridPolicy::kStatic;
-    if (lost || joined) {
-      // Whoever re-plans knows the speeds it last measured; the oracle and the planner-made plans know the truth.
-      const StepConditions& speeds = spec_.policy == HybridPolicy::kOmnilearn && last ? previous : truth;
-      StepConditions usable = speeds;
-      for (std::size_t d = 0; d < usable.speed.size(); ++d) {
-        if (!(truth.speed[d] > 0.0)) usable.speed[d] = 0.0;
-        else if (!(usable.speed[d] > 0.0)) usable.speed[d] = truth.speed[d];
-      }
-      OMNI_RETURN_IF_ERROR(replan(usable, live, lost ? "devices left" : "devices joined",
-                                  spec_.policy == HybridPolicy::kEqual || spec_.policy == HybridPolicy::kStatic));
-      last.reset();
-    }
-    if (spec_.policy == HybridPolicy::kOracle) {
-      rebalance_layers(truth, /*always=*/false);
-      auto m = balance_micro_batches(plan_, spec_.cluster, *costs_now_, truth);
-      if (m.is_ok() && *m != plan_.micro_batches) {
-        plan_.micro_batches = std::move(m).value();
-        record_plan(1, "re-solved with the true speeds", 0.0, 0.0);
-      }
-    }
+    Status membership;
+    const std::int64_t live = follow_membership(truth, previous, last.has_value(), membership);
+    OMNI_RETURN_IF_ERROR(membership);
+    if (result_.plans.back().level == 3 && result_.plans.back().step == step_ && step_ > 0) last.reset();
+    if (spec_.policy == HybridPolicy::kOracle) resolve_with_truth(truth);
     StepOptions options = spec_.step;
     options.keep_ops = step_ < spec_.timeline_steps;
     auto step = simulate_step(plan_, spec_.cluster, *costs_now_, truth, options);
     if (!step.is_ok()) return step.status().with_context("step " + str(step_));
     if (options.keep_ops) add_timeline(*step, now + pending_s_);
     const Seconds duration = step->step_s + pending_s_;
-    result_.steps.push_back({step_, now, duration, pending_s_, plan_.micro_batches, static_cast<std::int64_t>(live.size())});
-    for (std::size_t d = 0; d < step->device.size(); ++d) {
-      DeviceTime& total = result_.device_totals[d];
-      total.compute_s += step->device[d].compute_s;
-      total.bubble_s += step->device[d].bubble_s;
-      total.comm_s += step->device[d].comm_s;
-      total.wait_s += step->device[d].wait_s;
-    }
-    pending_s_ = 0.0;
+    account(*step, now, live);
     now += duration;
+    applies_from_ = step_ + 1;
     if (spec_.policy == HybridPolicy::kOmnilearn) {
-      OMNI_RETURN_IF_ERROR(level_one(*step, now));
-      const StepConditions estimate = estimated_speeds(*step, truth);
-      if ((step_ + 1 - last_layer_step_) >= spec_.control.layer_every_n || (last && std::abs(step->step_s / last->step_s - 1.0) > spec_.control.imbalance_threshold)) {
-        last_layer_step_ = step_ + 1;
-        ++step_;
-        rebalance_layers(estimate, /*always=*/false);
-        --step_;
-      }
-      previous = estimate;
+      OMNI_RETURN_IF_ERROR(control_after(*step, last ? &*last : nullptr, truth, now, previous));
     } else {
       previous = truth;
     }
@@ -414,7 +290,7 @@ Result<HybridRunResult> HybridRun::run(const std::function<void(std::int64_t)>& 
   return std::move(result_);
 }
 
-}  // namespace
+}  // namespace detail
 
 Result<HybridRunResult> run_hybrid(const HybridRunSpec& spec, const LayerCostSource& source,
                                    const std::function<void(std::int64_t)>& progress) {
@@ -435,7 +311,7 @@ Result<HybridRunResult> run_hybrid(const HybridRunSpec& spec, const LayerCostSou
       return Status::invalid_argument("episode: factor must be >= 0 and to_s > from_s");
     }
   }
-  HybridRun run(spec, source);
+  detail::HybridRun run(spec, source);
   return run.run(progress);
 }
 

@@ -44,6 +44,55 @@ struct Segment {
   Seconds duration_s = 0.0;
 };
 
+// Gradient all-reduces, as segments of layers held by one stage in every replica: per (replica x pp + stage), when
+// each of its segments may start (every replica's holder has run its last backward) and how long its ring takes.
+std::vector<std::vector<Segment>> gradient_allreduces(const HybridPlan& plan, const HybridCluster& cluster,
+                                                      const StageCosts& costs, const StepConditions& conditions,
+                                                      const StepOptions& options, const HybridStep& step) {
+  std::vector<std::int64_t> cuts;
+  for (std::int64_t r = 0; r < plan.shape.dp; ++r) {
+    std::int64_t first = 0;
+    for (std::int64_t count : plan.layers[static_cast<std::size_t>(r)]) {
+      cuts.push_back(first);
+      first += count;
+    }
+  }
+  cuts.push_back(costs.layer_count());
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  // [replica x pp + stage] -> its segments
+  std::vector<std::vector<Segment>> held(static_cast<std::size_t>(plan.shape.dp * plan.shape.pp));
+  std::vector<std::int64_t> holder(static_cast<std::size_t>(plan.shape.dp));
+  if (plan.shape.dp > 1) {
+    for (std::size_t c = 0; c + 1 < cuts.size(); ++c) {
+      const std::int64_t a = cuts[c], count = cuts[c + 1] - cuts[c];
+      Seconds ready = 0.0;
+      for (std::int64_t r = 0; r < plan.shape.dp; ++r) {
+        const auto& l = plan.layers[static_cast<std::size_t>(r)];
+        std::int64_t j = 0, end = l[0];
+        while (end <= a) end += l[static_cast<std::size_t>(++j)];
+        holder[static_cast<std::size_t>(r)] = j % plan.shape.pp;
+        ready = std::max(ready, step.pipelines[static_cast<std::size_t>(r)]
+                                    .stages[static_cast<std::size_t>(j % plan.shape.pp)]
+                                    .last_end_s);
+      }
+      double bandwidth = 0.0;
+      for (std::int64_t r = 0; r < plan.shape.dp; ++r) {
+        const std::int64_t dr = plan.device_at(r, holder[static_cast<std::size_t>(r)], 0);
+        const std::int64_t next = plan.device_at((r + 1) % plan.shape.dp, holder[static_cast<std::size_t>((r + 1) % plan.shape.dp)], 0);
+        const double bw = link_bytes_per_s(cluster, conditions, dr, next);
+        bandwidth = r == 0 ? bw : std::min(bandwidth, bw);
+      }
+      const Seconds duration = ring_allreduce_s(plan.shape.dp, costs.params(a, count) * options.grad_bytes_per_param,
+                                                bandwidth, cluster.network.latency_s);
+      for (std::int64_t r = 0; r < plan.shape.dp; ++r) {
+        held[static_cast<std::size_t>(r * plan.shape.pp + holder[static_cast<std::size_t>(r)])].push_back({ready, duration});
+      }
+    }
+  }
+  return held;
+}
+
 }  // namespace
 
 ReplicaTimes replica_times(const HybridPlan& plan, std::int64_t replica, const HybridCluster& cluster,
@@ -107,48 +156,7 @@ Result<HybridStep> simulate_step(const HybridPlan& plan, const HybridCluster& cl
     step.pipelines.push_back(std::move(pipeline).value());
   }
 
-  // Gradient all-reduces: segments of layers held by one stage in every replica.
-  std::vector<std::int64_t> cuts;
-  for (std::int64_t r = 0; r < shape.dp; ++r) {
-    std::int64_t first = 0;
-    for (std::int64_t count : plan.layers[static_cast<std::size_t>(r)]) {
-      cuts.push_back(first);
-      first += count;
-    }
-  }
-  cuts.push_back(costs.layer_count());
-  std::sort(cuts.begin(), cuts.end());
-  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-  // [replica x pp + stage] -> its segments
-  std::vector<std::vector<Segment>> held(static_cast<std::size_t>(shape.dp * shape.pp));
-  std::vector<std::int64_t> holder(static_cast<std::size_t>(shape.dp));
-  if (shape.dp > 1) {
-    for (std::size_t c = 0; c + 1 < cuts.size(); ++c) {
-      const std::int64_t a = cuts[c], count = cuts[c + 1] - cuts[c];
-      Seconds ready = 0.0;
-      for (std::int64_t r = 0; r < shape.dp; ++r) {
-        const auto& l = plan.layers[static_cast<std::size_t>(r)];
-        std::int64_t j = 0, end = l[0];
-        while (end <= a) end += l[static_cast<std::size_t>(++j)];
-        holder[static_cast<std::size_t>(r)] = j % shape.pp;
-        ready = std::max(ready, step.pipelines[static_cast<std::size_t>(r)]
-                                    .stages[static_cast<std::size_t>(j % shape.pp)]
-                                    .last_end_s);
-      }
-      double bandwidth = 0.0;
-      for (std::int64_t r = 0; r < shape.dp; ++r) {
-        const std::int64_t dr = plan.device_at(r, holder[static_cast<std::size_t>(r)], 0);
-        const std::int64_t next = plan.device_at((r + 1) % shape.dp, holder[static_cast<std::size_t>((r + 1) % shape.dp)], 0);
-        const double bw = link_bytes_per_s(cluster, conditions, dr, next);
-        bandwidth = r == 0 ? bw : std::min(bandwidth, bw);
-      }
-      const Seconds duration = ring_allreduce_s(shape.dp, costs.params(a, count) * options.grad_bytes_per_param,
-                                                bandwidth, cluster.network.latency_s);
-      for (std::int64_t r = 0; r < shape.dp; ++r) {
-        held[static_cast<std::size_t>(r * shape.pp + holder[static_cast<std::size_t>(r)])].push_back({ready, duration});
-      }
-    }
-  }
+  auto held = gradient_allreduces(plan, cluster, costs, conditions, options, step);
   for (std::int64_t r = 0; r < shape.dp; ++r) {
     const auto& l = plan.layers[static_cast<std::size_t>(r)];
     for (std::int64_t s = 0; s < shape.pp; ++s) {

@@ -1,9 +1,13 @@
 #include "omnilearn/scenarios/hybrid_scenario.h"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
 
 #include "map_reader.h"
+#include "omnilearn/base/input_limits.h"
+#include "omnilearn/base/text_checks.h"
 #include "omnilearn/traces/trace_file.h"
 #include "yaml_source.h"
 
@@ -26,7 +30,11 @@ Status parse_kinds(const MapReader& cluster, hybrid::HybridCluster& out, std::ma
     kind.intra_node_bytes_per_s = 150e9;
     double memory_gb = 0.0, peak_tflops = 0.0;
     OMNI_RETURN_IF_ERROR(k->read("name", kind.name));
-    if (kind.name.empty()) return k->error("name", "expected the kind's name");
+    const bool plain = !kind.name.empty() && kind.name.size() <= 64 &&
+                       std::all_of(kind.name.begin(), kind.name.end(), [](char c) {
+                         return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '+';
+                       });
+    if (!plain) return k->error_got("name", "a kind's name of 1 to 64 letters, digits, '-', '_', '.' or '+'");
     if (!k->has("memory_gb")) return k->error("memory_gb", "expected one GPU's memory in GB");
     OMNI_RETURN_IF_ERROR(k->read("memory_gb", memory_gb, Range::kPositive));
     OMNI_RETURN_IF_ERROR(k->read("gpus_per_node", kind.gpus_per_node, Range::kPositive));
@@ -227,7 +235,7 @@ Result<HybridScenario> parse_tree(std::string_view yaml_text, const std::string&
   YAML::Node root = std::move(loaded).value();
   for (const std::string& o : overrides) OMNI_RETURN_IF_ERROR(source.apply_override(root, o));
   auto reader = MapReader::open(source, root, "",
-                                {"kind", "name", "model", "cluster", "job", "control", "availability", "steps",
+                                {"kind", "name", "seed", "model", "cluster", "job", "control", "availability", "steps",
                                  "timeline_steps", "state_bytes_per_param", "grad_bytes_per_param"});
   if (!reader) return reader.status();
   HybridScenario s;
@@ -238,6 +246,9 @@ Result<HybridScenario> parse_tree(std::string_view yaml_text, const std::string&
   OMNI_RETURN_IF_ERROR(reader->read("kind", kind));
   if (kind != "hybrid") return reader->error("kind", "expected hybrid");
   OMNI_RETURN_IF_ERROR(reader->read("name", s.name));
+  // The default run folder is runs/<name>: a name must name one folder.
+  if (std::string bad = name_problem(s.name, limits::kMaxNameBytes); !bad.empty()) return reader->error_got("name", bad);
+  OMNI_RETURN_IF_ERROR(reader->read("seed", s.seed));
   OMNI_RETURN_IF_ERROR(parse_model(*reader, s));
   OMNI_RETURN_IF_ERROR(parse_cluster(*reader, s.spec.cluster));
   OMNI_RETURN_IF_ERROR(parse_job(*reader, s.spec));
@@ -255,11 +266,7 @@ Result<HybridScenario> parse_tree(std::string_view yaml_text, const std::string&
 
 Result<HybridScenario> parse_hybrid_scenario(std::string_view yaml_text, const std::string& source_name,
                                              const std::vector<std::string>& overrides) {
-  try {  // the adapter boundary: yaml-cpp's node access can throw
-    return parse_tree(yaml_text, source_name, overrides);
-  } catch (const YAML::Exception& e) {
-    return Status::parse_error(source_name + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
+  return detail::parse_guarded(source_name, [&] { return parse_tree(yaml_text, source_name, overrides); });
 }
 
 Result<HybridScenario> load_hybrid_scenario(const std::string& path, const std::vector<std::string>& overrides) {

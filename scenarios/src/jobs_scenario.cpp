@@ -228,11 +228,7 @@ Result<JobsScenario> parse_tree(std::string_view yaml_text, const std::string& s
 
 Result<JobsScenario> parse_jobs_scenario(std::string_view yaml_text, const std::string& source_name,
                                          const std::vector<std::string>& overrides) {
-  try {  // the adapter boundary: yaml-cpp's node access can throw
-    return parse_tree(yaml_text, source_name, overrides);
-  } catch (const YAML::Exception& e) {
-    return Status::parse_error(source_name + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
+  return detail::parse_guarded(source_name, [&] { return parse_tree(yaml_text, source_name, overrides); });
 }
 
 Result<JobsScenario> load_jobs_scenario(const std::string& path, const std::vector<std::string>& overrides) {

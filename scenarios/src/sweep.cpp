@@ -234,11 +234,7 @@ Result<Sweep> load_sweep_file(const std::string& path) {
 }  // namespace
 
 Result<Sweep> load_sweep(const std::string& path) {
-  try {  // the adapter boundary: yaml-cpp's node access can throw (a subscript of a scalar, a conversion)
-    return load_sweep_file(path);
-  } catch (const YAML::Exception& e) {
-    return Status::parse_error(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
+  return detail::parse_guarded(path, [&] { return load_sweep_file(path); });
 }
 
 Status check_point(const Sweep& sweep, const SweepPoint& point) {

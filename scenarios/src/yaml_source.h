@@ -45,6 +45,17 @@ class YamlSource {
   std::vector<std::pair<std::string, std::string>> overrides_;  // (path, override text)
 };
 
+// Runs `parse` at the adapter boundary: yaml-cpp's node access can throw (a subscript of a scalar, a conversion);
+// such an exception becomes a parse error naming `source_name` and the line.
+template <typename Parse>
+auto parse_guarded(const std::string& source_name, Parse parse) -> decltype(parse()) {
+  try {
+    return parse();
+  } catch (const YAML::Exception& e) {
+    return Status::parse_error(source_name + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+}
+
 // A short description of a node for "got ..." in messages: "\"-3\"", "a mapping", "a sequence", "nothing".
 std::string describe(const YAML::Node& node);
 

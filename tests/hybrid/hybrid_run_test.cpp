@@ -171,3 +171,70 @@ TEST(HybridRun, AProfileWithNaNIsRefusedNamingTheLayerAndField) {
 
 }  // namespace
 }  // namespace omnilearn::hybrid
+
+namespace omnilearn::hybrid {
+namespace {
+
+TEST(HybridRun, LevelThreeReplansWhenAReplicaAtItsFewestMicroBatchesStillEndsLast) {
+  const auto source = profiles("GPT-Neo-2.7");
+  HybridRunSpec spec;
+  DeviceKind gh;
+  gh.name = "GH-96";
+  gh.memory_bytes = 102.6e9;
+  gh.gpus_per_node = 4;
+  gh.intra_node_bytes_per_s = 450e9;
+  spec.cluster.kinds.push_back(gh);
+  spec.cluster.nodes = 2;
+  for (std::int64_t d = 0; d < 8; ++d) spec.cluster.devices.push_back({0, d / 4});
+  spec.shape = {2, 1, 4};
+  spec.micro_batch = 1;
+  spec.global_batch = 16;
+  spec.steps = 40;
+  spec.control.restart_s = 1.0;
+  // The second node's GPUs at 2% of their speed for the whole run: its replica cannot keep up even with one
+  // micro-batch, so the controller re-plans (here: four replicas whose slow stage holds only the head).
+  for (std::int64_t d = 4; d < 8; ++d) spec.episodes.push_back({SpeedEpisode::Target::kDevice, d, 0.0, 1e12, 0.02});
+  const auto r = run(spec, HybridPolicy::kOmnilearn, *source);
+  bool replanned = false;
+  for (const PlanRecord& p : r.plans) replanned = replanned || (p.level == 3 && p.reason == "lower levels at their bounds");
+  EXPECT_TRUE(replanned);
+  double early = 0.0, late = 0.0;
+  for (int i = 1; i <= 3; ++i) early += r.steps[static_cast<std::size_t>(i)].step_s / 3.0;
+  for (std::size_t i = r.steps.size() - 5; i < r.steps.size(); ++i) late += r.steps[i].step_s / 5.0;
+  EXPECT_LT(late, early / 2.0);
+}
+
+}  // namespace
+}  // namespace omnilearn::hybrid
+
+namespace omnilearn::hybrid {
+namespace {
+
+TEST(HybridRun, ADeviceThatLeavesCostsOneReplanAndItsReturnAtMostOne) {
+  auto s = failslow();
+  s.spec.episodes = {{SpeedEpisode::Target::kDevice, 21, 200.0, 500.0, 0.0}};
+  s.spec.steps = 300;
+  const auto source = profiles(s.profile);
+  for (HybridPolicy policy : {HybridPolicy::kEqual, HybridPolicy::kStatic, HybridPolicy::kOmnilearn, HybridPolicy::kOracle}) {
+    SCOPED_TRACE(policy_name(policy));
+    const auto r = run(s.spec, policy, *source);
+    int left = 0, joined = 0;
+    for (const PlanRecord& p : r.plans) {
+      left += p.level == 3 && p.reason == "devices left";
+      joined += p.level == 3 && p.reason == "devices joined";
+    }
+    EXPECT_EQ(left, 1);
+    // Back, it re-plans only where it makes room for another replica, and never again and again.
+    const bool adapts = policy == HybridPolicy::kOmnilearn || policy == HybridPolicy::kOracle;
+    EXPECT_LE(joined, adapts ? 1 : 0);
+    // While it is gone, no plan names it.
+    for (const StepRecord& step : r.steps) {
+      if (step.start_s >= 200.0 && step.start_s < 500.0) {
+        EXPECT_EQ(step.live_devices, 31);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace omnilearn::hybrid

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "omnilearn/scenarios/device_cluster.h"
+#include "omnilearn/scenarios/hybrid_scenario.h"
 #include "omnilearn/scenarios/jobs_scenario.h"
 #include "omnilearn/scenarios/model_profile_file.h"
 #include "omnilearn/scenarios/scenario_parser.h"
@@ -26,6 +27,7 @@ TEST(ShippedFiles, EveryYamlFileParses) {
   int scenarios = 0;
   int sweeps = 0;
   int jobs_scenarios = 0;
+  int hybrid_scenarios = 0;
   int testbed_specs = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(kDir)) {
     const auto& p = entry.path();
@@ -37,9 +39,13 @@ TEST(ShippedFiles, EveryYamlFileParses) {
     } else if (p.parent_path().filename() == "profiles") {  // model profiles (omnilearn calibrate / validate wrote them)
       auto profile = load_model_profile(p.string());
       EXPECT_TRUE(profile.is_ok()) << profile.status().message();
-    } else if (auto kind = read_scenario_kind(p.string()); kind && *kind == ScenarioKind::kHybridTestbed) {
+    } else if (auto hybrid = read_scenario_kind(p.string()); hybrid && *hybrid == ScenarioKind::kHybrid) {
+      auto s = load_hybrid_scenario(p.string());
+      EXPECT_TRUE(s.is_ok()) << s.status().message();
+      ++hybrid_scenarios;
+    } else if (hybrid && *hybrid == ScenarioKind::kHybridTestbed) {
       ++testbed_specs;  // read by omnilearn emulate (cli/pipeline_testbed_command.cpp); here only its kind
-    } else if (kind && *kind == ScenarioKind::kJobs) {
+    } else if (auto kind = read_scenario_kind(p.string()); kind && *kind == ScenarioKind::kJobs) {
       auto s = load_jobs_scenario(p.string());
       EXPECT_TRUE(s.is_ok()) << s.status().message();
       ++jobs_scenarios;
@@ -60,6 +66,7 @@ TEST(ShippedFiles, EveryYamlFileParses) {
   EXPECT_GE(scenarios, 11);
   EXPECT_GE(sweeps, 2);
   EXPECT_GE(jobs_scenarios, 2);
+  EXPECT_GE(hybrid_scenarios, 3);
   EXPECT_GE(testbed_specs, 3);
 }
 

@@ -46,7 +46,7 @@ struct PlannedJob {
 };
 
 // Level 3: the plan with the shortest predicted step on the `live` devices at the given speeds: every shape
-// (tp within a node, pp up to max_pp, dp as many replicas as fit), TP groups inside nodes, the fastest groups dealt
+// (tp within a node, pp up to max_pp, dp as many replicas as fit or half as many, leaving the slowest out), TP groups inside nodes, the fastest groups dealt
 // to replicas in turn (fastest first, then back) so replicas are alike, then levels 2 and 1, checked for memory.
 // `costs_at(tp)` gives the stage costs at the planner's micro-batch and that tp (an error skips the tp). An error
 // when no shape fits.
@@ -70,15 +70,20 @@ Result<PlannedJob> plan_job(const HybridCluster& cluster, const std::vector<std:
     if (costs == nullptr) continue;
     for (std::int64_t pp = 1; pp <= std::min(options.max_pp, costs->layer_count()); ++pp) {
       if (options.fixed_shape.pp > 0 && pp != options.fixed_shape.pp) continue;
-      std::int64_t dp = n / (pp * tp);
-      if (options.fixed_shape.dp > 0) dp = std::min(dp, options.fixed_shape.dp);
-      if (dp < 1) continue;
-      auto planned = plan_shape(cluster, live, conditions, options, {dp, pp, tp}, *costs);
-      if (!planned.is_ok()) {
-        if (!best.is_ok()) best = planned.status();
-        continue;
+      std::int64_t most = n / (pp * tp);
+      if (options.fixed_shape.dp > 0) most = std::min(most, options.fixed_shape.dp);
+      // As many replicas as fit, then half as many and so on (on the fastest groups): slow devices may be left out.
+      std::vector<std::int64_t> replicas = {most};
+      if (options.fixed_shape.dp <= 0 && most / 2 >= 1) replicas.push_back(most / 2);
+      for (std::int64_t dp : replicas) {
+        if (dp < 1) continue;
+        auto planned = plan_shape(cluster, live, conditions, options, {dp, pp, tp}, *costs);
+        if (!planned.is_ok()) {
+          if (!best.is_ok()) best = planned.status();
+          continue;
+        }
+        if (!best.is_ok() || planned->predicted_step_s < best->predicted_step_s) best = std::move(planned);
       }
-      if (!best.is_ok() || planned->predicted_step_s < best->predicted_step_s) best = std::move(planned);
     }
   }
   return best;

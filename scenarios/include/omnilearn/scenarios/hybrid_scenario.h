@@ -3,6 +3,7 @@
 // into hybrid::HybridRunSpec, with every error naming the file, line and field. Plain values: thread-safe to read.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,8 @@ struct HybridScenario {
   std::string name;
   std::string source_path;
   std::string text;  // the file as read (overrides not applied), for the run's summary
+  // Accepted as every scenario's is (`--seed`), recorded in the summary; the hybrid model draws nothing at random.
+  std::uint64_t seed = 1;
   // The model: Sailor's measured profile of `profile` (traces/devices/sailor-layers.csv), or the transformer
   // shorthand when `transformer` is set.
   std::string profile;
