@@ -164,15 +164,27 @@ PipelineCalibration equal_calibration(std::size_t processes, std::size_t stages)
   return c;
 }
 
+// A quota period much shorter than a pass: each stage runs at its share, and the step is the closed form.
 TEST(PipelinePrediction, OneReplicaOfEqualStagesIsTheClosedForm) {
   PipelineTestbedSpec spec = four_stages();
   spec.shares = {0.5, 0.5, 0.5, 0.5};
+  spec.cpu_period_s = 1e-5;
   auto steps = predict_pipeline_steps(spec, equal_calibration(4, 4));
   ASSERT_TRUE(steps.is_ok()) << steps.status().message();
   ASSERT_EQ(steps->size(), 12u);
-  // 1F1B with equal stages and free transfers: (m + S - 1)(f + b); then the update and the closing sync.
+  // 1F1B with equal stages and free transfers: (m + S - 1)(f + b); then the update and the closing sync. Each
+  // pass may end up to one period late.
   const double expected = (8 + 4 - 1) * (0.003 / 0.5) + 0.0005 / 0.5 + 0.0001;
-  for (const auto& s : *steps) EXPECT_NEAR(s.step_s, expected, 1e-9);
+  for (const auto& s : *steps) EXPECT_NEAR(s.step_s, expected, 30 * spec.cpu_period_s);
+}
+
+// A quarter core in 20 ms periods: 5 ms of CPU per period at full speed, the rest of the period throttled.
+TEST(PipelinePrediction, StageQuotaRunsAtFullSpeedUntilThePeriodsQuotaIsSpent) {
+  StageQuota q(/*share=*/0.25, /*period_s=*/0.02);
+  EXPECT_NEAR(q.run(0.0, 0.004), 0.004, 1e-12);      // within the first period's 5 ms
+  EXPECT_NEAR(q.run(0.004, 0.004), 0.023, 1e-12);    // 1 ms left, throttled to 20 ms, 3 ms more
+  EXPECT_NEAR(q.run(0.1, 0.012), 0.142, 1e-12);      // idle since: 5 + 5 + 2 ms over three periods
+  EXPECT_NEAR(q.run(1.0, 0.05), 1.185, 1e-12);       // busy: CPU / share less the last period's throttled part
 }
 
 TEST(PipelinePrediction, ControllerSplitsTwoToOneForAHalfShareReplica) {

@@ -76,6 +76,7 @@ TEST(PipelineTestbed, FourStagesAndTheLayerMove) {
   ASSERT_EQ(b->exit_code, 0) << b->message;
   EXPECT_FALSE(run_cgroups_left());
   EXPECT_TRUE(std::filesystem::exists(out / "base" / "validation.json"));
+  EXPECT_TRUE(std::filesystem::exists(out / "base" / "timeline.csv"));
 
   // Stage 1 has the same 3 layers in both runs: how far its calibration moved is the host's repeatability.
   const double cal_a = a->calibration.forward_s[1] + a->calibration.backward_s[1];
