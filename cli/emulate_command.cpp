@@ -11,9 +11,11 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/node_placement.h"
+#include "cli/pipeline_testbed_command.h"
 #include "omnilearn/emulator/cgroup_cleanup.h"
 #include "omnilearn/emulator/join_secret.h"
 #include "omnilearn/emulator/launcher.h"
+#include "omnilearn/scenarios/scenario_kind.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 
 namespace omnilearn::cli {
@@ -53,8 +55,13 @@ po::options_description emulate_options() {
       "--device, --time-budget and --target-accuracy are short for the same fields.\n"
       "ASP (mode: asp) follows workload.asp (docs/asp-rules.md): update (gradient | model-overwrite), pull\n"
       "(every-push | per-epoch), rule (asgd | staleness-aware | dc-asgd | ssp | ringmaster | rescaled) with\n"
-      "staleness_bound (ssp), delay_threshold (ringmaster) and dc_lambda (dc-asgd).\n\n"
+      "staleness_bound (ssp), delay_threshold (ringmaster) and dc_lambda (dc-asgd).\n"
+      "A `kind: hybrid-testbed` spec (scenarios/hybrid/testbed-*.yaml) runs a pipeline instead: one process per\n"
+      "(replica, stage) at its CPU share, 1F1B over Gloo, against hybrid::run_pipeline fed with the run's own\n"
+      "calibration; writes pipeline.json, calibration.csv, steps.csv, stages.csv, timeline.csv and validation.json\n"
+      "(default folder runs/<name>; --set and --seed apply). docs/testbed.md, \"A pipeline under cgroup quotas\".\n\n"
       "examples:\n"
+      "  omnilearn emulate scenarios/hybrid/testbed-4stage.yaml --seed 2 --out runs/pipe-4stage\n"
       "  omnilearn emulate scenarios/testbed/bsp-hl8.yaml\n"
       "  omnilearn emulate scenarios/testbed/bsp-hl8.yaml --set policy.name=uniform --out runs/tb-hl8-uniform\n"
       "  omnilearn emulate scenarios/testbed/bsp-hl2.yaml --set emulator.cpu_budget=1.0 --target-accuracy 0.8\n"
@@ -105,6 +112,22 @@ std::vector<std::string> scenario_overrides(const po::variables_map& vm) {
     if (vm.count(flag)) overrides.push_back(std::string(field).append("=").append(vm[flag].as<std::string>()));
   }
   return overrides;
+}
+
+// A `kind: hybrid-testbed` spec: --set, --seed and --out apply; the other options are the training testbed's.
+int emulate_pipeline(const po::variables_map& vm, const std::vector<std::string>& overrides) {
+  for (const char* flag : {"device", "target-accuracy", "time-budget", "master", "bind", "secret-file"}) {
+    if (vm.count(flag)) {
+      std::cerr << "omnilearn emulate: --" << flag << " does not apply to a pipeline testbed spec (kind: hybrid-testbed)\n";
+      return 2;
+    }
+  }
+  if (vm["nnodes"].as<int>() != 1) {
+    std::cerr << "omnilearn emulate: a pipeline testbed spec (kind: hybrid-testbed) runs on one host\n";
+    return 2;
+  }
+  return run_pipeline_testbed_emulation(vm["scenario"].as<std::string>(), overrides,
+                                        vm.count("out") ? vm["out"].as<std::string>() : std::string());
 }
 
 // --nnodes, --node-rank, --master, --bind and the secret; usage errors are printed (exit 2).
@@ -166,6 +189,10 @@ int run_emulate_command(const std::vector<std::string>& args, const std::vector<
   if (auto done = parse_command_line("emulate", args, opts, "scenario", /*required=*/!cleanup, vm)) return *done;
   if (vm.count("cleanup")) return run_cgroup_cleanup();
   const std::vector<std::string> overrides = scenario_overrides(vm);
+  if (auto kind = scenarios::read_scenario_kind(vm["scenario"].as<std::string>());
+      kind && *kind == scenarios::ScenarioKind::kHybridTestbed) {
+    return emulate_pipeline(vm, overrides);
+  }
   auto scenario = scenarios::load_scenario(vm["scenario"].as<std::string>(), overrides);
   if (!scenario) {
     std::cerr << "omnilearn emulate: " << scenario.status().message() << "\n";

@@ -16,9 +16,11 @@ commands:
   demo       closed-loop controller demo against synthetic workers (no simulator needed)
   sim        simulate one scenario in SimGrid and write its run folder
   sweep      run the cartesian product of a sweep file, each point in its own process
-  emulate    train for real: LibTorch worker processes throttled by cgroups, driven by the same controller
+  emulate    train for real: LibTorch worker processes throttled by cgroups, driven by the same controller (a
+             `kind: hybrid-testbed` spec: a pipeline of stage processes against the pipeline simulation)
   calibrate  measure compute time vs batch and CPU share here; write a model profile for the simulator
-  validate   calibrate, run the testbed and the simulator on one scenario, report the simulator's error
+  validate   calibrate, run the testbed and the simulator on one scenario, report the simulator's error (a
+             pipeline testbed run folder: check it against its prediction's bars)
   trace      import, synthesise and summarise availability traces
   jobs       run jobs scenarios and job files (several jobs sharing a cluster); import, generate, check
   chakra     replay a Chakra execution trace (one file per rank, as ASTRA-sim takes) on a simple network

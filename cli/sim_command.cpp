@@ -176,6 +176,11 @@ int run_sim_command(const std::vector<std::string>& args, const std::vector<std:
     return run_hybrid_sim(path, overrides, vm.count("out") ? vm["out"].as<std::string>() : std::string(),
                           vm.count("force") > 0, vm.count("quiet") > 0);
   }
+  if (auto kind = scenarios::read_scenario_kind(path); kind && *kind == scenarios::ScenarioKind::kHybridTestbed) {
+    std::cerr << "omnilearn sim: " << path << ": a pipeline testbed spec (kind: hybrid-testbed) runs on this host, "
+              << "its prediction beside it: run it with omnilearn emulate " << path << "\n";
+    return 1;
+  }
   if (auto kind = scenarios::read_scenario_kind(path); kind && *kind == scenarios::ScenarioKind::kJobs) {
     std::cerr << "omnilearn sim: " << path << ": a jobs scenario (kind: jobs): run it with omnilearn jobs run " << path
               << "\n";

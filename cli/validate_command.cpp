@@ -20,6 +20,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/pipeline_testbed_command.h"
 #include "cli/stage_process.h"
 #include "omnilearn/base/format.h"
 #include "omnilearn/base/install_layout.h"
@@ -95,7 +96,9 @@ struct ValidateRequest {
 
 po::options_description validate_options() {
   po::options_description opts(
-      "omnilearn validate SCENARIO [options]\n\n"
+      "omnilearn validate SCENARIO [options]\n"
+      "omnilearn validate RUN   (a pipeline testbed run folder: its steps against their prediction; exit 1 when a\n"
+      "                          bar of docs/testbed.md is missed; validation.json rewritten)\n\n"
       "Validates the simulator against the real testbed on SCENARIO (a BSP testbed scenario). Runs, in order:\n"
       "  1. omnilearn calibrate --out OUT/calibration   (compute law and CPU-quota slowdown on this host, at the\n"
       "     scenario's emulator.sample_cost_s)\n"
@@ -388,6 +391,7 @@ bool compare(const ValidateRequest& r, const TestbedRuns& runs) {
 
 int run_validate_command(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
   (void)argv;
+  if (args.size() == 1 && is_pipeline_run_folder(args[0])) return run_pipeline_run_validation(args[0]);
   auto parsed = parse_request(args);
   if (const int* done = std::get_if<int>(&parsed)) return *done;
   const ValidateRequest& r = std::get<ValidateRequest>(parsed);

@@ -76,6 +76,18 @@ Result<CalibrateOptions> parse_calibrate_args(const std::vector<std::string>& ar
   return o;
 }
 
+Result<PipelineStageOptions> parse_pipeline_stage_args(const std::vector<std::string>& args) {
+  PipelineStageOptions o;
+  po::options_description opts;
+  opts.add_options()("config", po::value(&o.config)->required())("rank", po::value(&o.rank)->required())(
+      "out-fd", po::value(&o.out_fd)->required())("in-fd", po::value(&o.in_fd)->required())(
+      "comm-thread-file", po::value<std::vector<std::string>>());
+  auto vm = parse(args, opts);
+  if (!vm) return vm.status().with_context("--pipeline-stage (started by omnilearn emulate on a hybrid-testbed spec)");
+  o.comm_thread_files = all<std::string>(*vm, "comm-thread-file");
+  return o;
+}
+
 }  // namespace omnilearn::emulator::worker
 
 int main(int argc, char** argv) {
@@ -89,6 +101,14 @@ int main(int argc, char** argv) {
       return 2;
     }
     return w::run_calibration_worker(*calibrate);
+  }
+  if (!args.empty() && args[0] == "--pipeline-stage") {
+    auto stage = w::parse_pipeline_stage_args(std::vector<std::string>(args.begin() + 1, args.end()));
+    if (!stage) {
+      std::cerr << "omnilearn-emulate-worker: " << stage.status().message() << "\n";
+      return 2;
+    }
+    return w::run_pipeline_stage(*stage);
   }
   auto options = w::parse_worker_args(args);
   if (!options) {

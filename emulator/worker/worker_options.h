@@ -54,4 +54,15 @@ struct CalibrateOptions {
 Result<CalibrateOptions> parse_calibrate_args(const std::vector<std::string>& args);
 int run_calibration_worker(const CalibrateOptions& options);
 
+// `--pipeline-stage` mode (pipeline_stage.cpp): one stage process of `omnilearn emulate` on a `kind: hybrid-testbed` spec.
+struct PipelineStageOptions {
+  std::string config;          // --config: the run folder's pipeline.json (pipeline_protocol.h)
+  std::int64_t rank = 0;       // replica x stages + stage
+  int out_fd = -1;             // reports to the launcher
+  int in_fd = -1;              // the launcher's go
+  std::vector<std::string> comm_thread_files;  // as WorkerOptions::comm_thread_files
+};
+Result<PipelineStageOptions> parse_pipeline_stage_args(const std::vector<std::string>& args);
+int run_pipeline_stage(const PipelineStageOptions& options);
+
 }  // namespace omnilearn::emulator::worker

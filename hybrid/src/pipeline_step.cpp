@@ -25,7 +25,7 @@ Status check_times(const std::vector<Seconds>& v, std::size_t expected, const ch
 }  // namespace
 
 Result<ReplicaStep> run_pipeline(const PipelineSchedule& schedule, std::int64_t micro_batches,
-                                 const ReplicaTimes& times, bool keep_ops) {
+                                 const ReplicaTimes& times, bool keep_ops, const PassClock& clock) {
   const std::int64_t chunks = std::max<std::int64_t>(schedule.chunks, 1);
   const std::size_t virtual_stages = times.forward_s.size();
   if (virtual_stages == 0 || virtual_stages % static_cast<std::size_t>(chunks) != 0) {
@@ -82,10 +82,10 @@ Result<ReplicaStep> run_pipeline(const PipelineSchedule& schedule, std::int64_t 
         }
         const Seconds start = std::max(ready, free_at[si]);
         const Seconds duration = op.pass == PassKind::kForward ? times.forward_s[j] : times.backward_s[j];
-        const Seconds end = start + duration;
+        const Seconds end = clock ? clock(j, start, duration) : start + duration;
         (op.pass == PassKind::kForward ? forward_end : backward_end)[j * m + i] = end;
         if (next[si] == 0) activity.first_start_s = start;
-        activity.compute_s += duration;
+        activity.compute_s += end - start;
         activity.last_end_s = end;
         if (op.pass == PassKind::kForward && j + 1 < virtual_stages) activity.send_s += times.send_forward_s[j];
         if (op.pass == PassKind::kBackward && j > 0) activity.send_s += times.send_backward_s[j - 1];

@@ -308,6 +308,8 @@ const char* scenario_kind_name(ScenarioKind kind) {
       return "jobs";
     case ScenarioKind::kHybrid:
       return "hybrid";
+    case ScenarioKind::kHybridTestbed:
+      return "hybrid-testbed";
     case ScenarioKind::kTraining:
       break;
   }
@@ -326,7 +328,8 @@ Result<ScenarioKind> read_scenario_kind(const std::string& path) {
     if (kind.IsScalar() && kind.Scalar() == "jobs") return ScenarioKind::kJobs;
     if (kind.IsScalar() && kind.Scalar() == "training") return ScenarioKind::kTraining;
     if (kind.IsScalar() && kind.Scalar() == "hybrid") return ScenarioKind::kHybrid;
-    return source.error(kind, "kind", "expected training, jobs or hybrid, got " + detail::describe(kind));
+    if (kind.IsScalar() && kind.Scalar() == "hybrid-testbed") return ScenarioKind::kHybridTestbed;
+    return source.error(kind, "kind", "expected training, jobs, hybrid or hybrid-testbed, got " + detail::describe(kind));
   } catch (const YAML::Exception& e) {
     return Status::parse_error(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }

@@ -177,6 +177,21 @@ TEST(PipelineStep, TheSlowestStageSetsThePace) {
   EXPECT_NEAR(step->stages[2].compute_s, m * 0.06, 1e-12);
 }
 
+// A pass clock that runs one stage at half speed is the same step as that stage's times doubled.
+TEST(PipelineStep, APassClockTimesEachPass) {
+  const ReplicaTimes t = equal_times(4, 0.01, 0.02);
+  ReplicaTimes slow = t;
+  slow.forward_s[2] *= 2, slow.backward_s[2] *= 2;
+  const PassClock half_speed_stage_2 = [](std::size_t stage, Seconds start_s, Seconds duration_s) {
+    return start_s + (stage == 2 ? 2.0 : 1.0) * duration_s;
+  };
+  auto clocked = run_pipeline({ScheduleKind::kOneFOneB, 1}, 8, t, /*keep_ops=*/false, half_speed_stage_2);
+  auto doubled = run_pipeline({ScheduleKind::kOneFOneB, 1}, 8, slow);
+  ASSERT_TRUE(clocked.is_ok() && doubled.is_ok());
+  EXPECT_NEAR(clocked->makespan_s, doubled->makespan_s, 1e-12);
+  EXPECT_NEAR(clocked->stages[2].compute_s, doubled->stages[2].compute_s, 1e-12);
+}
+
 TEST(PipelineStep, RefusesTimesThatDoNotFit) {
   ReplicaTimes t = equal_times(4, 0.01, 0.02);
   t.send_forward_s.pop_back();

@@ -188,6 +188,7 @@ TEST(JobsScenario, KindOfFilesAndOfSweeps) {
   EXPECT_EQ(*read_scenario_kind(jobs), ScenarioKind::kJobs);
   EXPECT_EQ(*read_scenario_kind(training), ScenarioKind::kTraining);
   EXPECT_FALSE(read_scenario_kind(tmp.write("b.yaml", "kind: other\n")).is_ok());
+  EXPECT_EQ(*read_scenario_kind(tmp.write("ht.yaml", "kind: hybrid-testbed\n")), ScenarioKind::kHybridTestbed);
 
   auto sweep = load_sweep(tmp.write("sweep-j.yaml", "base: j.yaml\naxes:\n  scheduler: [fifo, las]\n"));
   ASSERT_TRUE(sweep.is_ok()) << sweep.status().message();

@@ -28,6 +28,7 @@ TEST(ShippedFiles, EveryYamlFileParses) {
   int sweeps = 0;
   int jobs_scenarios = 0;
   int hybrid_scenarios = 0;
+  int testbed_specs = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(kDir)) {
     const auto& p = entry.path();
     if (!entry.is_regular_file() || (p.extension() != ".yaml" && p.extension() != ".yml")) continue;
@@ -42,6 +43,8 @@ TEST(ShippedFiles, EveryYamlFileParses) {
       auto s = load_hybrid_scenario(p.string());
       EXPECT_TRUE(s.is_ok()) << s.status().message();
       ++hybrid_scenarios;
+    } else if (hybrid && *hybrid == ScenarioKind::kHybridTestbed) {
+      ++testbed_specs;  // read by omnilearn emulate (cli/pipeline_testbed_command.cpp); here only its kind
     } else if (auto kind = read_scenario_kind(p.string()); kind && *kind == ScenarioKind::kJobs) {
       auto s = load_jobs_scenario(p.string());
       EXPECT_TRUE(s.is_ok()) << s.status().message();
@@ -64,6 +67,7 @@ TEST(ShippedFiles, EveryYamlFileParses) {
   EXPECT_GE(sweeps, 2);
   EXPECT_GE(jobs_scenarios, 2);
   EXPECT_GE(hybrid_scenarios, 3);
+  EXPECT_GE(testbed_specs, 3);
 }
 
 TEST(ShippedFiles, BspLevelsSplitTheHost) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "omnilearn/base/status.h"
@@ -43,9 +44,15 @@ struct ReplicaStep {
   std::vector<StageActivity> stages;
 };
 
+// When a pass of `duration_s` (its time at full speed) that starts at `start_s` on virtual stage `stage` ends.
+// run_pipeline calls it for each stage's passes in the order they run, with non-decreasing starts. Empty: start_s +
+// duration_s. A stage whose speed varies within the step brings its own (the testbed's CPU quota periods,
+// emulator/pipeline_prediction.h).
+using PassClock = std::function<Seconds(std::size_t stage, Seconds start_s, Seconds duration_s)>;
+
 // Simulates `micro_batches` micro-batches over stages = times.forward_s.size() / schedule.chunks. Errors name the
 // field: sizes that do not match, a negative or non-finite time, an invalid schedule (validate_schedule()).
 Result<ReplicaStep> run_pipeline(const PipelineSchedule& schedule, std::int64_t micro_batches,
-                                 const ReplicaTimes& times, bool keep_ops = false);
+                                 const ReplicaTimes& times, bool keep_ops = false, const PassClock& clock = {});
 
 }  // namespace omnilearn::hybrid
