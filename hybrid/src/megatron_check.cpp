@@ -74,35 +74,67 @@ Result<Seconds> predict(const traces::PublishedRun& run, double efficiency) {
 
 }  // namespace
 
+Result<double> HybridEfficiencyFit::at(std::int64_t width) const {
+  if (width <= 0) return Status::invalid_argument("a per-GPU width must be positive");
+  const double x = static_cast<double>(width);
+  return peak * x / (x + half_width);
+}
+
+namespace {
+
+// The efficiency at which `run` is predicted to take exactly its published time (bisection: compute scales with
+// 1 / efficiency, communication does not, so the prediction falls as the efficiency rises).
+Result<double> efficiency_matching(const traces::PublishedRun& run) {
+  double lo = 0.02, hi = 1.0;
+  for (int k = 0; k < 50; ++k) {
+    const double mid = 0.5 * (lo + hi);
+    auto t = predict(run, mid);
+    if (!t.is_ok()) return t.status();
+    (*t > run.iteration_s ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+std::int64_t width_of(const traces::PublishedRun& run) { return run.hidden / std::max<std::int64_t>(run.tp, 1); }
+
+}  // namespace
+
 Result<MegatronCheck> check_megatron_runs(const std::vector<traces::PublishedRun>& runs,
                                           const std::vector<std::size_t>& fit_rows) {
   if (fit_rows.empty() || fit_rows.size() > 2) return Status::invalid_argument("fit on one or two rows");
-  // Compute scales with 1 / efficiency and communication does not: the mean log error of the fitted rows is
-  // monotone in the efficiency, so bisection finds its zero.
-  auto mean_log_error = [&](double e) -> Result<double> {
-    double sum = 0.0;
-    for (std::size_t i : fit_rows) {
-      auto t = predict(runs.at(i), e);
-      if (!t.is_ok()) return t.status();
-      sum += std::log(*t / runs[i].iteration_s);
-    }
-    return sum / static_cast<double>(fit_rows.size());
-  };
-  double lo = 0.05, hi = 1.0;
-  for (int k = 0; k < 40; ++k) {
-    const double mid = 0.5 * (lo + hi);
-    auto err = mean_log_error(mid);
-    if (!err.is_ok()) return err.status();
-    (*err > 0.0 ? lo : hi) = mid;
-  }
   MegatronCheck check;
-  check.efficiency = 0.5 * (lo + hi);
+  std::vector<double> matched;
+  for (std::size_t i : fit_rows) {
+    if (i >= runs.size()) return Status::invalid_argument("fit row " + std::to_string(i) + " is not in the table");
+    auto e = efficiency_matching(runs[i]);
+    if (!e.is_ok()) return e.status().with_context(runs[i].source + " " + runs[i].model);
+    matched.push_back(*e);
+  }
+  // One row: a constant efficiency. Two rows of different per-GPU widths x = hidden / tp: e(x) = peak x / (x + x0)
+  // through both (wider matrices keep the GPU busier), when that curve exists; else their mean, constant.
+  check.fit.peak = matched[0];
+  if (fit_rows.size() == 2) {
+    const double x1 = static_cast<double>(width_of(runs[fit_rows[0]]));
+    const double x2 = static_cast<double>(width_of(runs[fit_rows[1]]));
+    const double r = matched[0] / matched[1];
+    const double x0 = x1 != x2 ? x1 * x2 * (1.0 - r) / (r * x2 - x1) : -1.0;
+    if (x0 > 0.0 && std::isfinite(x0)) {
+      check.fit.half_width = x0;
+      check.fit.peak = matched[0] * (x1 + x0) / x1;
+    } else {
+      check.fit.peak = 0.5 * (matched[0] + matched[1]);
+    }
+  }
+  if (check.fit.half_width == 0.0) check.efficiency = check.fit.peak;
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    auto t = predict(runs[i], check.efficiency);
+    auto e = check.fit.at(width_of(runs[i]));
+    if (!e.is_ok()) return e.status();
+    auto t = predict(runs[i], std::min(*e, 1.0));
     if (!t.is_ok()) return t.status().with_context(runs[i].source + " " + runs[i].model);
     PublishedCheck row;
     row.run = runs[i];
     row.fitted = std::find(fit_rows.begin(), fit_rows.end(), i) != fit_rows.end();
+    row.efficiency = *e;
     row.predicted_s = *t;
     row.error = *t / runs[i].iteration_s - 1.0;
     check.rows.push_back(std::move(row));
