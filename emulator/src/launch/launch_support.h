@@ -1,10 +1,11 @@
-// The launcher's plumbing (launcher.cpp): the SIGINT/SIGTERM self-pipe, a free loopback port, the run manifest and the
-// several-hosts checks. Internal to the emulator library.
+// The launcher's plumbing (launcher.cpp, pipeline/pipeline_launcher.cpp): the SIGINT/SIGTERM self-pipe, how a stopped
+// run ends, a free loopback port, the run manifest and the several-hosts checks. Internal to the emulator library.
 #pragma once
 
 #include <sys/types.h>
 
 #include <csignal>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,29 @@ class SignalGuard {
   int fds_[2] = {-1, -1};
   struct sigaction old_int_ {}, old_term_ {}, old_pipe_ {};
 };
+
+// Sets the outcome, exit code and message of `result` (a LaunchResult, a PipelineTestbedResult) for a run stopped by
+// `stop_signal` (0: none), else for one that failed with `failure` (kStalled when `stalled`); `processes` names the
+// launcher's processes in the message ("workers", "stages"). Returns false, leaving `result` alone, for a run that was
+// neither stopped nor failed.
+template <typename RunResult>
+bool set_stopped_outcome(RunResult& result, int stop_signal, const Status& failure, bool stalled,
+                         const std::string& processes) {
+  if (stop_signal != 0) {
+    result.outcome = stop_signal == SIGINT ? RunOutcome::kInterrupted : RunOutcome::kTerminated;
+    result.exit_code = 128 + stop_signal;
+    result.message = std::string("stopped by ").append(strsignal(stop_signal)) + "; " + processes +
+                     " stopped, cgroups removed";
+    return true;
+  }
+  if (!failure.is_ok()) {
+    result.outcome = stalled ? RunOutcome::kStalled : RunOutcome::kWorkerFailed;
+    result.exit_code = 1;
+    result.message = failure.message() + "; the other " + processes + " were stopped and the cgroups removed";
+    return true;
+  }
+  return false;
+}
 
 // A TCP port on 127.0.0.1 that was free a moment ago (for rank 0's TCPStore).
 Result<int> free_loopback_port();

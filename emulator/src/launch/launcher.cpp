@@ -1,14 +1,9 @@
 #include "omnilearn/emulator/launcher.h"
 
-#include <poll.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <csignal>
-#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <limits>
@@ -29,9 +24,8 @@
 #include "omnilearn/run/run_recorder.h"
 #include "gpu_launch.h"
 #include "launch_support.h"
+#include "process_poll.h"
 #include "worker_process.h"
-
-extern char** environ;
 
 namespace omnilearn::emulator {
 namespace {
@@ -365,18 +359,9 @@ std::vector<std::string> Launch::worker_argv(std::size_t k) const {
 // Our environment plus the OpenMP settings that keep throttled threads from burning their quota, the run's secret
 // (several hosts) and the worker's MPS share (GPU).
 std::vector<std::string> Launch::worker_env(int threads) const {
-  std::vector<std::string> env;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    const std::string_view kv(*e);
-    if (kv.starts_with("OMP_WAIT_POLICY=") || kv.starts_with("OMP_NUM_THREADS=") || kv.starts_with("MKL_NUM_THREADS=")) continue;
-    if (kv.starts_with(std::string(kSecretEnv) + "=")) continue;
-    env.emplace_back(kv);
-  }
-  if (several_) env.push_back(std::string(kSecretEnv) + "=" + nodes_.secret);
-  env.push_back("OMP_WAIT_POLICY=PASSIVE");
-  env.push_back("OMP_NUM_THREADS=" + std::to_string(threads));
-  env.push_back("MKL_NUM_THREADS=" + std::to_string(threads));
-  return env;
+  std::vector<std::string> extra;
+  if (several_) extra.push_back(std::string(kSecretEnv) + "=" + nodes_.secret);
+  return detail::worker_thread_env(threads, /*drop=*/{std::string(kSecretEnv)}, extra);
 }
 
 Status Launch::start_workers() {
@@ -436,12 +421,7 @@ void Launch::handle_line(std::size_t k, std::string_view line) {
 
 void Launch::drain(std::size_t k) {
   if (k >= workers_.size()) return;
-  workers_[k]->read_available(buffers_[k]);
-  std::size_t start = 0;
-  for (std::size_t nl; (nl = buffers_[k].find('\n', start)) != std::string::npos; start = nl + 1) {
-    handle_line(k, std::string_view(buffers_[k]).substr(start, nl - start));
-  }
-  buffers_[k].erase(0, start);
+  detail::drain_lines(*workers_[k], buffers_[k], [&](std::string_view line) { handle_line(k, line); });
 }
 
 // The stalled workers (no iteration row for stall_timeout_s) as an error naming them; ok when none. When some
@@ -502,11 +482,9 @@ Status Launch::check_exits(bool& all_exited) {
       all_exited = false;
       continue;
     }
-    const int status = workers_[k]->status();
-    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+    if (Status failed = detail::exit_failure(*workers_[k], process_name(k)); !failed.is_ok()) {
       drain(k);
-      return Status::internal(process_name(k) + " (pid " + std::to_string(workers_[k]->pid()) + ") " +
-                              describe_exit(status));
+      return failed;
     }
   }
   return Status::ok();
@@ -515,27 +493,13 @@ Status Launch::check_exits(bool& all_exited) {
 // One round of the follow loop: wait up to 100 ms (less when a timed change is due) for records or a signal, then
 // replay availability, check liveness and exits. False when the loop is over (the end, a failure or a signal).
 bool Launch::poll_once() {
-  std::vector<pollfd> fds{{signals_->read_fd(), POLLIN, 0}};
-  std::vector<std::size_t> owner{n_};
-  for (std::size_t k = 0; k < workers_.size(); ++k) {
-    if (workers_[k]->report_fd() >= 0) fds.push_back({workers_[k]->report_fd(), POLLIN, 0}), owner.push_back(k);
-  }
   int timeout_ms = 100;
   if (const auto next = replayer_->next_time(); next && replay_origin_s_) {
     timeout_ms = std::clamp(static_cast<int>((*next - (elapsed() - *replay_origin_s_)) * 1000.0) + 1, 0, timeout_ms);
   }
-  const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
-  if (ready < 0 && errno != EINTR) {
-    failure_ = Status::io_error(std::string("poll: ") + std::strerror(errno));
-    return false;
-  }
-  if (ready > 0 && (fds[0].revents & POLLIN) != 0) {
-    char signo = 0;
-    if (::read(signals_->read_fd(), &signo, 1) == 1) stop_signal_ = signo;
-  }
-  for (std::size_t i = 1; i < fds.size(); ++i) {
-    if (fds[i].revents != 0) drain(owner[i]);
-  }
+  failure_ =
+      detail::poll_workers(signals_->read_fd(), workers_, timeout_ms, stop_signal_, [&](std::size_t k) { drain(k); });
+  if (!failure_.is_ok()) return false;
   sample_energy();
   if (stop_signal_ != 0) return false;
   failure_ = replay_availability();
@@ -553,18 +517,7 @@ bool Launch::poll_once() {
 
 // SIGTERM to whatever still runs, then SIGKILL after the grace period; what they wrote is kept.
 void Launch::stop_all() {
-  for (auto& w : workers_) w->signal(SIGTERM);
-  const auto deadline = Clock::now() + std::chrono::duration<double>(config_.settings.stop_grace_s);
-  for (;;) {
-    bool all = true;
-    for (auto& w : workers_) all = w->poll_exit() && all;
-    if (all || Clock::now() >= deadline) break;
-    ::usleep(20000);
-  }
-  for (auto& w : workers_) {
-    if (!w->exited()) w->signal(SIGKILL);
-    w->wait();
-  }
+  detail::stop_workers(workers_, config_.settings.stop_grace_s);
   for (std::size_t k = 0; k < workers_.size(); ++k) {
     if (workers_[k]->report_fd() >= 0) drain(k);
     workers_[k]->close_report();
@@ -618,15 +571,8 @@ LaunchResult Launch::result() {
   s.extra.erase("time_to_target_s");
   s.extra["wall_time_s"] = elapsed();
   s.stop_reason = stop_reason_;
-  if (stop_signal_ != 0) {
-    result.outcome = stop_signal_ == SIGINT ? RunOutcome::kInterrupted : RunOutcome::kTerminated;
-    result.exit_code = 128 + stop_signal_;
-    result.message = std::string("stopped by ").append(strsignal(stop_signal_)).append("; workers stopped, cgroups removed");
-  } else if (!failure_.is_ok()) {
-    result.outcome = stalled_ ? RunOutcome::kStalled : RunOutcome::kWorkerFailed;
-    result.exit_code = 1;
-    result.message = failure_.message() + "; the other workers were stopped and the cgroups removed";
-  } else if (node0_) {  // the other nodes' parts have no summary.json (node_output_dir)
+  const bool stopped = detail::set_stopped_outcome(result, stop_signal_, failure_, stalled_, "workers");
+  if (!stopped && node0_) {  // the other nodes' parts have no summary.json (node_output_dir)
     Status finished = recorder_->finish(s);
     if (finished.is_ok()) finished = recorder_->rewrite_manifest(manifest_->text(elapsed()));
     if (!finished.is_ok()) {

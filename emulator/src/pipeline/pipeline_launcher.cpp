@@ -2,15 +2,10 @@
 // share, calibrates (all stages at once, as they run), and waits; once every stage has calibrated the launcher says
 // go. It follows the reports, the exits, the liveness and SIGINT/SIGTERM as `omnilearn
 // emulate` does (launcher.cpp), and stops and removes everything however the run ends.
-#include <poll.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <csignal>
-#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -20,10 +15,9 @@
 #include "omnilearn/emulator/pipeline_prediction.h"
 #include "omnilearn/emulator/pipeline_protocol.h"
 #include "../launch/launch_support.h"
+#include "../launch/process_poll.h"
 #include "../launch/worker_process.h"
 #include "pipeline_output.h"
-
-extern char** environ;
 
 namespace omnilearn::emulator {
 namespace {
@@ -47,7 +41,6 @@ class PipelineLaunch {
     return "stage " + std::to_string(k % static_cast<std::size_t>(spec_.stages)) + " of replica " +
            std::to_string(k / static_cast<std::size_t>(spec_.stages));
   }
-  std::vector<std::string> stage_env() const;
   Status start_stages();
   void handle_line(std::size_t k, std::string_view line);
   void drain(std::size_t k);
@@ -108,20 +101,9 @@ Status PipelineLaunch::prepare() {
   return write_pipeline_config({spec_, store_file_}, config_path_);
 }
 
-// Our environment with one OpenMP thread that sleeps when idle: a stage is one thread under its quota.
-std::vector<std::string> PipelineLaunch::stage_env() const {
-  std::vector<std::string> env;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    const std::string_view kv(*e);
-    if (kv.starts_with("OMP_WAIT_POLICY=") || kv.starts_with("OMP_NUM_THREADS=") || kv.starts_with("MKL_NUM_THREADS=")) continue;
-    env.emplace_back(kv);
-  }
-  env.insert(env.end(), {"OMP_WAIT_POLICY=PASSIVE", "OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1"});
-  return env;
-}
-
 Status PipelineLaunch::start_stages() {
-  const std::vector<std::string> env = stage_env();
+  // Our environment with one OpenMP thread that sleeps when idle: a stage is one thread under its quota.
+  const std::vector<std::string> env = detail::worker_thread_env(/*threads=*/1);
   for (std::size_t k = 0; k < n_; ++k) {
     std::vector<std::string> argv = {program_.path, "--pipeline-stage", "--config", config_path_, "--rank",
                                      std::to_string(k), "--out-fd", "{out_fd}", "--in-fd", "{in_fd}"};
@@ -186,12 +168,7 @@ void PipelineLaunch::handle_line(std::size_t k, std::string_view line) {
 }
 
 void PipelineLaunch::drain(std::size_t k) {
-  stages_[k]->read_available(buffers_[k]);
-  std::size_t start = 0;
-  for (std::size_t nl; (nl = buffers_[k].find('\n', start)) != std::string::npos; start = nl + 1) {
-    handle_line(k, std::string_view(buffers_[k]).substr(start, nl - start));
-  }
-  buffers_[k].erase(0, start);
+  detail::drain_lines(*stages_[k], buffers_[k], [&](std::string_view line) { handle_line(k, line); });
 }
 
 // A stage that exited with an error, or reported nothing for stall_timeout_s, fails the run.
@@ -208,33 +185,17 @@ Status PipelineLaunch::check_progress(bool& all_exited) {
       }
       continue;
     }
-    const int status = stages_[k]->status();
-    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+    if (Status failed = detail::exit_failure(*stages_[k], name(k)); !failed.is_ok()) {
       drain(k);
-      return Status::internal(name(k) + " (pid " + std::to_string(stages_[k]->pid()) + ") " + describe_exit(status));
+      return failed;
     }
   }
   return Status::ok();
 }
 
 bool PipelineLaunch::poll_once() {
-  std::vector<pollfd> fds{{signals_->read_fd(), POLLIN, 0}};
-  std::vector<std::size_t> owner{n_};
-  for (std::size_t k = 0; k < stages_.size(); ++k) {
-    if (stages_[k]->report_fd() >= 0) fds.push_back({stages_[k]->report_fd(), POLLIN, 0}), owner.push_back(k);
-  }
-  const int ready = ::poll(fds.data(), fds.size(), 100);
-  if (ready < 0 && errno != EINTR) {
-    failure_ = Status::io_error(std::string("poll: ") + std::strerror(errno));
-    return false;
-  }
-  if (ready > 0 && (fds[0].revents & POLLIN) != 0) {
-    char signo = 0;
-    if (::read(signals_->read_fd(), &signo, 1) == 1) stop_signal_ = signo;
-  }
-  for (std::size_t i = 1; i < fds.size(); ++i) {
-    if (fds[i].revents != 0) drain(owner[i]);
-  }
+  failure_ = detail::poll_workers(signals_->read_fd(), stages_, /*timeout_ms=*/100, stop_signal_,
+                                  [&](std::size_t k) { drain(k); });
   if (stop_signal_ != 0 || !failure_.is_ok()) return false;
   bool all_exited = false;
   failure_ = check_progress(all_exited);
@@ -248,17 +209,8 @@ bool PipelineLaunch::poll_once() {
 
 // SIGTERM to whatever still runs, SIGKILL after 5 s.
 void PipelineLaunch::stop_all() {
-  for (auto& w : stages_) w->signal(SIGTERM);
-  const auto deadline = Clock::now() + std::chrono::seconds(5);
-  for (bool all = false; !all && Clock::now() < deadline; ::usleep(20000)) {
-    all = true;
-    for (auto& w : stages_) all = w->poll_exit() && all;
-  }
-  for (auto& w : stages_) {
-    if (!w->exited()) w->signal(SIGKILL);
-    w->wait();
-    w->close_report();
-  }
+  detail::stop_workers(stages_, /*grace_s=*/5.0);
+  for (auto& w : stages_) w->close_report();
 }
 
 PipelineTestbedResult PipelineLaunch::run() {
@@ -281,15 +233,8 @@ PipelineTestbedResult PipelineLaunch::run() {
 
 PipelineTestbedResult PipelineLaunch::result() {
   PipelineTestbedResult r = std::move(result_);
-  if (stop_signal_ != 0) {
-    r.outcome = stop_signal_ == SIGINT ? RunOutcome::kInterrupted : RunOutcome::kTerminated;
-    r.exit_code = 128 + stop_signal_;
-    r.message = std::string("stopped by ").append(strsignal(stop_signal_)).append("; stages stopped, cgroups removed");
-  } else if (!failure_.is_ok()) {
-    r.outcome = stalled_ ? RunOutcome::kStalled : RunOutcome::kWorkerFailed;
-    r.exit_code = 1;
-    r.message = failure_.message() + "; the other stages were stopped and the cgroups removed";
-  } else if (!std::all_of(done_.begin(), done_.end(), [](bool d) { return d; })) {
+  const bool stopped = detail::set_stopped_outcome(r, stop_signal_, failure_, stalled_, "stages");
+  if (!stopped && !std::all_of(done_.begin(), done_.end(), [](bool d) { return d; })) {
     r.outcome = RunOutcome::kWorkerFailed;
     r.exit_code = 1;
     r.message = "a stage exited without finishing its steps";

@@ -21,9 +21,8 @@
 #include "omnilearn/emulator/names.h"
 #include "omnilearn/emulator/cgroup_throttler.h"
 #include "omnilearn/scenarios/model_profile_file.h"
+#include "launch/process_poll.h"
 #include "launch/worker_process.h"
-
-extern char** environ;
 
 namespace omnilearn::emulator {
 namespace {
@@ -144,18 +143,6 @@ std::unique_ptr<CgroupThrottler> make_throttler(const CalibrationOptions& o, con
   return nullptr;
 }
 
-// This process's environment with one single-threaded, passive OpenMP/MKL: the worker computes on one core.
-std::vector<std::string> worker_environment() {
-  std::vector<std::string> env;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    const std::string_view kv(*e);
-    if (kv.starts_with("OMP_WAIT_POLICY=") || kv.starts_with("OMP_NUM_THREADS=") || kv.starts_with("MKL_NUM_THREADS=")) continue;
-    env.emplace_back(kv);
-  }
-  env.insert(env.end(), {"OMP_WAIT_POLICY=PASSIVE", "OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1"});
-  return env;
-}
-
 // One measured point: the worker's step times (wall and CPU), and the CPU its cgroup used.
 struct Point {
   std::vector<double> times;
@@ -175,7 +162,8 @@ class CalibrationWorker {
   Status start(const std::string& exe, const std::string& data_dir, CalibrationReport& report) {
     const std::vector<std::string> argv = {exe, "--calibrate", "--settings", nlohmann::json(o_.settings).dump(),
                                            "--threads", "1", "--data-dir", data_dir, "--out-fd", "{out_fd}", "--in-fd", "{in_fd}"};
-    OMNI_RETURN_IF_ERROR(process_.start(argv, worker_environment(), [&](pid_t pid) {
+    // One single-threaded, passive OpenMP/MKL: the worker computes on one core.
+    OMNI_RETURN_IF_ERROR(process_.start(argv, detail::worker_thread_env(/*threads=*/1), [&](pid_t pid) {
       return throttler_ ? throttler_->attach(0, pid) : Status::ok();
     }));
     auto ready = read_reply(process_, buffer_, 120.0);
