@@ -70,12 +70,8 @@ void AspRunLog::fill(run::RunSummary& summary) const {
         total > 0 ? static_cast<double>(applied_[k]) / static_cast<double>(total) : 0.0;
   }
   if (pushes_ == 0) return;
-  double sum = 0.0;
-  for (const auto& [value, count] : staleness_) sum += static_cast<double>(value) * static_cast<double>(count);
-  summary.extra["asp_staleness_mean"] = sum / static_cast<double>(pushes_);
   summary.extra["asp_staleness_median"] = static_cast<double>(staleness_quantile(0.5));
   summary.extra["asp_staleness_p90"] = static_cast<double>(staleness_quantile(0.9));
-  summary.extra["asp_staleness_max"] = static_cast<double>(staleness_.rbegin()->first);
 }
 
 }  // namespace omnilearn::sim

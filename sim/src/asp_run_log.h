@@ -37,8 +37,8 @@ class AspRunLog {
   // barriers.csv: barrier,epoch,update,time_s,writer,writer_steps,writer_steps_since_pull,writer_batch (writer
   // empty when no update had been applied).
   std::string barriers_csv() const;
-  // summary.json's extra: asp_update_share_w<k> (k's applied updates over all applied), asp_staleness_{mean,median,
-  // p90,max} over every push the server handled.
+  // summary.json's extra: asp_update_share_w<k> (k's applied updates over all applied), asp_staleness_{median,p90}
+  // over every push the server handled (the summary's mean_staleness and max_staleness are its mean and max).
   void fill(run::RunSummary& summary) const;
 
  private:
