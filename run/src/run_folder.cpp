@@ -64,6 +64,7 @@ Status clear_own_folder(const fs::path& dir, const std::string& name) {
 const std::vector<std::string>& run_folder_files() {
   static const std::vector<std::string> kFiles = {"manifest.json", "iterations.csv", "plans.csv", "availability.csv",
                                                   "evaluations.csv", "summary.json", "timeline.json", "energy.csv",
+                                                  "barriers.csv",  // the ASP server's barriers (pull: per-epoch)
                                                   // the testbed's one-host FileStore, and its workers' settings
                                                   ".rendezvous", "config.json",
                                                   // several jobs (jobs_run_folder.h)

@@ -1,5 +1,6 @@
 #include "omnilearn/run/run_writer.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -292,6 +293,14 @@ Status RunWriter::close_files() {
     note_error(*f, "a CSV file");
   }
   return first_error_;
+}
+
+Status RunWriter::write_file(const std::string& name, const std::string& text) {
+  const auto& known = run_folder_files();
+  if (std::find(known.begin(), known.end(), name) == known.end()) {
+    return Status::internal(dir_ + ": RunWriter::write_file: " + name + " is not a run-folder file");
+  }
+  return write_file_atomically((std::filesystem::path(dir_) / name).string(), text);
 }
 
 Status RunWriter::rewrite_manifest(const std::string& manifest_json) {

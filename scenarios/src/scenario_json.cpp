@@ -131,6 +131,7 @@ Json workload_json(const WorkloadSpec& w) {
                 {"global_batch", w.global_batch}, {"epochs", w.epochs},   {"sample_budget", w.sample_budget}};
   if (w.numerics == Numerics::kReal) workload["numerics"] = "real";  // absent: time only, as before
   if (!w.asp.is_default()) workload["asp"] = Json::parse(nlohmann::json(w.asp).dump());
+  if (w.asp.epochs == AspEpochs::kCeil) workload["asp"]["epochs"] = "ceil";  // absent: floor, as before
   const AllreduceSpec& ar = w.allreduce;
   workload["allreduce"] =
       Json{{"algorithm", algorithm_name(ar.algorithm)}, {"chunks", ar.chunks},   {"shards", ar.shards},

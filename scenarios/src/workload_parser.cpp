@@ -169,15 +169,19 @@ Status parse_allreduce(const ParseContext& ctx, const MapReader& workload, Allre
   return Status::ok();
 }
 
-// `asp: {update, pull, rule, staleness_bound, delay_threshold, dc_lambda}` (AspSpec documents each); a rule's
+// `asp: {update, pull, epochs, rule, staleness_bound, delay_threshold, dc_lambda}` (AspSpec documents each); a rule's
 // parameter only with its rule, and only gradients go through a rule.
 Status parse_asp(const ParseContext& ctx, const YAML::Node& node, AspSpec& out) {
   auto reader = MapReader::open(ctx.source, node, "workload.asp",
-                                {"update", "pull", "rule", "staleness_bound", "delay_threshold", "dc_lambda"});
+                                {"update", "pull", "epochs", "rule", "staleness_bound", "delay_threshold", "dc_lambda"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
   OMNI_RETURN_IF_ERROR(r.read_choice("update", out.update, enum_names(out.update)));
   OMNI_RETURN_IF_ERROR(r.read_choice("pull", out.pull, enum_names(out.pull)));
+  OMNI_RETURN_IF_ERROR(r.read_choice("epochs", out.epochs, enum_names(out.epochs)));
+  if (r.has("epochs") && out.pull != AspPull::kPerEpoch) {
+    return r.error("epochs", "counts the epochs of pull: per-epoch's barrier (set pull: per-epoch, or leave it out)");
+  }
   OMNI_RETURN_IF_ERROR(r.read_choice("rule", out.rule, enum_names(out.rule)));
   if (out.update == AspUpdate::kModelOverwrite && out.rule != AspRule::kAsgd) {
     return r.error("rule", "a rule applies pushed gradients: with update: model-overwrite the pushed model replaces "

@@ -46,7 +46,9 @@ AspDriver::AspDriver(RunContext& context)
       schedule_(context.scenario.workload.asp, context.platform.workers.size()),
       pulls_(context.platform.workers.size(), true),
       barrier_pull_(context.platform.workers.size(), false),
-      per_epoch_(context.scenario.workload.asp.pull == scenarios::AspPull::kPerEpoch) {
+      per_epoch_(context.scenario.workload.asp.pull == scenarios::AspPull::kPerEpoch),
+      ceil_epochs_(context.scenario.workload.asp.epochs == scenarios::AspEpochs::kCeil),
+      log_(context.platform.workers.size(), context.stop.limits().dataset_samples) {
   auto spec = asp_server_link(context.scenario, context.options);
   if (!spec) return;
   auto push = FairShareLink::create(spec->server_Bps, spec->classes);
@@ -118,6 +120,7 @@ void AspDriver::worker(WorkerId k) {
         // Virtual-time training: as the testbed's worker, which keeps pulling while down (batch 0), it returns with
         // the server's current parameters, and its next push's staleness counts from now.
         staleness_.pulled(k, updates_);
+        log_.pulled(k);
         ctx_.training->asp_pull(k);
       }
       continue;
@@ -240,15 +243,18 @@ void AspDriver::apply_push(WorkerId k, std::vector<WorkerId>& replies) {
   const Push& push = slot.push;
   slot.reply.staleness = staleness_.of(k, updates_);
   // Ringmaster drops a push too stale: the iteration counts, the parameters do not change.
-  if (ctx_.scenario.workload.asp.applies(slot.reply.staleness)) {
+  const bool applied = ctx_.scenario.workload.asp.applies(slot.reply.staleness);
+  if (applied) {
     ++updates_;
     staleness_.applied_own(k);
   } else {
     ++dropped_;
   }
+  log_.pushed(k, push.batch, slot.reply.staleness, applied);
   slot.reply.update = updates_;
   slot.reply.outcome.reset();
   bool epoch_ended = false;
+  bool barrier = false;  // pull: per-epoch: this push opens a barrier (the epoch count's, floor or ceil)
   if (!done_) {
     const Seconds t = now();
     // Virtual-time training: the push is computed on the parameters k pulled and applied now, at its arrival.
@@ -258,6 +264,7 @@ void AspDriver::apply_push(WorkerId k, std::vector<WorkerId>& replies) {
     Status st = ctx_.controller.report(controller::IterationDone{k, updates_, t, push.compute_s, push.batch});
     if (!st.is_ok()) fail(st);
     epoch_ended = progress_.add(push.batch, t);
+    barrier = per_epoch_ && (ceil_epochs_ ? log_.ceil_crossed(progress_.samples()) : epoch_ended);
     if (epoch_ended) ctx_.availability.enter_epoch(progress_.epoch(), t);
     if (ctx_.training != nullptr) ctx_.training->after_update(updates_, progress_.epoch(), epoch_ended, t);
     if (progress_.done() || !status_.is_ok() || (ctx_.training != nullptr && ctx_.training->done())) {
@@ -265,7 +272,7 @@ void AspDriver::apply_push(WorkerId k, std::vector<WorkerId>& replies) {
       end_time_s_ = t;
       progress_.finish();
       wake_->notify_all();
-    } else if (!(epoch_ended && per_epoch_)) {
+    } else if (!barrier) {
       plan(t);  // pull: per-epoch decides at the epoch's barrier, once every live worker has pushed
     }
   }
@@ -274,7 +281,7 @@ void AspDriver::apply_push(WorkerId k, std::vector<WorkerId>& replies) {
     replies.push_back(k);
     return;
   }
-  schedule_.pushed(k, epoch_ended);
+  schedule_.pushed(k, barrier);
   slot.held_since_s = now();
   release_held(replies);
 }
@@ -293,6 +300,7 @@ void AspDriver::release_held(std::vector<WorkerId>& replies) {
   const std::vector<WorkerId> released =
       schedule_.release([this](WorkerId j) { return !ctx_.availability.is_down(j); }, barrier_opened);
   if (barrier_opened) {
+    log_.barrier(progress_.epoch(), updates_, now());
     plan(now());
     // Every worker held at the barrier pulls with its reply, also one that SSP's bound still holds.
     for (WorkerId j = 0; j < slots_.size(); ++j) {
@@ -313,6 +321,7 @@ void AspDriver::fill_reply(WorkerId k, bool pull) {
   pulls_[k] = pull;
   if (!pull) return;
   staleness_.pulled(k, updates_);
+  log_.pulled(k);
   if (ctx_.training != nullptr) ctx_.training->asp_pull(k);
 }
 
@@ -326,7 +335,9 @@ std::uint64_t AspDriver::reply_bytes(WorkerId k) const {
 }
 
 void AspDriver::plan(Seconds t) {
-  auto plan = ctx_.controller.plan_next(controller::DecisionPoint{updates_, progress_.epoch(), t});
+  // The controller's epoch (its every-epoch trigger) is the barrier's count: with epochs: ceil, 1 at the first.
+  const std::int64_t epoch = ceil_epochs_ ? log_.ceil_epoch() : progress_.epoch();
+  auto plan = ctx_.controller.plan_next(controller::DecisionPoint{updates_, epoch, t});
   if (plan) {
     ctx_.recorder.plan(*plan, progress_.epoch());
   } else {
@@ -416,7 +427,12 @@ run::RunSummary AspDriver::summary() const {
   if (ctx_.scenario.workload.asp.rule == scenarios::AspRule::kRingmaster) {
     s.extra["dropped_pushes"] = static_cast<double>(dropped_);
   }
+  if (per_epoch_) log_.fill(s);
   return s;
+}
+
+Status AspDriver::write_files() const {
+  return per_epoch_ ? ctx_.recorder.write_file("barriers.csv", log_.barriers_csv()) : Status::ok();
 }
 
 }  // namespace omnilearn::sim

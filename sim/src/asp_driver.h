@@ -28,6 +28,7 @@
 #include "omnilearn/base/status.h"
 #include "omnilearn/run/asp_schedule.h"
 #include "omnilearn/run/run_writer.h"
+#include "asp_run_log.h"
 #include "run_context.h"
 #include "server_link_model.h"
 #include "training_progress.h"
@@ -53,6 +54,8 @@ class AspDriver {
   void on_availability(WorkerId worker, double fraction);
   const Status& status() const { return status_; }
   run::RunSummary summary() const;
+  // pull: per-epoch: barriers.csv (AspRunLog), into the run folder. Call after the engine ran.
+  Status write_files() const;
 
  private:
   struct Push {  // a gradient on its way to the server
@@ -156,6 +159,8 @@ class AspDriver {
   std::vector<bool> pulls_;                        // whether k's pending reply carries the parameters
   std::vector<bool> barrier_pull_;                 // k was held when the epoch barrier opened: its reply pulls
   const bool per_epoch_;                           // workload.asp.pull: per-epoch
+  const bool ceil_epochs_;                         // workload.asp.epochs: ceil (the barrier's epoch count)
+  AspRunLog log_;
   bool done_ = false;
   Seconds end_time_s_ = 0.0;
   Status status_;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <simgrid/s4u/Engine.hpp>
@@ -119,6 +120,7 @@ Result<run::RunSummary> drive(simgrid::s4u::Engine& engine, RunContext& ctx) {
   OMNI_RETURN_IF_ERROR(listener_status);
   OMNI_RETURN_IF_ERROR(driver.status());
   run::RunSummary summary = driver.summary();
+  if constexpr (std::is_same_v<Driver, AspDriver>) OMNI_RETURN_IF_ERROR(driver.write_files());
   if (ctx.training != nullptr) {
     ctx.training->finish(summary.iterations, summary.epochs, summary.total_time_s);
     OMNI_RETURN_IF_ERROR(ctx.training->status());

@@ -47,6 +47,12 @@ TEST(AspKeys, ThePapersAlgorithm) {
   EXPECT_EQ(json["workload"]["asp"]["update"], "model-overwrite") << json.dump();
   EXPECT_EQ(json["workload"]["asp"]["pull"], "per-epoch") << json.dump();
   EXPECT_EQ(json["workload"]["asp"]["rule"], "asgd") << json.dump();
+  EXPECT_EQ(r->workload.asp.epochs, AspEpochs::kFloor);
+  EXPECT_EQ(json["workload"]["asp"].count("epochs"), 0u) << "floor leaves the JSON as it was";
+  auto ceil = parse_scenario(with_asp("{update: model-overwrite, pull: per-epoch, epochs: ceil}"), "dir/x.yaml");
+  ASSERT_TRUE(ceil.is_ok()) << ceil.status().message();
+  EXPECT_EQ(ceil->workload.asp.epochs, AspEpochs::kCeil);
+  EXPECT_EQ(nlohmann::json::parse(scenario_to_json(*ceil))["workload"]["asp"]["epochs"], "ceil");
 }
 
 TEST(AspKeys, EachRuleWithItsParameter) {
@@ -92,6 +98,9 @@ TEST(AspKeys, RefusalsNameTheField) {
       {"unknown update", with_asp("{update: average}"), {},
        {"dir/x.yaml:6: workload.asp.update: expected one of gradient | model-overwrite"}},
       {"unknown pull", with_asp("{pull: never}"), {}, {"dir/x.yaml:6: workload.asp.pull: expected one of every-push | per-epoch"}},
+      {"unknown epochs", with_asp("{pull: per-epoch, epochs: round}"), {},
+       {"dir/x.yaml:6: workload.asp.epochs: expected one of floor | ceil"}},
+      {"epochs without per-epoch", with_asp("{epochs: ceil}"), {}, {"workload.asp.epochs: counts the epochs of pull"}},
       {"unknown key", with_asp("{rule: ssp, bound: 2}"), {}, {"dir/x.yaml:6: workload.asp.bound: unknown key"}},
       {"ssp without its bound", with_asp("{rule: ssp}"), {}, {"workload.asp.rule: ssp needs staleness_bound"}},
       {"ringmaster without R", with_asp("{rule: ringmaster}"), {}, {"workload.asp.rule: ringmaster needs delay_threshold"}},

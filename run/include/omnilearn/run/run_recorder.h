@@ -57,6 +57,10 @@ class RunRecorder {
   Status finish(const RunSummary& summary);
   // Closes every file of a run stopped before its end: rows whole, timeline.json valid, no summary.json.
   Status close() { return writer_ ? writer_->close() : Status::ok(); }
+  // RunWriter::write_file, or nothing without a run folder.
+  Status write_file(const std::string& name, const std::string& text) const {
+    return writer_ ? writer_->write_file(name, text) : Status::ok();
+  }
   Status rewrite_manifest(const std::string& manifest_json) {
     return writer_ ? writer_->rewrite_manifest(manifest_json) : Status::ok();
   }

@@ -57,6 +57,9 @@ class RunWriter {
   Status finish(const RunSummary& summary);
   // Closes every file without a summary.json (a run stopped before its end): rows whole, timeline.json valid.
   Status close();
+  // Writes `name` (one of run_folder_files(), not one this writer streams) whole and atomically: a file made at the
+  // run's end, such as the ASP server's barriers.csv.
+  Status write_file(const std::string& name, const std::string& text);
   // Replaces manifest.json (atomically), e.g. with the elapsed wall-clock time once the run is over.
   Status rewrite_manifest(const std::string& manifest_json);
 

@@ -32,6 +32,7 @@ inline constexpr EnumName<AspUpdate> kAspUpdateNames[] = {{AspUpdate::kGradient,
                                                           {AspUpdate::kModelOverwrite, "model-overwrite"}};
 inline constexpr EnumName<AspPull> kAspPullNames[] = {{AspPull::kEveryPush, "every-push"},
                                                       {AspPull::kPerEpoch, "per-epoch"}};
+inline constexpr EnumName<AspEpochs> kAspEpochsNames[] = {{AspEpochs::kFloor, "floor"}, {AspEpochs::kCeil, "ceil"}};
 inline constexpr EnumName<AspRule> kAspRuleNames[] = {{AspRule::kAsgd, "asgd"},
                                                       {AspRule::kStalenessAware, "staleness-aware"},
                                                       {AspRule::kDcAsgd, "dc-asgd"},
@@ -47,6 +48,7 @@ constexpr std::span<const EnumName<LrScalingRule>> enum_names(LrScalingRule) { r
 constexpr std::span<const EnumName<QuotaScope>> enum_names(QuotaScope) { return kQuotaScopeNames; }
 constexpr std::span<const EnumName<AspUpdate>> enum_names(AspUpdate) { return kAspUpdateNames; }
 constexpr std::span<const EnumName<AspPull>> enum_names(AspPull) { return kAspPullNames; }
+constexpr std::span<const EnumName<AspEpochs>> enum_names(AspEpochs) { return kAspEpochsNames; }
 constexpr std::span<const EnumName<AspRule>> enum_names(AspRule) { return kAspRuleNames; }
 
 // How `value` is spelled ("?" for a value the table lacks, which a complete table never does).

@@ -149,6 +149,10 @@ enum class Numerics { kTime, kReal };
 // every reply until all live workers have pushed, then makes the batch decision and sends each the parameters).
 enum class AspUpdate { kGradient, kModelOverwrite };
 enum class AspPull { kEveryPush, kPerEpoch };
+// How pull: per-epoch's server counts epochs for its barrier: floor(samples / epoch) (an epoch's barrier after its
+// last push), or ceil, as the OmniLearn paper's server does (a barrier after the first push of each epoch, the
+// first one after the run's first push). Data epochs (records, evaluations, the stop rule) count with floor either way.
+enum class AspEpochs { kFloor, kCeil };
 // The server's rule for a pushed gradient g of worker k, τ updates stale: plain ASGD; the step divided by max(1, τ)
 // (Zhang et al. 2016); DC-ASGD's compensation g + λ g⊙g⊙(w − w_k) with w_k what k pulled (Zheng et al. 2017);
 // SSP: ASGD, and a worker may not start iteration c + s + 1 before every live worker finished c (Ho et al. 2013);
@@ -159,6 +163,7 @@ enum class AspRule { kAsgd, kStalenessAware, kDcAsgd, kSsp, kRingmaster, kRescal
 struct AspSpec {
   AspUpdate update = AspUpdate::kGradient;
   AspPull pull = AspPull::kEveryPush;
+  AspEpochs epochs = AspEpochs::kFloor;  // per-epoch only
   AspRule rule = AspRule::kAsgd;
   std::int64_t staleness_bound = 0;  // ssp: s
   std::int64_t delay_threshold = 0;  // ringmaster: R (kNoDelayThreshold, written `inf`: nothing is dropped)
@@ -166,7 +171,8 @@ struct AspSpec {
 
   // True for the defaults (gradient, every-push, asgd): the ASP that ran before these keys existed.
   bool is_default() const {
-    return update == AspUpdate::kGradient && pull == AspPull::kEveryPush && rule == AspRule::kAsgd;
+    return update == AspUpdate::kGradient && pull == AspPull::kEveryPush && rule == AspRule::kAsgd &&
+           epochs == AspEpochs::kFloor;
   }
   // Whether the server applies a gradient pushed `staleness` updates after its worker pulled (Ringmaster drops it
   // when staleness > R; every other rule applies all).

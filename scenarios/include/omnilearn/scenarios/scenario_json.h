@@ -61,7 +61,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EmulatorSpec, network, device, c
                                                 model_file, input_shape, loss, train_data, test_data)
 
 // workload.asp as JSON (the testbed's config.json, the manifest when not the defaults): keys and spellings as the
-// scenario file's; delay_threshold `inf` is kNoDelayThreshold.
+// scenario file's; delay_threshold `inf` is kNoDelayThreshold. `epochs` is left out (the testbed refuses ceil; the
+// manifest adds it when ceil).
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AspSpec, update, pull, rule, staleness_bound, delay_threshold,
                                                 dc_lambda)
 
