@@ -210,7 +210,8 @@ energy: {gpu: {idle: 30}}
     }
     return std::string();
   };
-  EXPECT_EQ(source("busy").rfind("measured table (v100 cifar100/shufflenetv2/adadelta, 250 W", 0), 0u) << source("busy");
+  EXPECT_EQ(source("busy").rfind("measured table (v100 cifar100/shufflenetv2/adadelta, 250 W", 0), 0u)
+      << source("busy");
   EXPECT_NE(source("busy").find(" | measured table (p100"), std::string::npos);
   EXPECT_EQ(source("idle"), "scenario");  // the section's 30 W
   EXPECT_EQ(source("wait").rfind("blocked: measured table (upper bound of idle: v100's lowest", 0), 0u);
