@@ -6,6 +6,8 @@
 #include <string_view>
 
 #include "omnilearn/base/format.h"
+#include "omnilearn/run/gpu_table_power.h"
+#include "omnilearn/run/jobs_run_setup.h"
 #include "omnilearn/scenarios/cluster_preset.h"
 #include "omnilearn/scenarios/quantity_parser.h"
 
@@ -63,13 +65,52 @@ Result<scenarios::DevicePower> host_wattage_power(const HostWattage& host) {
     d.off_w = *off * share;
   }
   if (d.idle_w || d.off_w) d.source = "platform file, host '" + host.host + "'";
+  d.idle_from = d.busy_from = std::string(scenarios::kFromPlatform) + " (host '" + host.host + "', pstate " +
+                              std::to_string(host.pstate) + ")";
   return d;
 }
+
+namespace {
+
+// A worker's figures that name the measured table read from it (the table itself read once, on first need).
+class TableReader {
+ public:
+  Status resolve(scenarios::DevicePower& d, const scenarios::Scenario& scenario, bool idle_from_table) {
+    if (!d.table) return Status::ok();
+    const std::string path = shipped_device_table("zeus-power.csv");
+    if (!table_) {
+      auto t = traces::read_gpu_power_table(path);
+      if (!t) {
+        // A preset's curve keeps its hand-copied rows (labelled so); the section's setting needs the table.
+        if (!d.table->refuse_outside) return d.table.reset(), Status::ok();
+        return Status::invalid_argument("energy.gpu.table: " + t.status().message());
+      }
+      table_ = std::move(t).value();
+    }
+    OMNI_RETURN_IF_ERROR(resolve_gpu_table(d, *table_, idle_from_table, "energy.gpu.table"));
+    const auto [lo, hi] = table_batch_range(d);
+    const double min_b = static_cast<double>(scenario.policy.min_batch);
+    const double max_b = static_cast<double>(scenario.policy.max_batch);
+    if (d.table->refuse_outside && (min_b < lo || max_b > hi)) {
+      return Status::invalid_argument(
+          "energy.gpu.table: the workers' batches " + format_g(min_b) + "-" + format_g(max_b) +
+          " (policy.min_batch, policy.max_batch) leave the measured batches " + format_g(lo) + "-" + format_g(hi) +
+          " of " + d.table->kind + " " + d.table->workload + " (the table is not extrapolated)");
+    }
+    return Status::ok();
+  }
+
+ private:
+  std::optional<traces::GpuPowerTable> table_;
+};
+
+}  // namespace
 
 Result<std::vector<WorkerPower>> worker_power(const scenarios::Scenario& scenario,
                                               const std::vector<HostWattage>& hosts) {
   const scenarios::EnergySpec spec = scenario.energy.value_or(scenarios::EnergySpec{});
   std::vector<WorkerPower> workers;
+  TableReader tables;
   for (std::size_t k = 0; k < scenario.cluster.workers.size(); ++k) {
     const scenarios::NodeSpec& node = scenario.cluster.workers[k];
     const double count = static_cast<double>(std::max(node.cores, 1));
@@ -81,9 +122,14 @@ Result<std::vector<WorkerPower>> worker_power(const scenarios::Scenario& scenari
       for (std::optional<double>* w : {&own->idle_w, &own->busy_w, &own->off_w}) {
         if (*w) **w /= count;
       }
+      if (own->busy_w) d.table.reset();
       d.override_with(*own);
     }
     d.override_with(node.gpu ? spec.gpu : spec.cpu);
+    if (node.gpu) {
+      const bool section_table = spec.gpu.table.has_value();
+      OMNI_RETURN_IF_ERROR(tables.resolve(d, scenario, section_table && !spec.gpu.idle_w));
+    }
     if (!d.idle_w || !d.has_busy()) {
       const char* kind = node.gpu ? "gpu" : "cpu";
       const bool file = scenario.cluster.topology == scenarios::Topology::kPlatformFile;
@@ -99,7 +145,10 @@ Result<std::vector<WorkerPower>> worker_power(const scenarios::Scenario& scenari
 
 EnergyMeter EnergyMeter::for_scenario(const scenarios::Scenario& scenario) {
   auto meter = for_scenario(scenario, {});
-  return std::move(*meter);  // without hosts' properties nothing can fail
+  if (!meter) {  // energy.gpu.table refused: the run says why instead of charging wrong figures
+    return without_figures(scenario.energy.value_or(scenarios::EnergySpec{}), meter.status().message());
+  }
+  return std::move(*meter);
 }
 
 Result<EnergyMeter> EnergyMeter::for_scenario(const scenarios::Scenario& scenario,
@@ -147,14 +196,31 @@ double EnergyMeter::charge(Worker& w, std::size_t k, Seconds start, Seconds dura
   return joules;
 }
 
-double phase_power_w(const scenarios::PhasePower& rule, double idle_w, double busy_w, double count, bool gpu) {
+double phase_power_w(const scenarios::PhasePower& rule, double idle_w, double busy_w, double count, bool gpu,
+                     bool comm, std::optional<double> blocked_w) {
   switch (rule.mode) {
     case scenarios::PhasePowerMode::kIdle: return idle_w;
     case scenarios::PhasePowerMode::kBusy: return busy_w;
     case scenarios::PhasePowerMode::kWatts: return count * rule.watts;
-    case scenarios::PhasePowerMode::kAuto: return gpu ? busy_w : idle_w;
+    case scenarios::PhasePowerMode::kAuto:
+      if (gpu) return blocked_w ? count * *blocked_w : busy_w;
+      return comm ? busy_w : idle_w;
   }
   return idle_w;
+}
+
+std::string phase_power_source(const scenarios::PhasePower& rule, const scenarios::DevicePower& d, bool gpu,
+                               bool comm) {
+  switch (rule.mode) {
+    case scenarios::PhasePowerMode::kIdle: return "idle: " + d.idle_from;
+    case scenarios::PhasePowerMode::kBusy: return "busy: " + d.busy_from;
+    case scenarios::PhasePowerMode::kWatts: return scenarios::kFromScenario;
+    case scenarios::PhasePowerMode::kAuto:
+      if (gpu && d.blocked_w) return "blocked: " + d.blocked_from;
+      if (gpu) return "busy: " + d.busy_from + "; a GPU polling in NCCL, assumed";
+      return comm ? "busy: " + d.busy_from : "idle: " + d.idle_from;
+  }
+  return "";
 }
 
 StepWorker EnergyMeter::step_power(WorkerId worker, BatchSize batch, Seconds time_s) const {
@@ -166,7 +232,7 @@ StepWorker EnergyMeter::step_power(WorkerId worker, BatchSize batch, Seconds tim
   const double idle = p.idle_w();
   if (batch == 0) return StepWorker{0.0, fraction * idle, fraction * idle, fraction * idle};
   const double busy = p.busy_w(static_cast<double>(batch));
-  const double wait = phase_power_w(spec_.wait, idle, busy, p.count, p.gpu);
+  const double wait = phase_power_w(spec_.wait, idle, busy, p.count, p.gpu, false, p.device.blocked_w);
   return StepWorker{0.0, fraction * idle, fraction * busy, fraction * wait};
 }
 
@@ -195,9 +261,10 @@ void EnergyMeter::iteration(const IterationRecord& r) {
   Seconds t = r.start_s;
   const double cj = charge(w, r.worker, t, compute, compute_power);
   t += compute;
-  const double wj = charge(w, r.worker, t, wait, phase_power_w(spec_.wait, idle, busy, p.count, p.gpu));
+  const double wj = charge(w, r.worker, t, wait, phase_power_w(spec_.wait, idle, busy, p.count, p.gpu, false, p.device.blocked_w));
   t += wait;
-  const double mj = charge(w, r.worker, t, r.comm_s, phase_power_w(spec_.comm, idle, busy, p.count, p.gpu));
+  const double mj = charge(w, r.worker, t, r.comm_s, phase_power_w(spec_.comm, idle, busy, p.count, p.gpu, true,
+                                                                   p.device.blocked_w));
   w.e.compute_j += cj, w.e.wait_j += wj, w.e.comm_j += mj;
   w.e.compute_s += compute, w.e.wait_s += wait, w.e.comm_s += r.comm_s;
   joules_ += cj + wj + mj;
@@ -237,6 +304,7 @@ EnergySummary EnergyMeter::summary(Seconds total_time_s, std::optional<Seconds> 
   s.wait = scenarios::phase_power_name(spec_.wait);
   s.slow_with_slack = spec_.slow_with_slack;
   if (spec_.objective) s.objective = scenarios::objective_name(*spec_.objective);
+  s.sources = sources();
   for (std::size_t k = 0; k < workers_.size(); ++k) {
     const Worker& w = workers_[k];
     WorkerEnergy e = w.e;
@@ -261,6 +329,32 @@ EnergySummary EnergyMeter::summary(Seconds total_time_s, std::optional<Seconds> 
   }
   if (final_accuracy && *final_accuracy > 0.0) s.joules_per_accuracy_point = s.joules / (*final_accuracy * 100.0);
   return s;
+}
+
+std::vector<std::pair<std::string, std::string>> EnergyMeter::sources() const {
+  // Each figure's labels over the workers, in worker order, each once: one string when all workers agree.
+  std::vector<std::pair<std::string, std::vector<std::string>>> fields{{"busy", {}}, {"idle", {}}, {"wait", {}},
+                                                                       {"comm", {}}};
+  const auto add = [](std::vector<std::string>& labels, std::string label) {
+    if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(std::move(label));
+  };
+  for (const WorkerPower& p : power_) {
+    add(fields[0].second, p.device.busy_from);
+    add(fields[1].second, p.device.idle_from);
+    add(fields[2].second, phase_power_source(spec_.wait, p.device, p.gpu, false));
+    add(fields[3].second, phase_power_source(spec_.comm, p.device, p.gpu, true));
+  }
+  if (spec_.slow_with_slack || spec_.objective) {
+    fields.push_back({"slowing", {std::string(scenarios::kFromAssumedLaw) + " (idle + (busy - idle) f^" +
+                                  format_g(spec_.power_exponent) + ")"}});
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [field, labels] : fields) {
+    std::string joined;
+    for (const std::string& l : labels) joined += (joined.empty() ? "" : " | ") + l;
+    out.emplace_back(field, joined);
+  }
+  return out;
 }
 
 std::string energy_csv(const EnergySummary& s) {

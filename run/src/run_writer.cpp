@@ -263,6 +263,11 @@ std::string summary_json(const RunSummary& s) {
       b["wait"] = e.wait;
       b["slow_with_slack"] = e.slow_with_slack;
       if (!e.objective.empty()) b["objective"] = e.objective;
+      if (!e.sources.empty()) {
+        nlohmann::ordered_json sources;
+        for (const auto& [field, label] : e.sources) sources[field] = label;
+        b["sources"] = sources;
+      }
       if (e.energy_to_target_j) b["energy_to_target_j"] = *e.energy_to_target_j;
       if (e.joules_per_accuracy_point) b["joules_per_accuracy_point"] = *e.joules_per_accuracy_point;
     }

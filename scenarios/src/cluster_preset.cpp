@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "omnilearn/base/format.h"
+
 namespace omnilearn::scenarios {
 namespace {
 
@@ -133,16 +135,23 @@ std::optional<DevicePower> preset_power(std::string_view preset, const NodeSpec&
     p.idle_w = 2.7 / 4.0;
     p.busy_w = 6.4 / 4.0;
     p.source = "Raspberry Pi 4B: 2.7 W idle, 6.4 W with 4 cores stressed, per core";
+    p.idle_from = p.busy_from = std::string(kFromPreset) + " (" + p.source + ")";
     return p;
   }
   if (preset == "cloud" && !node.gpu) {
     p.idle_w = 0.74;
     p.busy_w = 3.5;
     p.source = "Cloud Carbon Footprint, AWS per-vCPU min/max";
+    p.idle_from = p.busy_from = std::string(kFromPreset) + " (" + p.source + ")";
     return p;
   }
   if ((preset == "hpc" || preset == "hpc-fat-tree") && node.gpu) {
-    return device_kind_power(node.speed_flops >= 1e14 ? "v100" : "p100");
+    // The busy curve: Zeus's measured rows of ShuffleNet-v2 / CIFAR-100 with Adadelta at 250 W on the kind, flat
+    // outside the measured batches (run::resolve_gpu_table reads them); the kind's idle figure stays.
+    const char* kind = node.speed_flops >= 1e14 ? "v100" : "p100";
+    auto d = device_kind_power(kind);
+    d->table = GpuTableRef{kind, std::string(kHpcTableWorkload), kHpcTableLimitW, /*refuse_outside=*/false};
+    return d;
   }
   return std::nullopt;
 }
@@ -158,6 +167,7 @@ struct KindPower {
   double tdp_w;
   double idle_w;
   const char* source;
+  const char* idle_from;
 };
 // Zeus (NSDI'23), V100: 39 W at batch 8 to 188 W at 1024, linear in log2(batch) between; the anchor of every kind's
 // busy curve. Idle 25 W is this project's assumption for the V100 and the P100 (the hpc preset's since issue 27); the
@@ -166,14 +176,22 @@ constexpr double kV100IdleW = 25.0, kV100TdpW = 300.0, kV100At8W = 39.0, kV100At
 constexpr KindPower kKindPower[] = {
     {"k80", 150.0, 25.0,
      "K80: 300 W per board of two GPUs (NVIDIA Tesla K80 data sheet), 150 W per GPU; idle 25 W per GPU in P8 "
-     "(NVIDIA developer forum, 'Tesla zero-power idle', 2021)"},
-    {"p100", 250.0, 25.0, "P100 PCIe: 250 W (NVIDIA Tesla P100 data sheet); idle 25 W assumed"},
+     "(NVIDIA developer forum, 'Tesla zero-power idle', 2021)",
+     "preset (NVIDIA developer forum, 'Tesla zero-power idle')"},
+    {"p100", 250.0, 25.0, "P100 PCIe: 250 W (NVIDIA Tesla P100 data sheet); idle 25 W assumed",
+     "assumed law (idle 25 W, assumed)"},
     {"v100", kV100TdpW, kV100IdleW,
-     "V100: Zeus (NSDI'23) 39 W at batch 8 to 188 W at 1024; 300 W SXM2 (NVIDIA V100 data sheet); idle 25 W assumed"},
-    {"t4", 70.0, 7.0, "T4: 70 W (NVIDIA T4 data sheet); idle 10% of TDP (rule)"},
-    {"a100", 400.0, 40.0, "A100 SXM4: 400 W (NVIDIA A100 data sheet); idle 10% of TDP (rule)"},
+     "V100: Zeus (NSDI'23) 39 W at batch 8 to 188 W at 1024; 300 W SXM2 (NVIDIA V100 data sheet); idle 25 W assumed",
+     "assumed law (idle 25 W, assumed)"},
+    {"t4", 70.0, 7.0,
+     "T4: 70 W (NVIDIA T4 data sheet); idle 10% of TDP (rule)",
+     "assumed law (idle 10% of TDP)"},
+    {"a100", 400.0, 40.0,
+     "A100 SXM4: 400 W (NVIDIA A100 data sheet); idle 10% of TDP (rule)",
+     "assumed law (idle 10% of TDP)"},
     {"rtx2080ti", 250.0, 25.0,
-     "RTX 2080 Ti: 250 W reference board (NVIDIA GeForce RTX 2080 Ti specifications); idle 10% of TDP (rule)"},
+     "RTX 2080 Ti: 250 W reference board (NVIDIA GeForce RTX 2080 Ti specifications); idle 10% of TDP (rule)",
+     "assumed law (idle 10% of TDP)"},
 };
 
 const KindPower* find_kind_power(std::string_view kind) {
@@ -191,10 +209,13 @@ std::optional<DevicePower> device_kind_power(std::string_view kind) {
   DevicePower p;
   p.idle_w = k->idle_w;
   p.source = k->source;
+  p.idle_from = k->idle_from;
   if (kind == "v100") {
     p.busy_by_batch = {{8.0, kV100At8W}, {1024.0, kV100At1024W}};
+    p.busy_from = "preset (Zeus NSDI'23: V100, ShuffleNet-v2/CIFAR-100 at 250 W, batches 8 and 1024)";
     return p;
   }
+  p.busy_from = "assumed law (the V100 curve scaled to " + format_g(k->tdp_w) + " W board power)";
   // The V100's dynamic power over its own range, scaled to this kind's.
   const auto scaled = [k](double w) {
     return k->idle_w + (w - kV100IdleW) / (kV100TdpW - kV100IdleW) * (k->tdp_w - k->idle_w);

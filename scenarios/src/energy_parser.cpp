@@ -25,12 +25,19 @@ double DevicePower::busy_at(double batch) const {
 }
 
 void DevicePower::override_with(const DevicePower& over) {
-  if (over.idle_w) idle_w = over.idle_w;
-  if (over.busy_w || !over.busy_by_batch.empty()) {
+  const auto label = [&over](const std::string& from) {
+    if (!from.empty()) return from;
+    return std::string(kFromScenario) + (over.source.empty() ? "" : " (" + over.source + ")");
+  };
+  if (over.idle_w) idle_w = over.idle_w, idle_from = label(over.idle_from);
+  if (over.busy_w || !over.busy_by_batch.empty() || over.table) {
     busy_w = over.busy_w;
     busy_by_batch = over.busy_by_batch;
+    table = over.table;
+    busy_from = label(over.busy_from);
   }
   if (over.off_w) off_w = over.off_w;
+  if (over.blocked_w) blocked_w = over.blocked_w, blocked_from = over.blocked_from;
   if (!over.source.empty()) source = over.source;
 }
 
@@ -67,12 +74,32 @@ Status read_phase(const MapReader& r, std::string_view key, bool allow_auto, Pha
                                      : "idle, busy or watts (a number >= 0)");
 }
 
+// energy.gpu.table: {kind, workload, power_limit}; checked against the table when the run reads it.
+Status read_table(const MapReader& parent, DevicePower& out) {
+  auto r = MapReader::open(parent.source(), parent.get("table"), parent.field("table"),
+                           {"kind", "workload", "power_limit"});
+  if (!r) return r.status();
+  for (const char* k : {"kind", "workload", "power_limit"}) {
+    if (!r->has(k)) return r->error(k, "is required (names and limits as in traces/devices/zeus-power.csv)");
+  }
+  if (parent.has("busy") || parent.has("busy_by_batch")) {
+    return parent.error("table", "gives the busy power: give table or busy / busy_by_batch, not both");
+  }
+  GpuTableRef t;
+  OMNI_RETURN_IF_ERROR(r->read("kind", t.kind));
+  OMNI_RETURN_IF_ERROR(r->read("workload", t.workload));
+  OMNI_RETURN_IF_ERROR(r->read("power_limit", t.power_limit_w, Range::kPositive));
+  out.table = t;
+  return Status::ok();
+}
+
 Status read_device(const MapReader& parent, std::string_view key, bool gpu, DevicePower& out) {
   if (!parent.has(key)) return Status::ok();
   auto r = gpu ? MapReader::open(parent.source(), parent.get(key), parent.field(key),
-                                 {"idle", "busy", "busy_by_batch", "off", "source"})
+                                 {"idle", "busy", "busy_by_batch", "off", "source", "table"})
                : MapReader::open(parent.source(), parent.get(key), parent.field(key), {"idle", "busy", "off", "source"});
   if (!r) return r.status();
+  if (gpu && r->has("table")) OMNI_RETURN_IF_ERROR(read_table(*r, out));
   const auto optional_watts = [&r](std::string_view k, std::optional<double>& o) {
     if (!r->has(k)) return Status::ok();
     double w = 0.0;
@@ -135,7 +162,7 @@ Status parse_energy(const ParseContext& ctx, const YAML::Node& node, EnergySpec&
                             "objective"});
   if (!r) return r.status();
   OMNI_RETURN_IF_ERROR(read_phase(*r, "wait", true, out.wait));
-  OMNI_RETURN_IF_ERROR(read_phase(*r, "comm", false, out.comm));
+  OMNI_RETURN_IF_ERROR(read_phase(*r, "comm", true, out.comm));
   OMNI_RETURN_IF_ERROR(read_device(*r, "cpu", false, out.cpu));
   OMNI_RETURN_IF_ERROR(read_device(*r, "gpu", true, out.gpu));
   OMNI_RETURN_IF_ERROR(r->read("slow_with_slack", out.slow_with_slack));

@@ -184,7 +184,8 @@ TEST(EnergyMeter, ExactBlockAndCsv) {
   const auto j = nlohmann::ordered_json::parse(read_file(tmp.path() / "r" / "summary.json"));
   EXPECT_EQ(j["energy"].dump(),
             R"({"joules":10.0,"average_power_w":3.3333333333333335,"compute_j":4.0,"comm_j":2.0,"wait_j":2.0,)"
-            R"("idle_j":2.0,"wait":"busy","slow_with_slack":false})");
+            R"("idle_j":2.0,"wait":"busy","slow_with_slack":false,"sources":{"busy":"scenario","idle":"scenario",)"
+            R"("wait":"busy: scenario","comm":"busy: scenario"}})");
   EXPECT_EQ(read_file(tmp.path() / "r" / "energy.csv"),
             "worker,compute_j,comm_j,wait_j,idle_j,joules,compute_s,comm_s,wait_s,idle_s\n0,4,2,2,2,10,1,0.5,0.5,1\n");
 }
@@ -200,12 +201,72 @@ energy: {gpu: {idle: 30}}
   m.iteration(row(0, 0.0, 1.0, 0.0, 0.0, 1024));
   m.iteration(row(1, 0.0, 1.0, 0.0, 0.0, 1024));
   const EnergySummary e = m.summary(1.0, std::nullopt, std::nullopt);
-  EXPECT_DOUBLE_EQ(e.workers[0].compute_j, 188.0);
-  EXPECT_NEAR(e.workers[1].compute_j, 25.0 + (188.0 - 25.0) / 275.0 * (250.0 - 25.0), 1e-9);
+  // Zeus's rows at batch 1024, ShuffleNet-v2 / CIFAR-100 with Adadelta at 250 W (traces/devices/zeus-power.csv).
+  EXPECT_NEAR(e.workers[0].compute_j, 187.68996594563717, 1e-9);
+  EXPECT_NEAR(e.workers[1].compute_j, 136.5254058496581, 1e-9);
+  const auto source = [&e](const std::string& field) {
+    for (const auto& [f, label] : e.sources) {
+      if (f == field) return label;
+    }
+    return std::string();
+  };
+  EXPECT_EQ(source("busy").rfind("measured table (v100 cifar100/shufflenetv2/adadelta, 250 W", 0), 0u)
+      << source("busy");
+  EXPECT_NE(source("busy").find(" | measured table (p100"), std::string::npos);
+  EXPECT_EQ(source("idle"), "scenario");  // the section's 30 W
+  EXPECT_EQ(source("wait").rfind("blocked: measured table (upper bound of idle: v100's lowest", 0), 0u);
+}
+
+// energy.gpu.table: busy at the worker's batch from the table, idle and waiting from the kind's lowest row (an
+// upper bound), each labelled; a limit or batch bounds outside the measured ones refused, the field named.
+const char* kGpuNode = R"(
+cluster:
+  nodes:
+    - {name: g, cores: 1, speed: 1e14, gpu: true}
+workload: {model: resnet18, dataset: cifar10, global_batch: 64, epochs: 1}
+policy: {name: uniform, min_batch: 16, max_batch: 128}
+)";
+
+TEST(EnergyMeter, GpuFiguresFromTheMeasuredTable) {
+  const scenarios::Scenario s = parse(std::string(kGpuNode) +
+                                      "energy: {gpu: {table: {kind: v100, workload: imagenet/resnet50/adadelta, "
+                                      "power_limit: 250}}}\n");
+  EnergyMeter m = EnergyMeter::for_scenario(s);
+  ASSERT_TRUE(m.has_figures()) << m.summary(1.0, std::nullopt, std::nullopt).reason;
+  m.iteration(row(0, 0.0, 1.0, 1.0, 0.0, 64));
+  const EnergySummary e = m.summary(3.0, std::nullopt, std::nullopt);
+  EXPECT_NEAR(e.compute_j, 222.8975265151672, 1e-9);  // v100, batch 64, 250 W
+  EXPECT_NEAR(e.wait_j, 34.75158532315594, 1e-9);     // NCF / MovieLens-1M, batch 16384, 150 W: the lowest row
+  EXPECT_NEAR(e.idle_j, 34.75158532315594, 1e-9);
+  ASSERT_EQ(e.sources.size(), 4u);
+  EXPECT_EQ(e.sources[1].second.rfind("measured table (upper bound of idle: v100's lowest measured power, "
+                                      "movielens-1m/ncf/adam, batch 16384, 150 W",
+                                      0),
+            0u)
+      << e.sources[1].second;
+
+  const auto reason = [](const std::string& extra, const std::string& bounds = "min_batch: 16") {
+    std::string yaml = kGpuNode;
+    yaml.replace(yaml.find("min_batch: 16"), 13, bounds);
+    EnergyMeter refused = EnergyMeter::for_scenario(parse(yaml + extra));
+    return refused.summary(1.0, std::nullopt, std::nullopt).reason;
+  };
+  EXPECT_NE(reason("energy: {gpu: {table: {kind: v100, workload: imagenet/resnet50/adadelta, power_limit: 300}}}\n")
+                .find("energy.gpu.table.power_limit"),
+            std::string::npos);
+  EXPECT_NE(reason("energy: {gpu: {table: {kind: h100, workload: imagenet/resnet50/adadelta, power_limit: 250}}}\n")
+                .find("energy.gpu.table.kind"),
+            std::string::npos);
+  EXPECT_NE(reason("energy: {gpu: {table: {kind: v100, workload: imagenet/resnet50/adadelta, power_limit: 250}}}\n",
+                   "min_batch: 4")
+                .find("policy.min_batch"),
+            std::string::npos);
 }
 
 TEST(EnergyMeter, ParseErrors) {
-  for (const char* bad : {"energy: {wait: sometimes}\n", "energy: {comm: auto}\n", "energy: {cpu: {idle: -1}}\n",
+  for (const char* bad : {"energy: {wait: sometimes}\n", "energy: {comm: sometimes}\n", "energy: {cpu: {idle: -1}}\n",
+                          "energy: {gpu: {busy: 100, table: {kind: v100, workload: w, power_limit: 250}}}\n",
+                          "energy: {gpu: {table: {kind: v100, power_limit: 250}}}\n",
                           "energy: {gpu: {busy_by_batch: [[8, 39], [4, 50]]}}\n", "energy: {min_frequency: 0}\n",
                           "energy: {cpu: {busy_by_batch: [[8, 1]]}}\n", "energy: {colour: red}\n"}) {
     auto s = scenarios::parse_scenario(std::string(kExplicit) + bad, "energy-test.yaml");

@@ -57,14 +57,20 @@ Result<scenarios::DevicePower> host_wattage_power(const HostWattage& host);
 Result<std::vector<WorkerPower>> worker_power(const scenarios::Scenario& scenario,
                                               const std::vector<HostWattage>& hosts = {});
 
-// What a node draws in a waiting or communicating phase under its rule (`energy.wait`, `energy.comm`): its idle or busy
-// power, `rule.watts` per core or device x `count`, or auto: busy on a GPU (it polls in NCCL), idle on a CPU.
-double phase_power_w(const scenarios::PhasePower& rule, double idle_w, double busy_w, double count, bool gpu);
+// What a node draws in a waiting or communicating (`comm`) phase under its rule (`energy.wait`, `energy.comm`): its
+// idle or busy power, `rule.watts` per core or device x `count`, or auto: on a GPU its blocked figure (per device,
+// `blocked_w`) where it has one, else busy (it polls in NCCL); on a CPU idle waiting, busy communicating.
+double phase_power_w(const scenarios::PhasePower& rule, double idle_w, double busy_w, double count, bool gpu,
+                     bool comm = false, std::optional<double> blocked_w = std::nullopt);
+// Where that figure comes from: "idle: <idle's label>", "busy: <busy's label>", "blocked: <its label>" or "scenario".
+std::string phase_power_source(const scenarios::PhasePower& rule, const scenarios::DevicePower& device, bool gpu,
+                               bool comm);
 
 class EnergyMeter {
  public:
   // The meter of a scenario with an `energy:` section: each worker's figures from the preset, overridden by the
-  // section's cpu / gpu fields. A worker without idle and busy figures leaves the meter with a reason instead.
+  // section's cpu / gpu fields. A worker without idle and busy figures, or a refused energy.gpu.table, leaves the
+  // meter with a reason instead.
   static EnergyMeter for_scenario(const scenarios::Scenario& scenario);
   // The same where each worker's host may bring its own figures (`hosts`: one per worker, or empty): the host's
   // replace the preset's, and the section's cpu / gpu fields still replace both. Errors: a malformed property.
@@ -99,6 +105,8 @@ class EnergyMeter {
     WorkerEnergy e;
     Seconds down_s = 0.0, down_since_s = 0.0, down_in_phases_s = 0.0;
   };
+  // summary.json's `energy.sources`: each figure's label over the workers (EnergySummary::sources).
+  std::vector<std::pair<std::string, std::string>> sources() const;
   // Charges [start, start + duration) at `power_w` (the whole node's) under the worker's availability.
   double charge(Worker& w, std::size_t k, Seconds start, Seconds duration, double power_w);
 

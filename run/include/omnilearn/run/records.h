@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,9 @@ struct EnergySummary {
   bool slow_with_slack = false;
   std::optional<double> links_j;  // a platform file's links with power figures (not in joules: the workers')
   std::string objective;          // energy.objective's name (objective_name); empty without one
+  // Where each figure came from: ("busy" | "idle" | "wait" | "comm" | "slowing", its labels joined by " | " when the
+  // workers differ), the labels of energy_spec.h (kFromMeasuredTable...). Empty where not modelled by EnergyMeter.
+  std::vector<std::pair<std::string, std::string>> sources;
   std::optional<double> energy_to_target_j;        // virtual-time runs that reached the target
   std::optional<double> joules_per_accuracy_point;  // virtual-time runs: joules / (final accuracy x 100)
   std::vector<WorkerEnergy> workers;                // energy.csv's rows (not in summary.json)

@@ -30,7 +30,10 @@ std::vector<std::string> cluster_preset_names();
 //   cloud: 0.74 W idle, 3.5 W busy per vCPU (Cloud Carbon Footprint, AWS per-vCPU min / max)
 //   hpc  : device_kind_power("v100") for the 1e14 nodes (25 W idle, assumed; busy 39 W at batch 8 to 188 W at 1024,
 //          Zeus, NSDI'23) and device_kind_power("p100") for the P100-class 3e13 nodes (the curve scaled to 250 W)
+// The hpc GPUs' busy curve is read from the measured table at this workload and limit (DevicePower::table).
 std::optional<DevicePower> preset_power(std::string_view preset, const NodeSpec& node);
+inline constexpr std::string_view kHpcTableWorkload = "cifar100/shufflenetv2/adadelta";
+inline constexpr double kHpcTableLimitW = 250.0;
 
 // The power figures of one GPU of a device kind of traces/devices/device-kinds.csv (k80, p100, v100, t4, a100,
 // rtx2080ti; docs/energy.md, with sources), the one home of per-kind GPU figures (the hpc preset's V100 and P100-class
