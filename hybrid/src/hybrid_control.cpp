@@ -37,7 +37,7 @@ Status HybridRun::replan_if_it_pays(const StepConditions& estimate) {
   return install(std::move(planned->plan), "lower levels at their bounds", saving);
 }
 
-void HybridRun::rebalance_layers(const StepConditions& speeds, bool always) {
+void HybridRun::rebalance_layers(const StepConditions& speeds, const char* reason) {
   auto now = simulate_step(plan_, spec_.cluster, *costs_now_, speeds, spec_.step);
   if (!now.is_ok()) return;
   HybridPlan trial = plan_;
@@ -93,11 +93,11 @@ void HybridRun::rebalance_layers(const StepConditions& speeds, bool always) {
     }
     cost = std::max(cost, moved / spec_.cluster.network.inter_node_bytes_per_s);
   }
-  if (!always && saving * static_cast<double>(spec_.control.horizon_steps) <= cost) return;
+  if (saving * static_cast<double>(spec_.control.horizon_steps) <= cost) return;
   if (saving <= 0.0) return;
   plan_.layers = std::move(trial.layers);
   pending_s_ += cost;
-  record_plan(2, always ? "re-solved with the true speeds" : "measured stage imbalance", cost, saving);
+  record_plan(2, reason, cost, saving);
 }
 
 StepConditions HybridRun::estimated_speeds(const HybridStep& step, const StepConditions& previous) const {
@@ -146,7 +146,7 @@ Status HybridRun::level_one(const HybridStep& step, Seconds now_s) {
 }
 
 void HybridRun::resolve_with_truth(const StepConditions& truth) {
-  rebalance_layers(truth, /*always=*/false);
+  rebalance_layers(truth, "re-solved with the true speeds");
   auto m = balance_micro_batches(plan_, spec_.cluster, *costs_now_, truth);
   if (m.is_ok() && *m != plan_.micro_batches) {
     plan_.micro_batches = std::move(m).value();
@@ -168,7 +168,7 @@ Status HybridRun::control_after(const HybridStep& step, const HybridStep* last, 
       last != nullptr && std::abs(step.step_s / last->step_s - 1.0) > spec_.control.imbalance_threshold;
   if (due || changed) {
     last_layer_step_ = step_ + 1;
-    rebalance_layers(estimate, /*always=*/false);
+    rebalance_layers(estimate, "measured stage imbalance");
   }
   return Status::ok();
 }

@@ -44,7 +44,7 @@ class HybridRun {
   void record_placement();
   void record_plan(int level, const std::string& reason, Seconds cost_s, Seconds saving_s);
   // Level 2 at `speeds`: the layers of each replica, applied when their saving over the horizon pays the move.
-  void rebalance_layers(const StepConditions& speeds, bool always);
+  void rebalance_layers(const StepConditions& speeds, const char* reason);
   Status level_one(const HybridStep& step, Seconds now_s);
   StepConditions estimated_speeds(const HybridStep& step, const StepConditions& previous) const;
   void add_timeline(const HybridStep& step, Seconds start_s);
