@@ -5,8 +5,11 @@
 #include <iostream>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/progress_bar.h"
 #include "omnilearn/base/atomic_file.h"
+#include "omnilearn/base/format.h"
 #include "omnilearn/hybrid/hybrid_run.h"
 #include "omnilearn/run/jobs_run_setup.h"
 #include "omnilearn/scenarios/hybrid_scenario.h"
@@ -40,26 +43,6 @@ Status prepare_folder(const std::filesystem::path& dir, bool force) {
     if (ours) std::filesystem::remove(entry.path(), ec);
   }
   return Status::ok();
-}
-
-std::string num(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.9g", v);
-  return b;
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    out += c;
-  }
-  return out + "\"";
 }
 
 }  // namespace
@@ -99,10 +82,12 @@ int run_hybrid_sim(const std::string& path, const std::vector<std::string>& over
     if (several) {
       if (Status st = prepare_folder(folder, force); !st) return fail(st.message());
     }
-    const std::string extra = "{\"name\": " + json_string(scenario->name) + ", \"seed\": " +
-                              std::to_string(scenario->seed) + ", \"file\": " + json_string(path) +
-                              ", \"model\": " + json_string(source->describe()) + ", \"text\": " +
-                              json_string(scenario->text) + "}";
+    const nlohmann::ordered_json about = {{"name", scenario->name},
+                                          {"seed", scenario->seed},
+                                          {"file", path},
+                                          {"model", source->describe()},
+                                          {"text", scenario->text}};
+    const std::string extra = about.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (Status st = hybrid::write_hybrid_run(*result, spec, folder.string(), extra); !st) return fail(st.message());
     std::printf("%-10s %6zu steps  total %10.2f s  mean step %8.4f s  (%s)\n", hybrid::policy_name(policy),
                 result->steps.size(), result->total_s, result->total_s / static_cast<double>(result->steps.size()),
@@ -117,8 +102,8 @@ int run_hybrid_sim(const std::string& path, const std::vector<std::string>& over
     for (const auto& [name, r] : results) {
       int changes[4] = {0, 0, 0, 0};
       for (const auto& p : r.plans) ++changes[p.level];
-      table += name + "," + std::to_string(r.steps.size()) + "," + num(r.total_s) + "," +
-               num(r.total_s / static_cast<double>(r.steps.size())) + "," + (oracle > 0.0 ? num(r.total_s / oracle) : "") +
+      table += name + "," + std::to_string(r.steps.size()) + "," + format_g(r.total_s, 9) + "," +
+               format_g(r.total_s / static_cast<double>(r.steps.size()), 9) + "," + (oracle > 0.0 ? format_g(r.total_s / oracle, 9) : "") +
                "," + std::to_string(changes[1]) + "," + std::to_string(changes[2]) + "," + std::to_string(changes[3]) + "\n";
     }
     if (Status st = write_file_atomically((dir / "policies.csv").string(), table); !st) return fail(st.message());

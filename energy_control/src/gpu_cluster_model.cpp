@@ -1,5 +1,7 @@
 #include "omnilearn/energy_control/gpu_cluster_model.h"
 
+#include "omnilearn/hybrid/stage_costs.h"
+
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -69,12 +71,6 @@ Result<controller::WorkerPowerModel> kind_model(const traces::GpuPowerTable& tab
 
 }  // namespace
 
-Seconds ring_allreduce_s(std::size_t workers, double bytes, double bandwidth_bytes_per_s) {
-  if (workers < 2) return 0.0;
-  const auto n = static_cast<double>(workers);
-  return 2.0 * (n - 1.0) / n * bytes / bandwidth_bytes_per_s;
-}
-
 Result<double> lowest_measured_power(const traces::GpuPowerTable& table, const std::string& kind) {
   double lowest = std::numeric_limits<double>::infinity();
   for (const auto& workload : table.workloads(kind)) {
@@ -98,7 +94,8 @@ Result<GpuClusterModel> build_gpu_cluster_model(const traces::GpuPowerTable& tab
   model.samples_per_epoch = spec.samples_per_epoch;
   model.global_batch = spec.global_batch;
   model.cost.eta = spec.eta;
-  model.cost.comm_s = ring_allreduce_s(spec.kinds.size(), spec.gradient_bytes, spec.bandwidth_bytes_per_s);
+  model.cost.comm_s = hybrid::ring_allreduce_s(static_cast<std::int64_t>(spec.kinds.size()), spec.gradient_bytes,
+                                             spec.bandwidth_bytes_per_s, /*latency_s=*/0.0);
   BatchSize sum_lo = 0;
   BatchSize sum_hi = 0;
   for (const auto& kind : spec.kinds) {

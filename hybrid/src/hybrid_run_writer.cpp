@@ -4,17 +4,12 @@
 #include <string>
 
 #include "omnilearn/base/atomic_file.h"
+#include "omnilearn/base/format.h"
 #include "omnilearn/hybrid/hybrid_run.h"
 
 namespace omnilearn::hybrid {
 
 namespace {
-
-std::string num(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.9g", v);
-  return b;
-}
 
 std::string joined(const std::vector<std::int64_t>& v, char sep = ';') {
   std::string s;
@@ -38,15 +33,15 @@ Status write_hybrid_run(const HybridRunResult& result, const HybridRunSpec& spec
   std::string steps = "step,start_s,step_s,overhead_s,micro_batches,live_devices\n";
   Seconds sum = 0.0;
   for (const StepRecord& s : result.steps) {
-    steps += std::to_string(s.step) + "," + num(s.start_s) + "," + num(s.step_s) + "," + num(s.overhead_s) + "," +
+    steps += std::to_string(s.step) + "," + format_g(s.start_s, 9) + "," + format_g(s.step_s, 9) + "," + format_g(s.overhead_s, 9) + "," +
              joined(s.micro_batches) + "," + std::to_string(s.live_devices) + "\n";
     sum += s.step_s;
   }
   OMNI_RETURN_IF_ERROR(write_file_atomically(dir + "/steps.csv", steps));
   std::string plans = "step,level,reason,cost_s,predicted_saving_s,micro_batches,layers_per_stage\n";
   for (const PlanRecord& p : result.plans) {
-    plans += std::to_string(p.step) + "," + std::to_string(p.level) + "," + p.reason + "," + num(p.cost_s) + "," +
-             num(p.predicted_saving_s) + "," + joined(p.micro_batches) + "," + layers_text(p.layers) + "\n";
+    plans += std::to_string(p.step) + "," + std::to_string(p.level) + "," + p.reason + "," + format_g(p.cost_s, 9) + "," +
+             format_g(p.predicted_saving_s, 9) + "," + joined(p.micro_batches) + "," + layers_text(p.layers) + "\n";
   }
   OMNI_RETURN_IF_ERROR(write_file_atomically(dir + "/plans.csv", plans));
   std::string placement = "from_step,device,kind,node,replica,stage,tp_rank\n";
@@ -64,8 +59,8 @@ Status write_hybrid_run(const HybridRunResult& result, const HybridRunSpec& spec
     const DeviceTime& t = result.device_totals[i];
     const double memory = i < result.memory.size() ? result.memory[i].total() : 0.0;
     devices += std::to_string(i) + "," + spec.cluster.kinds[static_cast<std::size_t>(d.kind)].name + "," +
-               std::to_string(d.node) + "," + num(t.compute_s) + "," + num(t.bubble_s) + "," + num(t.comm_s) + "," +
-               num(t.wait_s) + "," + num(memory) + "\n";
+               std::to_string(d.node) + "," + format_g(t.compute_s, 9) + "," + format_g(t.bubble_s, 9) + "," + format_g(t.comm_s, 9) + "," +
+               format_g(t.wait_s, 9) + "," + format_g(memory, 9) + "\n";
   }
   OMNI_RETURN_IF_ERROR(write_file_atomically(dir + "/devices.csv", devices));
   // Chrome trace events, one thread per device, times in microseconds.
@@ -81,7 +76,7 @@ Status write_hybrid_run(const HybridRunResult& result, const HybridRunSpec& spec
   }
   for (const TimelineSpan& s : result.timeline) {
     timeline += ",{\"ph\":\"X\",\"pid\":0,\"tid\":" + std::to_string(s.device) + ",\"name\":\"" + s.name +
-                "\",\"ts\":" + num(s.start_s * 1e6) + ",\"dur\":" + num((s.end_s - s.start_s) * 1e6) +
+                "\",\"ts\":" + format_g(s.start_s * 1e6, 9) + ",\"dur\":" + format_g((s.end_s - s.start_s) * 1e6, 9) +
                 ",\"args\":{\"step\":" + std::to_string(s.step) + "}}";
   }
   timeline += "]}\n";
@@ -90,8 +85,8 @@ Status write_hybrid_run(const HybridRunResult& result, const HybridRunSpec& spec
   for (const PlanRecord& p : result.plans) ++level_changes[p.level];
   const double mean = result.steps.empty() ? 0.0 : sum / static_cast<double>(result.steps.size());
   std::string summary = "{\n  \"policy\": \"" + result.policy + "\",\n  \"steps\": " +
-                        std::to_string(result.steps.size()) + ",\n  \"total_time_s\": " + num(result.total_s) +
-                        ",\n  \"mean_step_s\": " + num(mean) + ",\n  \"shape\": {\"dp\": " +
+                        std::to_string(result.steps.size()) + ",\n  \"total_time_s\": " + format_g(result.total_s, 9) +
+                        ",\n  \"mean_step_s\": " + format_g(mean, 9) + ",\n  \"shape\": {\"dp\": " +
                         std::to_string(result.final_shape.dp) + ", \"pp\": " + std::to_string(result.final_shape.pp) +
                         ", \"tp\": " + std::to_string(result.final_shape.tp) + "},\n  \"schedule\": \"" +
                         schedule_name(spec.schedule.kind) + "\",\n  \"chunks\": " +

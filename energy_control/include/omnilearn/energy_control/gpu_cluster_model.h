@@ -41,10 +41,6 @@ struct GpuClusterModel {
   double steps_per_epoch() const { return static_cast<double>(samples_per_epoch) / static_cast<double>(global_batch); }
 };
 
-// The seconds of a ring all-reduce of `bytes` over `workers` links of `bandwidth_bytes_per_s`: 2 (n − 1) / n x bytes
-// / bandwidth (latency neglected); 0 for one worker.
-Seconds ring_allreduce_s(std::size_t workers, double bytes, double bandwidth_bytes_per_s);
-
 // The lowest average power of any measured row of `kind` (any workload, batch and limit): the GPU's wait power in
 // this model, for the table has no idle figure. not_found for an unknown kind.
 Result<double> lowest_measured_power(const traces::GpuPowerTable& table, const std::string& kind);
