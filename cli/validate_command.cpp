@@ -408,8 +408,8 @@ bool judge_energy(const ValidateRequest& r, const fs::path& calibration, const T
   auto host = emulator::this_host_id();
   auto verdict = host ? emulator::judge_host_energy(calibration, runs.first, r.out / "sim", *host)
                       : Result<emulator::EnergyVerdict>(host.status());
-  Status written = verdict ? emulator::write_energy_verdict(*verdict, r.out / emulator::kEnergyVerdictFile)
-                           : verdict.status();
+  Status written =
+      verdict ? emulator::write_energy_verdict(*verdict, r.out / emulator::kEnergyVerdictFile) : verdict.status();
   if (!written.is_ok()) {
     std::cerr << "omnilearn validate: energy verdict: " << written.message() << "\n";
     return false;

@@ -185,9 +185,9 @@ void fuzz_gpu_power_table(const std::uint8_t* data, std::size_t size) {
     // "power-fuzz.csv:N: ...": the file and a line number.
     const std::string& m = rows.status().message();
     const std::size_t digits = source.size() + 1;
-    OMNI_CHECK(m.rfind(source + ":", 0) == 0 && m.size() > digits &&
-                   std::isdigit(static_cast<unsigned char>(m[digits])) != 0,
-               "a power-table error does not name its file and line: " + m);
+    OMNI_CHECK(
+        m.rfind(source + ":", 0) == 0 && m.size() > digits && std::isdigit(static_cast<unsigned char>(m[digits])) != 0,
+        "a power-table error does not name its file and line: " + m);
     return;
   }
   const std::vector<traces::GpuPowerRow> copy = *rows;

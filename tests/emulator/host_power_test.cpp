@@ -2,6 +2,8 @@
 // take no time): idle then busy watts, the prediction in host units by hand, host-power.json read back and refused
 // naming the file and field; and the energy verdict (energy_verdict.h) on hand-made run folders: judged like with
 // like, else refused with the reason (modelled joules, no calibration, another host, another counter, a scaled run).
+#include "omnilearn/emulator/host_power.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,7 +13,6 @@
 #include "fake_powercap.h"
 #include "omnilearn/emulator/energy_counter.h"
 #include "omnilearn/emulator/energy_verdict.h"
-#include "omnilearn/emulator/host_power.h"
 #include "test_scenarios.h"
 
 namespace omnilearn::emulator {
@@ -120,17 +121,15 @@ struct Validation {
     fs::create_directories(testbed);
     fs::create_directories(sim);
     fs::create_directories(calibration);
-    std::ofstream(testbed / "summary.json")
-        << R"({"energy": {"joules": 300, "window_s": 10, "source": ")" << source << R"(", "note": ")" << note
-        << R"("}})";
-    std::ofstream(testbed / "manifest.json") << R"({"cpu_shares": [)" << share << ", " << share
-                                             << R"(], "scenario": {"cluster": {"workers": [{"cores": )" << cores
-                                             << R"(}, {"cores": )" << cores << "}]}}}";
+    std::ofstream(testbed / "summary.json") << R"({"energy": {"joules": 300, "window_s": 10, "source": ")" << source
+                                            << R"(", "note": ")" << note << R"("}})";
+    std::ofstream(testbed / "manifest.json")
+        << R"({"cpu_shares": [)" << share << ", " << share << R"(], "scenario": {"cluster": {"workers": [{"cores": )"
+        << cores << R"(}, {"cores": )" << cores << "}]}}}";
     std::ofstream(sim / "summary.json") << R"({"total_time_s": 10})";
     std::ofstream(sim / "iterations.csv") << "worker,step,compute_s,comm_s,wait_s\n0,0,2,0.5,1\n1,0,3,0.5,0\n";
     std::ofstream(calibration / "profile.yaml") << "name: x\n";
-    EXPECT_TRUE(write_host_power({"host-a", "RAPL package-0", 2, 20.0, 60.0, 10.0, 10.0},
-                                 calibration / kHostPowerFile)
+    EXPECT_TRUE(write_host_power({"host-a", "RAPL package-0", 2, 20.0, 60.0, 10.0, 10.0}, calibration / kHostPowerFile)
                     .is_ok());
   }
   Result<EnergyVerdict> judge(const std::string& host = "host-a") const {
@@ -167,10 +166,12 @@ TEST(EnergyVerdict, RefusedWithTheReasonOtherwise) {
     bool drop_calibration = false;
   };
   const std::vector<Case> cases = {
-      {"modelled-cputime", "modelled from ...", 1, 1, "host-a", "the testbed's joules are modelled-cputime, not measured"},
+      {"modelled-cputime", "modelled from ...", 1, 1, "host-a",
+       "the testbed's joules are modelled-cputime, not measured"},
       {"measured", kRaplNote, 1, 1, "host-a", "the energy figures were not calibrated on this host", true},
       {"measured", kRaplNote, 1, 1, "host-b", "calibrated on another host (host-a"},
-      {"measured", "NVML GPU 0 (X): every GPU", 1, 1, "host-a", "another counter than the calibration's (RAPL package-0)"},
+      {"measured", "NVML GPU 0 (X): every GPU", 1, 1, "host-a",
+       "another counter than the calibration's (RAPL package-0)"},
       {"measured", kRaplNote, 0.1875, 6, "host-a", "the run is scaled: worker 0's node has 6 cores and ran on 0.1875"},
   };
   for (const Case& c : cases) {
@@ -189,7 +190,8 @@ TEST(EnergyVerdict, ABrokenFileIsAnErrorNamingIt) {
   std::ofstream(v.sim / "iterations.csv") << "worker,step,compute_s,comm_s\n0,0,fast,0\n";
   auto verdict = v.judge();
   ASSERT_FALSE(verdict.is_ok());
-  EXPECT_TRUE(contains(verdict.status().message(), (v.sim / "iterations.csv").string() + ":2")) << verdict.status().message();
+  EXPECT_TRUE(contains(verdict.status().message(), (v.sim / "iterations.csv").string() + ":2"))
+      << verdict.status().message();
 }
 
 }  // namespace

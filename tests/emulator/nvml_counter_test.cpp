@@ -2,7 +2,6 @@
 // joules summed over the devices from the moment of opening, a missing library or function named, NVML's error
 // string on a failed call, a counter going backwards reported, NVML shut down with the counter.
 #include <dlfcn.h>
-
 #include <gtest/gtest.h>
 
 #include <string>
@@ -19,8 +18,8 @@ class FakeNvml {
   FakeNvml() : handle_(::dlopen(OMNILEARN_FAKE_NVML, RTLD_NOW | RTLD_LOCAL)) {
     if (handle_ == nullptr) return;
     reset_ = reinterpret_cast<void (*)(unsigned, int)>(::dlsym(handle_, "fake_nvml_reset"));
-    set_ = reinterpret_cast<void (*)(unsigned, unsigned long long, unsigned long long)>(
-        ::dlsym(handle_, "fake_nvml_set"));
+    set_ =
+        reinterpret_cast<void (*)(unsigned, unsigned long long, unsigned long long)>(::dlsym(handle_, "fake_nvml_set"));
     fail_energy_ = reinterpret_cast<void (*)(int)>(::dlsym(handle_, "fake_nvml_fail_energy"));
     initialised_ = reinterpret_cast<int (*)()>(::dlsym(handle_, "fake_nvml_initialised"));
   }
@@ -29,7 +28,9 @@ class FakeNvml {
   }
   bool loaded() const { return reset_ && set_ && fail_energy_ && initialised_; }
   void reset(unsigned devices, int init_rc = 0) { reset_(devices, init_rc); }
-  void set(unsigned index, unsigned long long energy_mj, unsigned long long step_mj) { set_(index, energy_mj, step_mj); }
+  void set(unsigned index, unsigned long long energy_mj, unsigned long long step_mj) {
+    set_(index, energy_mj, step_mj);
+  }
   void fail_energy(int rc) { fail_energy_(rc); }
   int initialised() { return initialised_(); }
 
@@ -68,7 +69,8 @@ TEST(NvmlCounter, SumsEveryDeviceFromTheMomentOfOpening) {
 TEST(NvmlCounter, AMissingLibraryOrFunctionIsNamed) {
   auto absent = open_nvml("/nonexistent/omnilearn/libnvidia-ml.so.1");
   ASSERT_FALSE(absent.is_ok());
-  EXPECT_TRUE(contains(absent.status().message(), "cannot load the NVML library /nonexistent/omnilearn/libnvidia-ml.so.1"))
+  EXPECT_TRUE(
+      contains(absent.status().message(), "cannot load the NVML library /nonexistent/omnilearn/libnvidia-ml.so.1"))
       << absent.status().message();
   auto old = open_nvml(OMNILEARN_FAKE_NVML_WITHOUT_ENERGY);
   ASSERT_FALSE(old.is_ok());

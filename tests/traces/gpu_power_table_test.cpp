@@ -193,10 +193,11 @@ TEST(GpuPowerTableTest, AFileOutOfOrderIsRefusedNamingItsPathAndLine) {
   const std::string path = ::testing::TempDir() + "/gpu-power-out-of-order.csv";
   std::FILE* f = std::fopen(path.c_str(), "w");
   ASSERT_NE(f, nullptr);
-  std::fputs("kind,dataset,network,optimizer,batch,power_limit_w,time_per_epoch_s,average_power_w,energy_per_epoch_j\n"
-             "k,d,n,o,10,200,100,170,17000\n"
-             "k,d,n,o,10,100,200,90,18000\n",
-             f);
+  std::fputs(
+      "kind,dataset,network,optimizer,batch,power_limit_w,time_per_epoch_s,average_power_w,energy_per_epoch_j\n"
+      "k,d,n,o,10,200,100,170,17000\n"
+      "k,d,n,o,10,100,200,90,18000\n",
+      f);
   std::fclose(f);
   auto t = read_gpu_power_table(path);
   std::remove(path.c_str());

@@ -71,18 +71,20 @@ Result<HostPower> measure_host_power(EnergyCounter& counter, const std::string& 
   const auto clock = run.clock ? run.clock : steady_s;
   const auto idle = run.idle ? run.idle : sleep_for;
   const auto busy = run.busy ? run.busy : spin;
-  auto i = window(counter, clock, [&] { idle(run.idle_s); }, "idle");
+  auto i = window(
+      counter, clock, [&] { idle(run.idle_s); }, "idle");
   if (!i) return i.status();
-  auto b = window(counter, clock, [&] { busy(run.busy_s, p.cores); }, "busy");
+  auto b = window(
+      counter, clock, [&] { busy(run.busy_s, p.cores); }, "busy");
   if (!b) return b.status();
   p.idle_s = i->second;
   p.busy_s = b->second;
   p.idle_w = i->first / i->second;
   p.busy_w = b->first / b->second;
   if (!(p.busy_w > p.idle_w) || !(p.idle_w >= 0.0)) {
-    return Status::invalid_argument("host power: " + std::to_string(p.busy_w) + " W with " +
-                                       std::to_string(p.cores) + " cores busy against " + std::to_string(p.idle_w) +
-                                       " W idle (" + p.counter + "); expected more when busy: was the host idle?");
+    return Status::invalid_argument("host power: " + std::to_string(p.busy_w) + " W with " + std::to_string(p.cores) +
+                                    " cores busy against " + std::to_string(p.idle_w) + " W idle (" + p.counter +
+                                    "); expected more when busy: was the host idle?");
   }
   return p;
 }

@@ -15,9 +15,9 @@
 namespace omnilearn::emulator {
 namespace {
 
-using NvmlReturn = int;            // nvmlReturn_t: an enum; NVML_SUCCESS = 0
+using NvmlReturn = int;                       // nvmlReturn_t: an enum; NVML_SUCCESS = 0
 using NvmlDevice = struct NvmlDeviceOpaque*;  // nvmlDevice_t: an opaque handle
-constexpr unsigned kNameBytes = 96;  // NVML_DEVICE_NAME_V2_BUFFER_SIZE
+constexpr unsigned kNameBytes = 96;           // NVML_DEVICE_NAME_V2_BUFFER_SIZE
 
 using InitFn = NvmlReturn (*)();
 using ShutdownFn = NvmlReturn (*)();

@@ -72,8 +72,10 @@ std::optional<run::EnergySummary> gpu_run_energy(std::optional<run::EnergySummar
     return e;
   }
   phases->source = "modelled-phases";
-  phases->note = "GPU workers charged from their phase records at the scenario's power figures, as the simulator "
-                 "charges them (modelled, not measured): " + why;
+  phases->note =
+      "GPU workers charged from their phase records at the scenario's power figures, as the simulator "
+      "charges them (modelled, not measured): " +
+      why;
   return phases;
 }
 

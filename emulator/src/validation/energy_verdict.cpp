@@ -108,13 +108,13 @@ Result<EnergyVerdict> judge_host_energy(const fs::path& calibration, const fs::p
   auto host = read_host_power(power_file);
   if (!host) return host.status();
   if (host->host_id != host_id) {
-    return refused("the energy figures were calibrated on another host (" + host->host_id + ", " +
-                   power_file.string() + "); this is " + host_id);
+    return refused("the energy figures were calibrated on another host (" + host->host_id + ", " + power_file.string() +
+                   "); this is " + host_id);
   }
   const std::string note = energy.value("note", std::string());
   if (note.rfind(host->counter + ":", 0) != 0) {
-    return refused("the testbed measured through another counter than the calibration's (" + host->counter + "): " +
-                   note.substr(0, note.find(':')));
+    return refused("the testbed measured through another counter than the calibration's (" + host->counter +
+                   "): " + note.substr(0, note.find(':')));
   }
   std::vector<double> shares, cores;
   OMNI_RETURN_IF_ERROR(read_cores(testbed, shares, cores));
@@ -148,12 +148,11 @@ Result<EnergyVerdict> judge_host_energy(const fs::path& calibration, const fs::p
 
 std::string format_energy_verdict(const EnergyVerdict& v) {
   if (!v.judged()) return "energy: no verdict: " + v.refusal;
-  return "energy verdict: testbed " + format_g(v.measured_j, 5) + " J measured (" + v.host->counter +
-         "), simulator " + format_g(v.predicted_j, 5) + " J in this host's units (" + format_g(v.host->idle_w, 4) +
-         " W idle over " + format_g(v.sim_time_s, 4) + " s, " + format_g(v.host->busy_w, 4) + " W with " +
-         std::to_string(v.host->cores) + " cores busy), error " + (v.error_pct >= 0 ? "+" : "") +
-         format_g(v.error_pct, 3) + "%: " + (v.within ? "within " : "NOT within ") + format_g(kEnergyTolerancePct) +
-         "%";
+  return "energy verdict: testbed " + format_g(v.measured_j, 5) + " J measured (" + v.host->counter + "), simulator " +
+         format_g(v.predicted_j, 5) + " J in this host's units (" + format_g(v.host->idle_w, 4) + " W idle over " +
+         format_g(v.sim_time_s, 4) + " s, " + format_g(v.host->busy_w, 4) + " W with " + std::to_string(v.host->cores) +
+         " cores busy), error " + (v.error_pct >= 0 ? "+" : "") + format_g(v.error_pct, 3) +
+         "%: " + (v.within ? "within " : "NOT within ") + format_g(kEnergyTolerancePct) + "%";
 }
 
 Status write_energy_verdict(const EnergyVerdict& v, const fs::path& file) {
@@ -166,8 +165,11 @@ Status write_energy_verdict(const EnergyVerdict& v, const fs::path& file) {
     j["error_pct"] = v.error_pct;
     j["sim_time_s"] = v.sim_time_s;
     j["busy_core_s"] = v.busy_core_s;
-    j["host"] = {{"host_id", v.host->host_id}, {"counter", v.host->counter}, {"cores", v.host->cores},
-                 {"idle_w", v.host->idle_w},   {"busy_w", v.host->busy_w}};
+    j["host"] = {{"host_id", v.host->host_id},
+                 {"counter", v.host->counter},
+                 {"cores", v.host->cores},
+                 {"idle_w", v.host->idle_w},
+                 {"busy_w", v.host->busy_w}};
   }
   return write_file_atomically(file.string(), j.dump(2) + "\n");
 }

@@ -18,11 +18,11 @@ namespace omnilearn::emulator {
 inline constexpr const char* kHostPowerFile = "host-power.json";
 
 struct HostPower {
-  std::string host_id;  // this_host_id() where it was measured
-  std::string counter;  // the counter's description ("RAPL package-0")
-  int cores = 0;        // the cores kept busy in the busy window: the host's online CPUs
-  double idle_w = 0.0;  // package watts with the host idle
-  double busy_w = 0.0;  // package watts with `cores` cores busy
+  std::string host_id;                 // this_host_id() where it was measured
+  std::string counter;                 // the counter's description ("RAPL package-0")
+  int cores = 0;                       // the cores kept busy in the busy window: the host's online CPUs
+  double idle_w = 0.0;                 // package watts with the host idle
+  double busy_w = 0.0;                 // package watts with `cores` cores busy
   Seconds idle_s = 0.0, busy_s = 0.0;  // the windows' lengths as measured
 };
 
@@ -35,10 +35,10 @@ Result<std::string> this_host_id();
 struct HostPowerRun {
   Seconds idle_s = 10.0;
   Seconds busy_s = 10.0;
-  int cores = 0;  // 0: the host's online CPUs
-  std::function<void(Seconds)> idle;            // wait this long with the host idle
-  std::function<void(Seconds, int)> busy;       // keep this many cores busy this long
-  std::function<Seconds()> clock;               // seconds, monotonic
+  int cores = 0;                           // 0: the host's online CPUs
+  std::function<void(Seconds)> idle;       // wait this long with the host idle
+  std::function<void(Seconds, int)> busy;  // keep this many cores busy this long
+  std::function<Seconds()> clock;          // seconds, monotonic
 };
 
 // The idle window, then the busy window, each read through `counter` at its ends: watts = joules / seconds. An error

@@ -1,7 +1,8 @@
 // TestbedEnergyMeter: a testbed run's energy (docs/energy.md, "On the testbed"). Measured by the host's energy
 // counters (energy_counter.h: RAPL for CPU workers, NVML for GPU workers) when it has them; otherwise modelled from
-// each worker's CPU time, or a GPU run's phase records, at the scenario's power figures, labelled so. The launcher samples it while the run trains: the window runs from training's start to the
-// newest iteration record, as the summary's total time does. Not thread-safe: the launcher's thread.
+// each worker's CPU time, or a GPU run's phase records, at the scenario's power figures, labelled so. The launcher
+// samples it while the run trains: the window runs from training's start to the newest iteration record, as the
+// summary's total time does. Not thread-safe: the launcher's thread.
 #pragma once
 
 #include <sys/types.h>
@@ -45,8 +46,8 @@ Result<Seconds> process_cpu_s(pid_t pid);
 // Source "measured" (the counter's joules, the phases' beside them in modelled_j) when the counter was read over the
 // window; else "modelled-phases" with the reason in the note; else the reason alone.
 std::optional<run::EnergySummary> gpu_run_energy(std::optional<run::EnergySummary> phases,
-                                                 std::optional<run::EnergySummary> counted,
-                                                 const std::string& counter, const std::string& counter_reason);
+                                                 std::optional<run::EnergySummary> counted, const std::string& counter,
+                                                 const std::string& counter_reason);
 
 class TestbedEnergyMeter {
  public:
