@@ -126,7 +126,8 @@ std::vector<std::pair<std::string, std::string>> ClusterEnergyMeter::sources(
                                   run::phase_power_source(options_.wait, d, /*gpu=*/true, /*comm=*/false),
                                   run::phase_power_source(options_.comm, d, /*gpu=*/true, /*comm=*/true)};
     for (std::size_t i = 0; i < out.size(); ++i) {
-      out[i].second += (out[i].second.empty() ? "" : " | ") + kind + ": " + (labels[i].empty() ? "scenario" : labels[i]);
+      out[i].second +=
+          (out[i].second.empty() ? "" : " | ") + kind + ": " + (labels[i].empty() ? "scenario" : labels[i]);
     }
   }
   return out;

@@ -167,12 +167,13 @@ TEST(ResolveJobsRun, EnergyReadsTheMeasuredTableForTheKindsItHas) {
   auto r = resolve_jobs_run(request);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   const scenarios::DevicePower& v100 = r->power.at("v100");
-  EXPECT_EQ(v100.busy_from, "measured table (v100 cifar100/shufflenetv2/adadelta, 250 W; batches 8-4096, flat outside)");
+  EXPECT_EQ(v100.busy_from,
+            "measured table (v100 cifar100/shufflenetv2/adadelta, 250 W; batches 8-4096, flat outside)");
   EXPECT_NEAR(v100.busy_at(1024), 187.7, 0.05);  // the measured row, as the preset's
   EXPECT_NEAR(v100.busy_at(64), 88.7, 0.05);
   ASSERT_TRUE(v100.blocked_w.has_value());
   EXPECT_NEAR(*v100.blocked_w, 34.75, 0.01);  // the V100's lowest measured power (NCF, batch 16384, 150 W)
-  EXPECT_EQ(*v100.idle_w, 25.0);             // the kind's own idle figure stays (assumed)
+  EXPECT_EQ(*v100.idle_w, 25.0);              // the kind's own idle figure stays (assumed)
   EXPECT_TRUE(r->power.at("p100").busy_from.starts_with("measured table (p100 cifar100/shufflenetv2/adadelta"));
   const scenarios::DevicePower& k80 = r->power.at("k80");
   EXPECT_TRUE(k80.busy_from.starts_with("assumed law (the V100 curve scaled")) << k80.busy_from;
