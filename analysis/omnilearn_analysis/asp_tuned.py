@@ -2,8 +2,9 @@
 grid per variant on tuning seeds, the best rate per variant, then fresh seeds at that rate.
 
 Time to a target accuracy is read on one evaluation grid in seconds for every variant: the accuracy at grid time g
-is the last evaluation at or before g (a step function; 0 before the first), and a run's time to the target is the
-first grid time at which it is at or above the target. A run that never gets there within the budget is censored at
+is the last evaluation at or before g (a step function; 0 before the first; the final evaluation, taken at the first
+update past the budget, counts at the budget), and a run's time to the target is the first grid time at which it is
+at or above the target. A run that never gets there within the budget is censored at
 the budget; over the seeds the time is summarised by the restricted mean (the area under the Kaplan-Meier curve up to
 the budget: with every censoring at the budget, the mean of min(T, budget), the runs that never reached the target
 counting the budget) and the Kaplan-Meier median (NaN when fewer than half reached it).
@@ -118,6 +119,8 @@ def load(sweep: str | Path, stage: str, budget_s: float = 60.0, targets=TARGETS,
             lr = _manifest_rate(point)
         ev_path = point / "evaluations.csv"
         ev = pd.read_csv(ev_path) if ev_path.exists() else pd.DataFrame({"time_s": [], "accuracy": []})
+        # A run stops at the first update past the budget (60.06 s, say): its final evaluation counts at the budget.
+        ev["time_s"] = ev["time_s"].clip(upper=budget_s)
         summary = json.loads((point / "summary.json").read_text())
         extra = summary.get("extra", {})
         row = {"stage": stage, "variant": name, "learning_rate": lr, "seed": int(r["seed"]),

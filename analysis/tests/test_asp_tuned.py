@@ -85,11 +85,12 @@ def test_summary_and_paired_differences_censor_at_the_budget(tmp_path):
     _sweep(tmp_path / "eval", [
         ("a-lr0.02", 1, 0.85, [(9.5, 0.81)], {"dropped_push_fraction": 0.25}),
         ("a-lr0.02", 2, 0.83, [(29.2, 0.80)], {"dropped_push_fraction": 0.35}),
-        ("a-lr0.02", 3, 0.70, [(59.0, 0.70)], {"dropped_push_fraction": 0.30}),
+        ("a-lr0.02", 3, 0.70, [(59.0, 0.65), (60.4, 0.70)], {"dropped_push_fraction": 0.30}),
         ("b-lr0.05", 1, 0.84, [(20.0, 0.82)], {}), ("b-lr0.05", 2, 0.81, [(19.1, 0.80)], {}),
         ("b-lr0.05", 3, 0.80, [(49.3, 0.80)], {}),
     ])
     runs = asp_tuned.load(tmp_path / "eval", "evaluation")
+    assert runs.set_index(["variant", "seed"]).loc[("a", 3), "acc_60s"] == 0.70  # the final evaluation, at 60.4 s
     s = asp_tuned.summarize(runs).set_index("variant")
     assert s.loc["a", "reached_80"] == 2 and s.loc["b", "reached_80"] == 3
     assert s.loc["a", "rmst_80_s"] == pytest.approx((10 + 30 + 60) / 3)
