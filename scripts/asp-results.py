@@ -3,7 +3,7 @@
 sweeps (or, tables only, from the committed per-run table docs/data/asp-tuned-runs.csv):
 
   stage 1 (tuning seeds 101, 102): sweep-asp-tuned-grid.yaml, sweep-asp-tuned-grid-bsp.yaml
-  stage 2 (seeds 1-3 at the tuned rates): sweep-asp-tuned.yaml, sweep-asp-tuned-bsp.yaml, sweep-asp-tuned-r.yaml
+  stage 2 (seeds 1-5 at the tuned rates): sweep-asp-tuned.yaml, sweep-asp-tuned-bsp.yaml, sweep-asp-tuned-r.yaml
   Ringmaster's drops per threshold, time only: sweep-asp-tuned-r-time.yaml
   checks added after stage 2: BSP at 0.05 on the evaluation seeds, sweep-asp-tuned-bsp-check.yaml (--check); one
   rate beyond each grid edge that was chosen, sweep-asp-tuned-grid-edge.yaml and -grid-bsp-edge.yaml (--edge)
@@ -203,7 +203,7 @@ def figures(ev, curves, out):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--grid", nargs="*", default=[], help="stage 1 sweep folders (tuning seeds)")
-    ap.add_argument("--eval", nargs="*", default=[], help="stage 2 sweep folders (seeds 1-5 at the tuned rates)")
+    ap.add_argument("--eval", nargs="*", default=[], help="stage 2 sweep folders (the evaluation seeds at the tuned rates)")
     ap.add_argument("--edge", nargs="*", default=[], help="sweep folders of rates beyond the grids' edges")
     ap.add_argument("--check", nargs="*", default=[], help="sweep folders of checks added after stage 2")
     ap.add_argument("--r-time", default=None, help="the time-only sweep folder of sweep-asp-tuned-r-time.yaml")
