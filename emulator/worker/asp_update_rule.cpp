@@ -55,7 +55,7 @@ class DcAsgdRule final : public AspServerRule {
   std::vector<std::vector<torch::Tensor>> pulled_;
 };
 
-// Tyurin & Richtárik 2025: a gradient more than R updates stale is dropped.
+// Maranjyan, Tyurin & Richtárik 2025: a gradient more than R updates stale is dropped.
 class RingmasterRule final : public AspServerRule {
  public:
   explicit RingmasterRule(const scenarios::AspSpec& spec) : spec_(spec) {}

@@ -137,7 +137,7 @@ void AspDriver::worker(WorkerId k) {
     slot.exec = nullptr;
     if (aborted) continue;
     const Seconds t1 = now();
-    slot.push = Push{k, batch, t1 - t0};
+    slot.push = Push{k, batch, t1 - t0, t0};
     const Reply& reply = exchange(k);
     const Seconds t2 = now();
     run::IterationRecord r;
@@ -251,6 +251,7 @@ void AspDriver::apply_push(WorkerId k, std::vector<WorkerId>& replies) {
     ++dropped_;
   }
   log_.pushed(k, push.batch, slot.reply.staleness, applied);
+  log_.push_cost(k, push.batch, push.compute_s, compute_joules(push), applied);
   slot.reply.update = updates_;
   slot.reply.outcome.reset();
   bool epoch_ended = false;
@@ -332,6 +333,13 @@ void AspDriver::charge_reply(WorkerId k) {
 
 std::uint64_t AspDriver::reply_bytes(WorkerId k) const {
   return pulls_[k] ? static_cast<std::uint64_t>(ctx_.cost.gradient_bytes()) : kReplyHeaderBytes;
+}
+
+std::optional<double> AspDriver::compute_joules(const Push& push) const {
+  const run::EnergyMeter* meter = ctx_.recorder.energy_meter();
+  if (meter == nullptr) return std::nullopt;
+  // The worker's busy power (its availability's share) at the computation's start, as EnergyMeter charges compute.
+  return meter->step_power(push.worker, push.batch, push.start_s).busy_w * push.compute_s;
 }
 
 void AspDriver::plan(Seconds t) {
@@ -426,6 +434,7 @@ run::RunSummary AspDriver::summary() const {
   s.extra["samples"] = static_cast<double>(progress_.samples());
   if (ctx_.scenario.workload.asp.rule == scenarios::AspRule::kRingmaster) {
     s.extra["dropped_pushes"] = static_cast<double>(dropped_);
+    log_.fill_dropped(s);
   }
   if (per_epoch_) log_.fill(s);
   return s;

@@ -62,6 +62,7 @@ class AspDriver {
     WorkerId worker = 0;
     BatchSize batch = 0;
     Seconds compute_s = 0.0;
+    Seconds start_s = 0.0;  // when its computation started
   };
   struct Reply {  // the parameters on their way back, with the worker's next batch
     BatchSize batch = 0;
@@ -134,6 +135,8 @@ class AspDriver {
   // A platform file's links with figures (ctx_.links) carry the reply to worker k (its pushes: post_in_order).
   void charge_reply(WorkerId k);
   void plan(Seconds t);
+  // The joules of `push`'s computation when the run meters energy (energy: section with figures), else nullopt.
+  std::optional<double> compute_joules(const Push& push) const;
   void server();       // flows: receives the pushes, sends the pulls
   void link_server();  // analytic link: wakes at each of the link's events
   void serve_link_events(Seconds t);

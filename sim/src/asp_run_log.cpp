@@ -9,7 +9,7 @@
 namespace omnilearn::sim {
 
 AspRunLog::AspRunLog(std::size_t workers, std::int64_t epoch_samples)
-    : epoch_samples_(std::max<std::int64_t>(epoch_samples, 1)), applied_(workers, 0), since_pull_(workers, 0) {}
+    : epoch_samples_(std::max<std::int64_t>(epoch_samples, 1)), applied_(workers, 0), since_pull_(workers, 0), cost_(workers) {}
 
 bool AspRunLog::ceil_crossed(std::int64_t samples) {
   const std::int64_t epoch = run::barrier_epoch(scenarios::AspEpochs::kCeil, samples, epoch_samples_);
@@ -26,6 +26,19 @@ void AspRunLog::pushed(WorkerId k, BatchSize batch, std::int64_t staleness, bool
   ++since_pull_[k];
   writer_ = static_cast<std::int64_t>(k);
   writer_batch_ = batch;
+}
+
+void AspRunLog::push_cost(WorkerId k, BatchSize batch, Seconds compute_s, std::optional<double> joules,
+                          bool applied) {
+  PushCost& c = cost_[k];
+  ++c.pushes;
+  c.compute_s += compute_s;
+  if (joules) c.joules += *joules, metered_ = true;
+  if (applied) return;
+  ++c.dropped;
+  c.dropped_samples += batch;
+  c.dropped_compute_s += compute_s;
+  if (joules) c.dropped_joules += *joules;
 }
 
 void AspRunLog::barrier(std::int64_t epoch, std::int64_t update, Seconds time_s) {
@@ -74,6 +87,26 @@ void AspRunLog::fill(run::RunSummary& summary) const {
   if (pushes_ == 0) return;
   summary.extra["asp_staleness_median"] = static_cast<double>(staleness_quantile(0.5));
   summary.extra["asp_staleness_p90"] = static_cast<double>(staleness_quantile(0.9));
+}
+
+void AspRunLog::fill_dropped(run::RunSummary& summary) const {
+  PushCost all;
+  const auto ratio = [](double part, double whole) { return whole > 0.0 ? part / whole : 0.0; };
+  for (std::size_t k = 0; k < cost_.size(); ++k) {
+    const PushCost& c = cost_[k];
+    all.pushes += c.pushes, all.dropped += c.dropped, all.dropped_samples += c.dropped_samples;
+    all.compute_s += c.compute_s, all.dropped_compute_s += c.dropped_compute_s;
+    all.joules += c.joules, all.dropped_joules += c.dropped_joules;
+    summary.extra["asp_dropped_fraction_w" + std::to_string(k)] =
+        ratio(static_cast<double>(c.dropped), static_cast<double>(c.pushes));
+  }
+  summary.extra["dropped_push_fraction"] = ratio(static_cast<double>(all.dropped), static_cast<double>(all.pushes));
+  summary.extra["dropped_samples"] = static_cast<double>(all.dropped_samples);
+  summary.extra["dropped_compute_s"] = all.dropped_compute_s;
+  summary.extra["dropped_compute_fraction"] = ratio(all.dropped_compute_s, all.compute_s);
+  if (!metered_) return;
+  summary.extra["dropped_energy_j"] = all.dropped_joules;
+  summary.extra["dropped_energy_fraction"] = ratio(all.dropped_joules, all.joules);
 }
 
 }  // namespace omnilearn::sim

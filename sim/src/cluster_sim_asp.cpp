@@ -108,8 +108,9 @@ class AspStepper {
     return Status::ok();
   }
 
-  // The server applies k's push now (an update, unless the rule drops it); the job's controller sees k's compute
-  // time and plans; k pulls, now or when the rule releases it.
+  // The server applies k's push now (an update and its samples towards the job's, unless the rule drops it: a dropped
+  // push is no progress); the job's controller sees k's compute time and plans; k pulls, now or when the rule
+  // releases it.
   Status apply(std::size_t k) {
     const Seconds t = sg4::Engine::get_clock();
     if (job_.asp.applies(staleness_.of(static_cast<WorkerId>(k), updates_))) {
@@ -117,10 +118,10 @@ class AspStepper {
       staleness_.applied_own(static_cast<WorkerId>(k));
       ++step_index_;
       ++job_.outcome.steps;
+      job_.outcome.samples += static_cast<double>(w_[k].batch);
     } else {
-      ++job_.dropped_pushes;
+      ++job_.dropped_pushes;  // no progress: the job's samples count only what its parameters took in
     }
-    job_.outcome.samples += static_cast<double>(w_[k].batch);
     OMNI_RETURN_IF_ERROR(
         ctl_.report(controller::IterationDone{static_cast<WorkerId>(k), step_index_, t, w_[k].compute_s, w_[k].batch}));
     if (run::job_trained(job_.outcome.steps, job_.outcome.samples, job_.total_samples)) {

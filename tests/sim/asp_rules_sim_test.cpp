@@ -198,6 +198,45 @@ TEST(AspRulesSim, RingmasterDropsStalePushesAndWithoutThresholdIsAsgd) {
   EXPECT_EQ(static_cast<double>(last_step) + summary_number(r1, "dropped_pushes"), static_cast<double>(rows.size()));
 }
 
+TEST(AspRulesSim, RingmasterReportsWhatItsDroppedPushesCost) {
+  // R = 1 with energy metered at 1 W per busy core (idle 0): a push is dropped when its row's staleness exceeds 1;
+  // summary.json adds up those rows' pushes, samples, compute seconds and joules (cores x compute seconds), overall
+  // and per worker.
+  auto ring = asp_scenario();
+  ring.workload.asp.rule = scenarios::AspRule::kRingmaster;
+  ring.workload.asp.delay_threshold = 1;
+  ring.energy.emplace();
+  ring.energy->cpu.idle_w = 0.0, ring.energy->cpu.busy_w = 1.0;
+  const std::string dir = test_dir("r1-cost");
+  ASSERT_EQ(run_in_child(ring, dir), "");
+  const double cores[] = {2, 4, 6, 16};
+  double pushes = 0, dropped = 0, samples = 0, compute_s = 0, dropped_s = 0, joules = 0, dropped_j = 0;
+  std::map<int, std::pair<double, double>> by_worker;  // worker -> (pushes, dropped)
+  for (const auto& r : read_csv(dir + "/iterations.csv")) {
+    const int k = std::stoi(r.at("worker"));
+    const double c = std::stod(r.at("compute_s"));
+    const bool drop = std::stoll(r.at("staleness")) > 1;
+    pushes += 1, compute_s += c, joules += cores[k] * c;
+    by_worker[k].first += 1;
+    if (!drop) continue;
+    dropped += 1, samples += std::stod(r.at("batch")), dropped_s += c, dropped_j += cores[k] * c;
+    by_worker[k].second += 1;
+  }
+  ASSERT_GT(dropped, 0.0);
+  ASSERT_LT(dropped, pushes);
+  EXPECT_EQ(summary_number(dir, "dropped_pushes"), dropped);
+  EXPECT_DOUBLE_EQ(summary_number(dir, "dropped_push_fraction"), dropped / pushes);
+  EXPECT_EQ(summary_number(dir, "dropped_samples"), samples);
+  EXPECT_NEAR(summary_number(dir, "dropped_compute_s"), dropped_s, 1e-9 * dropped_s);
+  EXPECT_NEAR(summary_number(dir, "dropped_compute_fraction"), dropped_s / compute_s, 1e-9);
+  EXPECT_NEAR(summary_number(dir, "dropped_energy_j"), dropped_j, 1e-9 * dropped_j);
+  EXPECT_NEAR(summary_number(dir, "dropped_energy_fraction"), dropped_j / joules, 1e-9);
+  for (const auto& [k, counts] : by_worker) {
+    EXPECT_DOUBLE_EQ(summary_number(dir, "asp_dropped_fraction_w" + std::to_string(k)), counts.second / counts.first)
+        << "worker " << k;
+  }
+}
+
 TEST(AspRulesSim, HeldRepliesRepeatThemselves) {
   auto s = with_ssp(asp_scenario(), 1);
   s.workload.asp.pull = scenarios::AspPull::kPerEpoch;

@@ -132,14 +132,18 @@ std::string run_two_kinds(const std::string& rule, const std::string& dir) {
 TEST(ClusterAsp, RingmasterDropsTheSlowWorkersStalePushes) {
   // As TwoWorkersOfDifferentKinds: worker 0 pushes at 0.1 i, worker 1 at 0.3 + 0.4 i. Between worker 1's pull and
   // its push worker 0 updates at least twice, so with R = 1 every push of worker 1 is dropped; worker 0's pushes
-  // then meet no other update (staleness 0) and are all applied. A dropped push still trains its samples (as in a
-  // single-job run), so the end is where asgd's is: the 100th push, worker 0's 80th at 8 s (worker 1's 20th at 7.9).
+  // then meet no other update (staleness 0) and are all applied. A dropped push is no progress: the job's 3,200
+  // samples are worker 0's 100 updates of 32, the 100th at 10 s (asgd's 100th push, counting both workers', comes
+  // at 8 s); meanwhile worker 1 pushed 25 times (0.3 + 0.4 i, i = 0..24), all dropped.
   const std::string dir = test_dir("asp-ringmaster");
   ASSERT_EQ(run_two_kinds("ringmaster:1", dir), "");
   const auto rows = read_csv(dir + "/jobs.csv");
-  EXPECT_NEAR(cell(rows, "a", "end_s"), nth_update({0.1, 0.3}, {0.1, 0.4}, 100), 1e-9);
-  EXPECT_EQ(cell(rows, "a", "steps"), 80);
-  EXPECT_EQ(cell(rows, "a", "dropped_pushes"), 20);
+  EXPECT_NEAR(cell(rows, "a", "end_s"), nth_update({0.1}, {0.1}, 100), 1e-9);
+  EXPECT_NEAR(cell(rows, "a", "end_s"), 10.0, 1e-9);
+  EXPECT_GT(cell(rows, "a", "end_s"), nth_update({0.1, 0.3}, {0.1, 0.4}, 100) + 1.0);
+  EXPECT_EQ(cell(rows, "a", "steps"), 100);
+  EXPECT_EQ(cell(rows, "a", "samples"), 3200);
+  EXPECT_EQ(cell(rows, "a", "dropped_pushes"), 25);
   EXPECT_EQ(rows.at(0).at("asp_rule"), "ringmaster:1");
   // R = inf drops nothing: asgd's updates.
   const std::string none = test_dir("asp-ringmaster-inf");

@@ -156,8 +156,8 @@ enum class AspEpochs { kFloor, kCeil };
 // The server's rule for a pushed gradient g of worker k, τ updates stale: plain ASGD; the step divided by max(1, τ)
 // (Zhang et al. 2016); DC-ASGD's compensation g + λ g⊙g⊙(w − w_k) with w_k what k pulled (Zheng et al. 2017);
 // SSP: ASGD, and a worker may not start iteration c + s + 1 before every live worker finished c (Ho et al. 2013);
-// Ringmaster: ASGD that drops a gradient with τ > R (Tyurin & Richtárik 2025); Rescaled: the step times t_k / mean t
-// (k's compute time over the mean of every worker's latest).
+// Ringmaster: ASGD that drops a gradient with τ > R (Maranjyan, Tyurin & Richtárik 2025); Rescaled: the step times
+// t_k / mean t (k's compute time over the mean of every worker's latest).
 enum class AspRule { kAsgd, kStalenessAware, kDcAsgd, kSsp, kRingmaster, kRescaled };
 
 struct AspSpec {
