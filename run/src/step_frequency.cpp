@@ -111,31 +111,50 @@ int slack_state(const StepWorker& w, Seconds wait_s) {
   return best_state(w, w.compute_s + wait_s);
 }
 
+double StepTimePredictor::spread(std::size_t k) const { return std::sqrt(variance_[k]); }
+
 void StepTimePredictor::observe(std::size_t k, double batch, Seconds full_speed_s) {
   if (!(batch > 0.0) || !(full_speed_s > 0.0)) return;
   const double x = full_speed_s / batch;
-  per_sample_s_[k] = per_sample_s_[k] > 0.0 ? kPredictionWeight * x + (1.0 - kPredictionWeight) * per_sample_s_[k] : x;
+  if (!(per_sample_s_[k] > 0.0)) {
+    per_sample_s_[k] = x;
+    return;
+  }
+  const double error = x / per_sample_s_[k] - 1.0;
+  variance_[k] = kPredictionWeight * error * error + (1.0 - kPredictionWeight) * variance_[k];
+  per_sample_s_[k] = kPredictionWeight * x + (1.0 - kPredictionWeight) * per_sample_s_[k];
 }
 
-StepFrequencies decide_step(const std::vector<StepWorker>& predicted, double other_w,
+StepFrequencies decide_step(const std::vector<StepWorker>& unguarded, double other_w,
                             const scenarios::EnergySpec& model) {
+  std::size_t slowest = 0;
+  for (std::size_t k = 1; k < unguarded.size(); ++k) {
+    if (unguarded[k].compute_s > unguarded[slowest].compute_s) slowest = k;
+  }
+  std::vector<StepWorker> predicted = unguarded;
+  for (std::size_t k = 0; k < predicted.size(); ++k) {
+    if (k == slowest) continue;
+    const double s = unguarded[k].spread, t = unguarded[slowest].spread;
+    predicted[k].compute_s = std::min(unguarded[slowest].compute_s,
+                                      unguarded[k].compute_s * (1.0 + kGuardSpreads * std::sqrt(s * s + t * t)));
+  }
   StepFrequencies out;
   if (model.objective) {
     out = choose_step_frequencies(predicted, other_w, model);
   } else {
     out.frequency.assign(predicted.size(), 1.0);
     out.state.assign(predicted.size(), -1);
-    Seconds slowest = 0.0;
-    for (const StepWorker& w : predicted) slowest = std::max(slowest, w.compute_s);
-    out.compute_phase_s = slowest;
+    Seconds end_s = 0.0;
+    for (const StepWorker& w : predicted) end_s = std::max(end_s, w.compute_s);
+    out.compute_phase_s = end_s;
     for (std::size_t k = 0; k < predicted.size(); ++k) {
       const StepWorker& w = predicted[k];
-      if (!(w.compute_s > 0.0) || !(w.compute_s < slowest)) continue;
+      if (!(w.compute_s > 0.0) || !(w.compute_s < end_s)) continue;
       if (!w.states.empty()) {
-        out.state[k] = slack_state(w, slowest - w.compute_s);
+        out.state[k] = slack_state(w, end_s - w.compute_s);
         if (out.state[k] >= 0) out.frequency[k] = 1.0 / w.states[static_cast<std::size_t>(out.state[k])].slowdown;
       } else {
-        out.frequency[k] = slack_frequency(w.compute_s, slowest - w.compute_s, model.min_frequency);
+        out.frequency[k] = slack_frequency(w.compute_s, end_s - w.compute_s, model.min_frequency);
       }
     }
   }

@@ -306,6 +306,32 @@ Seconds BspDriver::slow_step(Seconds step_start_s) {
   return end;
 }
 
+namespace {
+
+// Hysteresis of a decision on earlier steps: a worker keeps its last state where the new one is the next state on
+// either side (the law's grid step, or the next measured state), so that noise does not switch it back and forth and
+// pay the switch each time; the guard of decide_step covers the one step. `last` is PowerState::level, the law's
+// factor, or -1 (full speed).
+void keep_adjacent_state(const run::StepWorker& w, double last, int& state, double& frequency, double& level) {
+  if (level == last) return;
+  if (w.states.empty()) {
+    const double last_f = last < 0.0 ? 1.0 : last;
+    if (std::abs(last_f - frequency) <= run::kLawStateStep * (1.0 + 1e-9)) frequency = last_f, level = last;
+    return;
+  }
+  // Measured states, fastest first: full speed is position 0, states[i] position i + 1.
+  int last_at = last < 0.0 ? 0 : -1;
+  for (std::size_t i = 0; i < w.states.size() && last_at < 0; ++i) {
+    if (w.states[i].level == last) last_at = static_cast<int>(i) + 1;
+  }
+  if (last_at >= 0 && std::abs((state + 1) - last_at) == 1) {
+    state = last_at - 1, level = last;
+    frequency = state < 0 ? 1.0 : 1.0 / w.states[static_cast<std::size_t>(state)].slowdown;
+  }
+}
+
+}  // namespace
+
 Seconds BspDriver::slow_step_on_previous(Seconds step_start_s, const std::vector<run::StepWorker>& workers,
                                          const std::vector<WorkerId>& chosen, double other_w) {
   const scenarios::EnergySpec& spec = ctx_.recorder.energy_meter()->spec();
@@ -314,6 +340,7 @@ Seconds BspDriver::slow_step_on_previous(Seconds step_start_s, const std::vector
     const WorkerId k = chosen[i];
     predicted[i].compute_s =
         predictor_->has(k) ? predictor_->predict(k, static_cast<double>(slots_[k].batch)) : 0.0;
+    predicted[i].spread = predictor_->has(k) ? predictor_->spread(k) : 0.0;
   }
   const run::StepFrequencies d = run::decide_step(predicted, other_w, spec);
   // What the oracle's choice would have given: the phase on this step's own times (the slack rule never stretches).
@@ -323,17 +350,19 @@ Seconds BspDriver::slow_step_on_previous(Seconds step_start_s, const std::vector
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const WorkerId k = chosen[i];
     Slot& s = slots_[k];
-    const int state = d.state[i];
-    const double level = state >= 0 ? workers[i].states[static_cast<std::size_t>(state)].level
-                         : d.frequency[i] < 1.0 ? d.frequency[i]
-                                                : -1.0;
+    int state = d.state[i];
+    double frequency = d.frequency[i];
+    double level = state >= 0 ? workers[i].states[static_cast<std::size_t>(state)].level
+                   : frequency < 1.0 ? frequency
+                                     : -1.0;
+    keep_adjacent_state(workers[i], last_level_[k], state, frequency, level);
     if (level != last_level_[k]) {
       s.switch_s = spec.switch_cost_s;
       last_level_[k] = level;
       ++switches_;
       switch_s_ += s.switch_s;
     }
-    s.frequency = d.frequency[i];
+    s.frequency = frequency;
     s.state = state;
     s.compute_end_s = step_start_s + s.compute_s / s.frequency + s.switch_s;
     end = std::max(end, s.compute_end_s);

@@ -176,14 +176,30 @@ TEST(StepFrequency, PreviousStepRuleReadsOnlyEarlierSteps) {
   EXPECT_NEAR(law_state(0.65, 0.5), 0.65, 1e-12);
 }
 
-// The predictor: seconds per sample, weighted half on the newest, times the batch now.
+// The predictor: seconds per sample, weighted 0.3 on the newest, times the batch now; the spread of its relative
+// errors likewise.
 TEST(StepFrequency, PredictorWeightsTheNewestStepAndScalesByTheBatch) {
   StepTimePredictor p(1);
   EXPECT_FALSE(p.has(0));
   p.observe(0, 10.0, 1.0);
   EXPECT_DOUBLE_EQ(p.predict(0, 20.0), 2.0);
-  p.observe(0, 10.0, 2.0);
-  EXPECT_DOUBLE_EQ(p.predict(0, 10.0), 1.5);
+  EXPECT_DOUBLE_EQ(p.spread(0), 0.0);
+  p.observe(0, 10.0, 2.0);  // twice the prediction: a relative error of 1
+  EXPECT_NEAR(p.predict(0, 10.0), 1.3, 1e-12);
+  EXPECT_NEAR(p.spread(0), std::sqrt(0.3), 1e-12);
+}
+
+// The guard: with a spread of 10% on both, the worker with slack decides as if it computed 1.2 x sqrt(0.02) longer:
+// 1.170 s against the slowest's 2 s, f = 0.585, the state 0.6 (0.5 without spread).
+TEST(StepFrequency, DecisionsOnPredictionsKeepAGuardForTheirSpread) {
+  scenarios::EnergySpec m;
+  m.slow_with_slack = true;
+  StepWorker fast = worker(1.0, 10, 100, 10), slow = worker(2.0, 10, 100, 10);
+  EXPECT_DOUBLE_EQ(decide_step({fast, slow}, 0.0, m).frequency[0], 0.5);
+  fast.spread = slow.spread = 0.1;
+  const StepFrequencies f = decide_step({fast, slow}, 0.0, m);
+  EXPECT_NEAR(f.frequency[0], 0.6, 1e-12);
+  EXPECT_DOUBLE_EQ(f.frequency[1], 1.0);
 }
 
 }  // namespace

@@ -44,6 +44,7 @@ struct StepWorker {
   Seconds compute_s = 0.0;
   double idle_w = 0.0, busy_w = 0.0, wait_w = 0.0;
   std::vector<PowerState> states;
+  double spread = 0.0;  // decide_step: the relative spread of a predicted compute_s (StepTimePredictor::spread)
 };
 
 // slow_with_slack in measured states: the state of least energy (computing at its power, then waiting at wait_w until
@@ -78,25 +79,33 @@ StepFrequencies choose_step_frequencies(const std::vector<StepWorker>& workers, 
 
 // energy.slowing_decision previous: each worker's full-speed compute time in a step, predicted from the steps before
 // it only: an exponentially weighted mean of its measured seconds per sample (kPredictionWeight on the newest), times
-// the batch it computes now. Nothing is predicted for a worker before its first measured step.
+// the batch it computes now, and the spread of its relative errors (the same weighting of their squares). Nothing is
+// predicted for a worker before its first measured step.
 class StepTimePredictor {
  public:
-  static constexpr double kPredictionWeight = 0.5;
-  explicit StepTimePredictor(std::size_t workers) : per_sample_s_(workers, -1.0) {}
+  static constexpr double kPredictionWeight = 0.3;
+  explicit StepTimePredictor(std::size_t workers) : per_sample_s_(workers, -1.0), variance_(workers, 0.0) {}
   // Whether worker k has a prediction, and its predicted compute at `batch` (call only when it has).
   bool has(std::size_t k) const { return per_sample_s_[k] > 0.0; }
   Seconds predict(std::size_t k, double batch) const { return per_sample_s_[k] * batch; }
+  // The root of the weighted mean squared relative error of its predictions so far (0 before a second step).
+  double spread(std::size_t k) const;
   // Worker k computed `batch` samples in `full_speed_s` at full speed in a step now over.
   void observe(std::size_t k, double batch, Seconds full_speed_s);
 
  private:
   std::vector<double> per_sample_s_;  // -1: none yet
+  std::vector<double> variance_;
 };
 
 // A step's slowing decided on `predicted` compute times (StepWorker::compute_s; 0 for a worker without a prediction,
 // which then computes at full speed): energy.objective's rule (choose_step_frequencies) when the model has one, else
-// slow_with_slack's with the predicted slowest's time as the end (slack_state, or the law's factor). Law factors are
-// rounded up to law_state's grid. frequency 1 and state -1 where a worker is not slowed.
+// slow_with_slack's with the predicted slowest's time as the end (slack_state, or the law's factor). Every worker but
+// the predicted slowest decides as if it computed kGuardSpreads x sqrt(its spread^2 + the slowest's spread^2) longer
+// than predicted, so that noise seldom makes a slowed worker the last (1.2: the setting that kept the noisy HL8
+// study's extra time under 1% with the most saving, docs/energy.md). Law factors are rounded up to law_state's grid.
+// frequency 1 and state -1 where a worker is not slowed.
+inline constexpr double kGuardSpreads = 1.2;
 StepFrequencies decide_step(const std::vector<StepWorker>& predicted, double other_w,
                             const scenarios::EnergySpec& model);
 
