@@ -116,8 +116,8 @@ po::options_description jobs_run_options(RunFlags& f) {
       "energy", po::bool_switch(),
       "energy per job and per cluster (jobs.csv energy_j ..., summary.json energy; docs/energy.md)")(
       "wait", po::value<std::string>(),
-      "with energy (implies --energy): a worker waiting at the barrier draws auto (busy: a GPU polls in NCCL) | idle | "
-      "busy | W [auto]")(
+      "with energy (implies --energy): a worker waiting at the barrier draws auto (a V100 or P100 its lowest measured "
+      "power, from the measured table; other kinds busy: a GPU polls in NCCL) | idle | busy | W [auto]")(
       "packed-speeds", po::value<std::string>(),
       "packed-pair table, with --packing [the shipped traces/devices/packed-speeds.csv]")(
       "set", po::value<std::vector<std::string>>()->composing(),

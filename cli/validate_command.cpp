@@ -25,6 +25,9 @@
 #include "omnilearn/base/format.h"
 #include "omnilearn/base/install_layout.h"
 #include "omnilearn/base/subprocess.h"
+#include "omnilearn/emulator/energy_counter.h"
+#include "omnilearn/emulator/energy_verdict.h"
+#include "omnilearn/emulator/host_power.h"
 #include "omnilearn/emulator/validation.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "omnilearn/sim/quota_wait.h"
@@ -114,9 +117,13 @@ po::options_description validate_options() {
       "  4. python3 -m omnilearn_analysis validate OUT/testbed OUT/sim [--repeat OUT/testbed-2 ...] --out OUT\n"
       "and prints, per worker, the mean and max (over 20-step windows) iteration-time error, the batch trajectory\n"
       "difference and the time-to-epoch error, and the two runs' energy (the testbed's measured by the host's RAPL\n"
-      "counters, else modelled from its workers' CPU time; the 15% criterion is judged against measured joules\n"
-      "only; power figures from the scenario's energy section, its preset or --set energy.cpu.idle=W\n"
-      "--set energy.cpu.busy=W); with --repeats N, the testbed runs N times and the same errors of\n"
+      "counters, else modelled from its workers' CPU time; power figures from the scenario's energy section, its\n"
+      "preset or --set energy.cpu.idle=W --set energy.cpu.busy=W). An energy verdict (the 15% criterion,\n"
+      "OUT/energy-verdict.json) is given like with like only: the testbed's joules measured by RAPL, against the\n"
+      "simulator's run in this host's units from its idle and busy package watts, measured after the calibration\n"
+      "(10 s idle, 10 s with every core busy; OUT/calibration/host-power.json) on this same host, for a run that\n"
+      "is not scaled (each node's cores = its host CPU share); otherwise it says why it refuses. With --repeats N,\n"
+      "the testbed runs N times and the same errors of\n"
       "runs 2..N against run 1 (the testbed's own repeatability) sit beside them. OUT/validation.csv holds the\n"
       "table. The emulate and sim stages run with --force: validate owns OUT/testbed*, OUT/probe and OUT/sim and\n"
       "replaces an earlier validation's runs there (two validations into one OUT are refused by their locks).\n"
@@ -263,6 +270,32 @@ std::optional<fs::path> calibrate(const ValidateRequest& r) {
   return calibration;
 }
 
+// Stage 1b, with a calibration made now: this host's idle and busy package power through its RAPL counters (a
+// separate stress run: kHostPowerWindowS idle, then as long with every core busy), written beside the profile as
+// host-power.json for the energy verdict. Without counters it says why and writes nothing: there is then no verdict.
+constexpr double kHostPowerWindowS = 10.0;
+
+void calibrate_host_power(const ValidateRequest& r, const fs::path& calibration) {
+  if (r.calibration) return;  // --skip-calibrate: that folder's host-power.json, if it has one
+  auto counter = emulator::open_host_energy_counter();
+  auto host = emulator::this_host_id();
+  if (!counter || !host) {
+    std::cerr << "omnilearn validate: no host power calibration (so no energy verdict): "
+              << (counter ? host.status() : counter.status()).message() << "\n";
+    return;
+  }
+  emulator::HostPowerRun run;
+  run.idle_s = run.busy_s = kHostPowerWindowS;
+  auto power = emulator::measure_host_power(**counter, *host, run);
+  Status written = power ? emulator::write_host_power(*power, calibration / emulator::kHostPowerFile) : power.status();
+  if (!written.is_ok()) {
+    std::cerr << "omnilearn validate: no host power calibration (so no energy verdict): " << written.message() << "\n";
+    return;
+  }
+  std::fprintf(stderr, "omnilearn validate: host power (%s): %.2f W idle, %.2f W with %d cores busy\n",
+               power->counter.c_str(), power->idle_w, power->busy_w, power->cores);
+}
+
 // The testbed runs: the one the simulator is compared with, then its repeats.
 struct TestbedRuns {
   fs::path first;
@@ -369,6 +402,22 @@ bool run_sim(const ValidateRequest& r, const fs::path& calibration, const emulat
   return true;
 }
 
+// The energy verdict, like with like (energy_verdict.h): OUT/energy-verdict.json and one line, or the reason it
+// refuses; false when a file it needs is broken (printed).
+bool judge_energy(const ValidateRequest& r, const fs::path& calibration, const TestbedRuns& runs) {
+  auto host = emulator::this_host_id();
+  auto verdict = host ? emulator::judge_host_energy(calibration, runs.first, r.out / "sim", *host)
+                      : Result<emulator::EnergyVerdict>(host.status());
+  Status written =
+      verdict ? emulator::write_energy_verdict(*verdict, r.out / emulator::kEnergyVerdictFile) : verdict.status();
+  if (!written.is_ok()) {
+    std::cerr << "omnilearn validate: energy verdict: " << written.message() << "\n";
+    return false;
+  }
+  std::cerr << "omnilearn validate: " << emulator::format_energy_verdict(*verdict) << "\n";
+  return true;
+}
+
 // Stage 4: python3 -m omnilearn_analysis validate, which writes OUT/validation.csv and prints the table.
 bool compare(const ValidateRequest& r, const TestbedRuns& runs) {
   const std::map<std::string, std::string> env = process_environment();
@@ -378,6 +427,7 @@ bool compare(const ValidateRequest& r, const TestbedRuns& runs) {
                                    (r.out / "sim").string(), "--out", r.out.string(), "--level", r.scenario.name,
                                    "--window", std::to_string(r.window)};
   for (const fs::path& repeat : runs.repeats) compare.insert(compare.end(), {"--repeat", repeat.string()});
+  compare.insert(compare.end(), {"--energy-verdict", (r.out / emulator::kEnergyVerdictFile).string()});
   const int rc = spawn_and_wait(compare, analysis ? std::vector<std::string>{"PYTHONPATH=" + *analysis}
                                                   : std::vector<std::string>{});
   if (rc != 0) {
@@ -399,6 +449,7 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
   fs::create_directories(r.out, ec);
   const std::optional<fs::path> calibration = calibrate(r);
   if (!calibration) return 1;
+  calibrate_host_power(r, *calibration);
   const std::optional<TestbedRuns> runs = run_testbeds(r);
   if (!runs) return 1;
   const std::optional<emulator::TestbedFacts> facts = read_facts(runs->first);
@@ -407,6 +458,7 @@ int run_validate_command(const std::vector<std::string>& args, const std::vector
   if (!probed) return 1;
   const emulator::SimProfileTerms terms = probe_terms(r, *probed, runs->available_cores);
   if (!run_sim(r, *calibration, *facts, terms)) return 1;
+  if (!judge_energy(r, *calibration, *runs)) return 1;
   return compare(r, *runs) ? 0 : 1;
 }
 

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -16,6 +18,7 @@
 #include "omnilearn/scenarios/sweep.h"
 #include "omnilearn/traces/chakra_trace.h"
 #include "omnilearn/traces/device_speeds.h"
+#include "omnilearn/traces/gpu_power_table.h"
 #include "omnilearn/traces/job_file.h"
 #include "omnilearn/traces/job_importer.h"
 #include "omnilearn/traces/metric_curves.h"
@@ -172,6 +175,31 @@ void fuzz_chakra(const std::uint8_t* data, std::size_t size) {
     OMNI_CHECK(n.type != traces::ChakraNodeType::kInvalid && static_cast<int>(n.type) <= 7, "a node of no type");
     for (std::uint64_t d : n.data_deps) OMNI_CHECK(ids.count(d) == 1, "a dependency on an unknown id");
     for (std::uint64_t d : n.ctrl_deps) OMNI_CHECK(ids.count(d) == 1, "a dependency on an unknown id");
+  }
+}
+
+void fuzz_gpu_power_table(const std::uint8_t* data, std::size_t size) {
+  const std::string source = "power-fuzz.csv";
+  auto rows = traces::parse_gpu_power_rows(as_text(data, size), source);
+  if (!rows) {
+    // "power-fuzz.csv:N: ...": the file and a line number.
+    const std::string& m = rows.status().message();
+    const std::size_t digits = source.size() + 1;
+    OMNI_CHECK(
+        m.rfind(source + ":", 0) == 0 && m.size() > digits && std::isdigit(static_cast<unsigned char>(m[digits])) != 0,
+        "a power-table error does not name its file and line: " + m);
+    return;
+  }
+  const std::vector<traces::GpuPowerRow> copy = *rows;
+  auto table = traces::GpuPowerTable::create(std::move(rows).value());
+  OMNI_CHECK(table.is_ok(), "rows the parser accepted are refused by the table: " + table.status().message());
+  for (const traces::GpuPowerRow& r : copy) {  // every measured point reads back exactly
+    auto f = table->figure(r.kind, r.workload, r.batch, static_cast<double>(r.power_limit_w));
+    OMNI_CHECK(f.is_ok(), "a measured point does not read back: " + f.status().message());
+    OMNI_CHECK(f->time_per_epoch_s == r.figure.time_per_epoch_s && f->average_power_w == r.figure.average_power_w &&
+                   f->energy_per_epoch_j == r.figure.energy_per_epoch_j,
+               "a measured point reads back different");
+    OMNI_CHECK(std::isfinite(f->energy_per_epoch_j) && f->average_power_w > 0.0, "a measured figure not finite > 0");
   }
 }
 

@@ -30,4 +30,8 @@ void fuzz_jobs(const std::uint8_t* data, std::size_t size);
 // offset; a rank that reads must hold known node types and dependencies on its own ids only.
 void fuzz_chakra(const std::uint8_t* data, std::size_t size);
 
+// The GPU power table reader (traces/gpu_power_table.h) on the bytes as a table file: every error must name the file
+// and a line; rows that read must make a table whose measured points read back exactly.
+void fuzz_gpu_power_table(const std::uint8_t* data, std::size_t size);
+
 }  // namespace omnilearn::fuzz

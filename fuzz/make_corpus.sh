@@ -6,7 +6,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/build-fuzz/corpus}
-mkdir -p "$out"/{scenario,sweep,trace,importer,jobs,chakra}
+mkdir -p "$out"/{scenario,sweep,trace,importer,jobs,chakra,gpu_power_table}
 i=0
 while IFS= read -r -d '' f; do
   i=$((i + 1))
@@ -50,4 +50,8 @@ jobs_seed 6 "$root/traces/devices/packed-speeds.csv"
 printf '\x07\x0a\x05\x30\x2e\x30\x2e\x34' >"$out/chakra/metadata-only.et"
 printf '\x07\x0a\x05\x30\x2e\x30\x2e\x34\x09\x08\x01\x12\x01\x63\x18\x04\x38\x64\x27\x08\x02\x18\x07\x2a\x01\x01\x52\x0d\x0a\x09\x63\x6f\x6d\x6d\x5f\x74\x79\x70\x65\x48\x00\x52\x0f\x0a\x09\x63\x6f\x6d\x6d\x5f\x73\x69\x7a\x65\x48\x80\x80\x40\x33\x08\x03\x18\x05\x2a\x01\x02\x52\x0c\x0a\x08\x63\x6f\x6d\x6d\x5f\x64\x73\x74\x48\x01\x52\x0e\x0a\x09\x63\x6f\x6d\x6d\x5f\x73\x69\x7a\x65\x48\x80\x20\x52\x0c\x0a\x08\x63\x6f\x6d\x6d\x5f\x74\x61\x67\x48\x07\x35\x08\x04\x18\x06\x22\x01\x03\x52\x0c\x0a\x08\x63\x6f\x6d\x6d\x5f\x73\x72\x63\x48\x01\x52\x0e\x0a\x09\x63\x6f\x6d\x6d\x5f\x73\x69\x7a\x65\x48\x80\x20\x52\x0e\x0a\x07\x70\x67\x5f\x6e\x61\x6d\x65\xea\x01\x02\x64\x70' >"$out/chakra/four-nodes.et"
 head -c 100 "$out/chakra/four-nodes.et" >"$out/chakra/truncated.et"
-echo "corpus in $out: $(for t in scenario sweep trace importer jobs chakra; do printf '%s %s  ' "$t" "$(ls "$out/$t" | wc -l)"; done)"
+# GPU power tables (traces/gpu_power_table.h): the shipped Zeus table's head and a small hand-written one.
+head -n 60 "$root/traces/devices/zeus-power.csv" >"$out/gpu_power_table/zeus-power-head.csv"
+printf 'kind,dataset,network,optimizer,batch,power_limit_w,time_per_epoch_s,average_power_w,energy_per_epoch_j\nk,d,n,o,10,100,200,90,18000\nk,d,n,o,10,200,100,170,17000\nk,d,n,o,40,100,100,100,10000\n' \
+  >"$out/gpu_power_table/small.csv"
+echo "corpus in $out: $(for t in scenario sweep trace importer jobs chakra gpu_power_table; do printf '%s %s  ' "$t" "$(ls "$out/$t" | wc -l)"; done)"

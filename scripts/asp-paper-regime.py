@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The ASP study in the paper's regime (issue 36, part 1): reads the run folders of
-`omnilearn sweep scenarios/testbed/sweep-asp-paper-regime.yaml`, writes one row per run (accuracy at fixed epochs and
-at fixed simulated times, who wrote the model at the barriers, update shares, staleness) and prints, per level, the
-paired difference omnilearn - uniform over the seeds with a Student-t 95% interval.
+`omnilearn sweep scenarios/testbed/sweep-asp-paper-regime.yaml` (or of scripts/asp-paper-testbed.sh), writes one row
+per run (accuracy at fixed epochs and at fixed simulated times, who wrote the model at the barriers, update shares,
+staleness) and prints, per level, the paired difference omnilearn - uniform over the seeds with a Student-t 95%
+interval.
 
 usage: scripts/asp-paper-regime.py SWEEP_FOLDER [--runs-csv OUT.csv]
 Standard library only.
@@ -39,13 +40,16 @@ def run_row(folder):
         before = [a for ts, _, a in evals if ts <= t]
         row[f"acc_{int(t)}s"] = before[-1] if before else ""
     row["final_accuracy"] = summary.get("final_accuracy", "")
-    writers = {}
-    with open(folder / "barriers.csv", newline="") as f:
-        barriers = list(csv.DictReader(f))
-    for b in barriers:
-        writers[b["writer"]] = writers.get(b["writer"], 0) + 1
-    row["barriers"] = len(barriers)
-    row["writers"] = ";".join(f"w{k}:{v}" for k, v in sorted(writers.items()))
+    # barriers.csv: the simulator's log of each barrier's last writer (a testbed run has none: left empty).
+    row["barriers"] = row["writers"] = ""
+    if (folder / "barriers.csv").exists():
+        writers = {}
+        with open(folder / "barriers.csv", newline="") as f:
+            barriers = list(csv.DictReader(f))
+        for b in barriers:
+            writers[b["writer"]] = writers.get(b["writer"], 0) + 1
+        row["barriers"] = len(barriers)
+        row["writers"] = ";".join(f"w{k}:{v}" for k, v in sorted(writers.items()))
     extra = summary.get("extra", {})
     shares = sorted((k, v) for k, v in extra.items() if k.startswith("asp_update_share_w"))
     row["update_shares"] = ";".join(f"{k[len('asp_update_share_'):]}:{v:.3f}" for k, v in shares)

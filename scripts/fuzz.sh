@@ -4,13 +4,14 @@
 # A crash, leak or sanitizer report stops that target and leaves build-fuzz/crash-<target>-*: keep it under
 # fuzz/regressions/<target>/ once fixed.
 #   scripts/fuzz.sh [RUNS] [TARGET...]      RUNS default 1000000; targets: scenario sweep trace importer jobs chakra
+#                                           gpu_power_table
 #   scripts/fuzz.sh smoke                   build, then the smoke run: 5 s per target (ctest -L fuzz; the test suite)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-1000000}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario sweep trace importer jobs chakra)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario sweep trace importer jobs chakra gpu_power_table)
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DOMNILEARN_FUZZ=ON \
   -DOMNILEARN_BUILD_SIM=OFF -DOMNILEARN_BUILD_EMULATOR=OFF -DOMNILEARN_BUILD_TESTS=OFF -DOMNILEARN_BUILD_BENCH=OFF \
   >/dev/null

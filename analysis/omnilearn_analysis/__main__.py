@@ -34,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     va.add_argument("--repeat", action="append", default=[], metavar="TESTBED_RUN",
                     help="another testbed run of the scenario, compared with the first as the simulator is "
                          "(the repeat_* columns; repeatable)")
+    va.add_argument("--energy-verdict", metavar="FILE",
+                    help="omnilearn validate's energy-verdict.json: the only judge of energy_within_15pct")
     tb = sub.add_parser("testbed", help="testbed results over seeds: per level, uniform -> omnilearn as median and "
                                          "range (run folders named <scenario>-<policy>-s<seed>)",
                         epilog="example: python3 -m omnilearn_analysis testbed runs/testbed-results")
@@ -91,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "validate":
             from .validate import Options, format_energy, format_table, write_validation
             table, path = write_validation(args.testbed, args.sim, args.out, args.level,
-                                           Options(window=args.window, warmup=args.warmup), args.repeat)
+                                           Options(window=args.window, warmup=args.warmup), args.repeat,
+                                           args.energy_verdict)
             print(format_table(table))
             print(format_energy(table))
             if "accuracy_max_gap_pts" in table.columns:  # the simulator trained too (omnilearn validate --train)

@@ -29,8 +29,12 @@ Energy, one figure per run on every row (summary.json's `energy` block of each s
 - energy_error_pct: signed, 100 * (sim - testbed) / testbed;
 - energy_source: how the testbed got its figure: "measured" (the host's energy counters), "modelled-cputime" (its
   workers' CPU time at the scenario's power figures) or "modelled-phases" (GPU runs); "none" without one;
-- energy_within_15pct: the criterion |error| <= 15%, judged only against a measured testbed figure ("yes" or
-  "no"); "modelled" when the testbed's figure is itself modelled (reported, not judged).
+- energy_within_15pct: the criterion |error| <= 15%, judged like with like only: "yes" or "no" from `omnilearn
+  validate`'s energy verdict (--energy-verdict: energy-verdict.json), which predicts the simulator's run in the
+  host's own units from its calibrated idle and busy package watts; sim_energy_j and energy_error_pct are then that
+  prediction's. "refused" when the testbed measured but there is no verdict (no host calibration on this host, a
+  scaled run: the verdict file says why); "modelled" when the testbed's figure is itself modelled (reported, not
+  judged).
 
 Compared steps: those both runs have, after the first `warmup` steps, without the last step of each epoch (a shrunken
 remainder) nor the first step of the next (the testbed evaluates in between, and its other ranks absorb that pause
@@ -39,6 +43,7 @@ in their all-reduce).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,18 +136,23 @@ def _evaluated_after(run: Run) -> list[int]:
     return run.evaluations["step"].dropna().astype(int).tolist() if not run.evaluations.empty else []
 
 
-def energy_columns(testbed: Run, sim: Run) -> dict:
+def energy_columns(testbed: Run, sim: Run, verdict: dict | None = None) -> dict:
     """The run-level energy columns (module doc): each side's joules, the signed error, the testbed's source and the
-    15% criterion, judged only where the testbed measured."""
+    15% criterion, judged only by a like-with-like `verdict` (energy-verdict.json) where the testbed measured."""
     tb = testbed.summary.get("energy") or {}
     sm = sim.summary.get("energy") or {}
     tj, sj = tb.get("joules"), sm.get("joules")
     source = str(tb.get("source", "modelled-phases")) if tj is not None else "none"
+    judged = source == "measured" and bool(verdict and verdict.get("judged"))
+    if judged:
+        sj = verdict["predicted_j"]
     error = 100.0 * (sj - tj) / tj if tj and sj is not None else float("nan")
     if np.isnan(error):
         within = ""
-    elif source == "measured":
+    elif judged:
         within = "yes" if abs(error) <= ENERGY_TOLERANCE_PCT else "no"
+    elif source == "measured":
+        within = "refused"
     else:
         within = "modelled"
     return {"testbed_energy_j": float(tj) if tj is not None else float("nan"),
@@ -159,13 +169,14 @@ def format_energy(table: pd.DataFrame) -> str:
         return "energy: not compared (" + ("the testbed run reports none" if r["energy_source"] == "none"
                                            else "the simulator reports none: give the scenario an energy section") + ")"
     verdict = {"yes": f"within {ENERGY_TOLERANCE_PCT:.0f}%", "no": f"NOT within {ENERGY_TOLERANCE_PCT:.0f}%",
+               "refused": "measured against the simulator's emulated nodes: not judged, see the energy verdict",
                "modelled": "modelled against modelled: reported, not judged"}[r["energy_within_15pct"]]
     return (f"energy: testbed {r['testbed_energy_j']:.1f} J ({r['energy_source']}), sim {r['sim_energy_j']:.1f} J, "
             f"error {r['energy_error_pct']:+.1f}% ({verdict})")
 
 
 def compare(testbed: Run, sim: Run, level: str | None = None, options: Options | None = None,
-            repeats: list[Run] | tuple = ()) -> pd.DataFrame:
+            repeats: list[Run] | tuple = (), verdict: dict | None = None) -> pd.DataFrame:
     """One row per worker plus an "all" row (the step period, step_periods); see the module doc. `repeats`: other
     testbed runs of the scenario, compared with `testbed` as the simulator is (the repeat_* columns)."""
     o = options or Options()
@@ -189,7 +200,7 @@ def compare(testbed: Run, sim: Run, level: str | None = None, options: Options |
             return per_step.join(step_periods(frame), how="inner").dropna().reset_index()
         return f[f["worker"] == worker][["step", "iter_s", "compute_s", "batch"]]
 
-    energy = energy_columns(testbed, sim)
+    energy = energy_columns(testbed, sim, verdict)
     rows = []
     workers = sorted(set(tb["worker"].unique()) & set(sm["worker"].unique()))
     for worker in [*workers, "all"]:
@@ -274,11 +285,18 @@ def add_accuracy_columns(table: pd.DataFrame, testbed_dir: Path, sim_dir: Path) 
 
 
 def write_validation(testbed_dir: str | Path, sim_dir: str | Path, out_dir: str | Path, level: str | None = None,
-                     options: Options | None = None, repeat_dirs=()) -> tuple[pd.DataFrame, Path]:
+                     options: Options | None = None, repeat_dirs=(),
+                     verdict_file: str | Path | None = None) -> tuple[pd.DataFrame, Path]:
     """Compares the two run folders (and the testbed with its repeats) and writes OUT/validation.csv; returns the
-    table and the file's path."""
+    table and the file's path. `verdict_file`: omnilearn validate's energy-verdict.json (module doc)."""
     repeats = [load_run(d) for d in repeat_dirs]
-    table = compare(load_run(testbed_dir), load_run(sim_dir), level, options, repeats)
+    verdict = None
+    if verdict_file is not None:
+        try:
+            verdict = json.loads(Path(verdict_file).read_text())
+        except (OSError, ValueError) as e:
+            raise RunFormatError(f"{verdict_file}: cannot read the energy verdict: {e}") from e
+    table = compare(load_run(testbed_dir), load_run(sim_dir), level, options, repeats, verdict)
     table = add_accuracy_columns(table, Path(testbed_dir), Path(sim_dir))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -182,18 +182,22 @@ def with_energy(folder: Path, block: dict) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("source, sim_j, within", [("measured", 110.0, "yes"), ("measured", 80.0, "no"),
-                                                   ("modelled-cputime", 150.0, "modelled")])
-def test_energy_is_judged_against_measured_testbed_joules_only(runs, source, sim_j, within):
+@pytest.mark.parametrize("source, verdict, sim_j, within", [
+    ("measured", {"judged": True, "predicted_j": 110.0}, 110.0, "yes"),  # the host-units prediction replaces sim_j
+    ("measured", {"judged": True, "predicted_j": 80.0}, 80.0, "no"),
+    ("measured", {"judged": False, "refusal": "the run is scaled: ..."}, 300.0, "refused"),
+    ("measured", None, 300.0, "refused"),  # no verdict: measured against emulated nodes is not judged
+    ("modelled-cputime", None, 150.0, "modelled")])
+def test_energy_is_judged_like_with_like_only(runs, source, verdict, sim_j, within):
     testbed = with_energy(runs[0], {"joules": 100.0, "source": source})
-    sim = with_energy(runs[1], {"joules": sim_j, "wait": "idle"})  # the simulator's block has no source
-    table = compare(load_run(testbed), load_run(sim))
+    sim = with_energy(runs[1], {"joules": 300.0 if source == "measured" else sim_j, "wait": "idle"})
+    table = compare(load_run(testbed), load_run(sim), verdict=verdict)
     assert (table["testbed_energy_j"] == 100.0).all() and (table["sim_energy_j"] == sim_j).all()
     assert table["energy_error_pct"].iloc[0] == pytest.approx(sim_j - 100.0)  # signed, in % of 100 J
     assert (table["energy_source"] == source).all()
     assert (table["energy_within_15pct"] == within).all()
     line = format_energy(table)
-    assert ("not judged" in line) == (within == "modelled")
+    assert ("not judged" in line) == (within in ("modelled", "refused"))
     assert ("NOT within 15%" in line) == (within == "no")
 
 

@@ -296,27 +296,26 @@ class ParameterServer {
     const auto batch = static_cast<BatchSize>(p[n_params_ + kBatch]);
     std::int64_t staleness = 0;
     const double now_s = since_t0();
-    bool epoch_ended = false;
+    bool barrier = false;  // pull: per-epoch: this push opens the epoch barrier (workload.asp.epochs' count)
     if (batch > 0 && !stop_.stopped()) {
       if (idle_[k] && schedule_.holds()) schedule_.rejoin(k, live());
       idle_[k] = false;
       staleness = staleness_counts_.of(static_cast<WorkerId>(k), updates_);
       const double compute_s = p[n_params_ + kComputeS];
       apply(k, batch, staleness, compute_s);
-      const std::int64_t epoch_before = epoch_;
       OMNI_RETURN_IF_ERROR(decide_after_update(k, batch, compute_s, now_s));
-      epoch_ended = epoch_ > epoch_before;
+      barrier = barrier_crossed_;
     } else if (batch == 0) {
       idle_[k] = true;
       hear_availability(now_s);
-      auto plan = ctl_->plan_next(controller::DecisionPoint{updates_, epoch_, now_s});
+      auto plan = ctl_->plan_next(controller::DecisionPoint{updates_, barrier_epoch_, now_s});
       if (plan && plan->decided) reporter_.send(run::plan_record(*plan, epoch_));
       if (!stop_.stopped()) stop_.elapsed(training_s());
     }
     if (!schedule_.holds() || batch == 0 || stop_.stopped()) {
       send_reply(k, staleness, /*pull=*/!per_epoch_ || batch == 0);
     } else {
-      schedule_.pushed(k, epoch_ended);
+      schedule_.pushed(k, barrier);
       held_staleness_[k] = staleness;
       held_since_s_[k] = now_s;
     }
@@ -340,7 +339,7 @@ class ParameterServer {
     bool opened = false;
     const std::vector<WorkerId> released = schedule_.release(live(), opened);
     if (opened) {
-      auto plan = ctl_->plan_next(controller::DecisionPoint{updates_, epoch_, since_t0()});
+      auto plan = ctl_->plan_next(controller::DecisionPoint{updates_, barrier_epoch_, since_t0()});
       if (!plan) return plan.status();
       if (plan->decided) reporter_.send(run::plan_record(*plan, epoch_));
       for (WorkerId j = 0; j < world_; ++j) barrier_pull_[j] = schedule_.held(j);
@@ -389,9 +388,14 @@ class ParameterServer {
     const std::int64_t new_epoch = samples_ / c_.dataset_samples;
     const bool epoch_ended = new_epoch > epoch_;
     epoch_ = new_epoch;
+    // The controller's epoch (its every-epoch trigger) is the barrier's count: with epochs: ceil, 1 after the first
+    // push, as the simulator's ASP driver counts it.
+    const std::int64_t count = run::barrier_epoch(c_.asp_epochs, samples_, c_.dataset_samples);
+    barrier_crossed_ = per_epoch_ && count > barrier_epoch_;
+    barrier_epoch_ = count;
     // pull: per-epoch decides at the epoch's barrier (release_held), once every live worker has pushed.
-    if (!(per_epoch_ && epoch_ended)) {
-      auto plan = ctl_->plan_next(controller::DecisionPoint{updates_, epoch_, now_s});
+    if (!barrier_crossed_) {
+      auto plan = ctl_->plan_next(controller::DecisionPoint{updates_, barrier_epoch_, now_s});
       if (!plan) return plan.status();
       if (plan->decided) reporter_.send(run::plan_record(*plan, epoch_));
     }
@@ -464,6 +468,8 @@ class ParameterServer {
   std::vector<torch::Tensor> reply_, push_;
   double b_ref_ = 1.0;
   std::int64_t updates_ = 0, samples_ = 0, epoch_ = 0, last_eval_update_ = -1;
+  std::int64_t barrier_epoch_ = 0;  // workload.asp.epochs' count after the last push (run::barrier_epoch)
+  bool barrier_crossed_ = false;    // the last applied push raised it (pull: per-epoch: the barrier opens)
   run::AspStaleness staleness_counts_;          // each worker's last pull and own updates since
   std::vector<bool> stopped_;
   run::AspSchedule schedule_;                  // when a reply waits (SSP, the epoch barrier)

@@ -391,7 +391,6 @@ void EnergyMeter::iteration(const IterationRecord& r) {
                                                                    p.device.blocked_w));
   w.e.compute_j += cj, w.e.wait_j += wj, w.e.comm_j += mj;
   w.e.compute_s += compute, w.e.wait_s += wait, w.e.comm_s += r.comm_s;
-  joules_ += cj + wj + mj;
   // Records of one worker come in time order: the changes before this one's start are no longer needed.
   auto& fr = w.fractions;
   std::size_t keep = 0;
@@ -418,7 +417,30 @@ void EnergyMeter::set_busy_fraction(WorkerId worker, double fraction) {
   busy_fraction_[worker] = std::min(fraction, 1.0);
 }
 
-void EnergyMeter::evaluation(Seconds time_s) { evaluations_.emplace_back(time_s, joules_); }
+WorkerEnergy EnergyMeter::settled(std::size_t k, Seconds time_s) const {
+  const Worker& w = workers_[k];
+  WorkerEnergy e = w.e;
+  Seconds down = w.down_s;
+  if (w.fractions.back().second <= 0.0) down += std::max(0.0, time_s - w.down_since_s);
+  const Seconds down_idle = std::max(0.0, down - w.down_in_phases_s);
+  e.idle_s = time_s - e.compute_s - e.wait_s - e.comm_s - down_idle;
+  if (e.idle_s < 1e-9 * time_s) e.idle_s = 0.0;  // rounding of the phase sums
+  e.idle_j = e.idle_s * power_[k].idle_w() + down_idle * power_[k].off_w();
+  return e;
+}
+
+double EnergyMeter::evaluation(Seconds time_s) {
+  if (!has_figures()) return 0.0;
+  // Summed as summary() sums `joules` (by phase over the workers), so that the two agree at the run's end.
+  double compute = 0.0, comm = 0.0, wait = 0.0, idle = 0.0;
+  for (std::size_t k = 0; k < workers_.size(); ++k) {
+    const WorkerEnergy e = settled(k, time_s);
+    compute += e.compute_j, comm += e.comm_j, wait += e.wait_j, idle += e.idle_j;
+  }
+  const double joules = compute + comm + wait + idle + (links_at_ ? links_at_(time_s) : 0.0);
+  evaluations_.emplace_back(time_s, joules);
+  return joules;
+}
 
 EnergySummary EnergyMeter::summary(Seconds total_time_s, std::optional<Seconds> time_to_target_s,
                                    std::optional<double> final_accuracy) const {
@@ -433,14 +455,7 @@ EnergySummary EnergyMeter::summary(Seconds total_time_s, std::optional<Seconds> 
   }
   s.sources = sources();
   for (std::size_t k = 0; k < workers_.size(); ++k) {
-    const Worker& w = workers_[k];
-    WorkerEnergy e = w.e;
-    Seconds down = w.down_s;
-    if (w.fractions.back().second <= 0.0) down += std::max(0.0, total_time_s - w.down_since_s);
-    const Seconds down_idle = std::max(0.0, down - w.down_in_phases_s);
-    e.idle_s = total_time_s - e.compute_s - e.wait_s - e.comm_s - down_idle;
-    if (e.idle_s < 1e-9 * total_time_s) e.idle_s = 0.0;  // rounding of the phase sums
-    e.idle_j = e.idle_s * power_[k].idle_w() + down_idle * power_[k].off_w();
+    const WorkerEnergy e = settled(k, total_time_s);
     s.compute_j += e.compute_j, s.comm_j += e.comm_j, s.wait_j += e.wait_j, s.idle_j += e.idle_j;
     s.workers.push_back(e);
   }
@@ -457,6 +472,7 @@ EnergySummary EnergyMeter::summary(Seconds total_time_s, std::optional<Seconds> 
     }
   }
   if (time_to_target_s) {
+    // Everything the run's total counts up to the evaluation that reached the target (evaluation()).
     for (const auto& [t, j] : evaluations_) {
       if (t >= *time_to_target_s) {
         s.energy_to_target_j = j;

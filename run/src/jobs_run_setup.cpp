@@ -6,8 +6,10 @@
 #include <tuple>
 
 #include "omnilearn/base/install_layout.h"
+#include "omnilearn/run/gpu_table_power.h"
 #include "omnilearn/scenarios/cluster_preset.h"
 #include "omnilearn/scenarios/scenario_kind.h"
+#include "omnilearn/traces/gpu_power_table.h"
 #include "omnilearn/traces/job_importer.h"
 #include "omnilearn/traces/text_file.h"
 
@@ -180,6 +182,36 @@ Result<os::JobsScenario> load_jobs_run_scenario(const std::string& jobs,
   return Status::invalid_argument(message);
 }
 
+namespace {
+
+// Each kind's per-GPU figures with energy (docs/energy.md, "Several jobs"), by the single runs' rule for the hpc
+// preset (scenarios::preset_power): the kind's own (scenarios::device_kind_power), with the busy curve and the blocked
+// figure read from the measured table where it has the kind (the preset's workload and limit, flat outside the
+// measured batches; run::resolve_gpu_table), then energy.gpu's fields. Kinds the table lacks keep their figures,
+// labelled (`assumed law`, `preset`). A table that cannot be read leaves every kind its own figures unless energy.gpu
+// names the table.
+Status resolve_kind_power(JobsRunSetup& r) {
+  const os::EnergySpec& energy = *r.scenario.energy;
+  auto table = ot::read_gpu_power_table(shipped_device_table("zeus-power.csv"));
+  for (const os::DeviceGroup& g : r.cluster.groups) {
+    os::DevicePower p = os::device_kind_power(g.device).value_or(os::DevicePower{});
+    if (table && !table->batches(g.device, std::string(os::kHpcTableWorkload)).empty()) {
+      p.table = os::GpuTableRef{g.device, std::string(os::kHpcTableWorkload), os::kHpcTableLimitW,
+                                /*refuse_outside=*/false};
+    }
+    p.override_with(energy.gpu);
+    if (p.table) {
+      if (!table) return Status::invalid_argument("energy.gpu.table: " + table.status().message());
+      const bool idle_from_table = energy.gpu.table.has_value() && !energy.gpu.idle_w;
+      OMNI_RETURN_IF_ERROR(resolve_gpu_table(p, *table, idle_from_table, "energy.gpu.table"));
+    }
+    r.power[g.device] = std::move(p);
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
 Result<JobsRunSetup> resolve_jobs_run(const JobsRunRequest& request) {
   auto scenario = load_jobs_run_scenario(request.jobs, request.overrides);
   if (!scenario) return scenario.status();
@@ -191,13 +223,7 @@ Result<JobsRunSetup> resolve_jobs_run(const JobsRunRequest& request) {
                                    : (std::filesystem::path(s.outputs_dir) / (s.name + request.out_suffix)).string();
   OMNI_RETURN_IF_ERROR(load_tables(request, r));
   OMNI_RETURN_IF_ERROR(load_jobs(r));
-  if (s.energy) {
-    for (const os::DeviceGroup& g : r.cluster.groups) {
-      os::DevicePower p = os::device_kind_power(g.device).value_or(os::DevicePower{});
-      p.override_with(s.energy->gpu);
-      r.power[g.device] = p;
-    }
-  }
+  if (s.energy) OMNI_RETURN_IF_ERROR(resolve_kind_power(r));
   return r;
 }
 

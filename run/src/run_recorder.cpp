@@ -76,9 +76,15 @@ void RunRecorder::availability(WorkerId worker, double fraction, Seconds time_s)
 
 void RunRecorder::evaluation(const EvaluationRecord& r) {
   final_accuracy_ = r.accuracy;
-  if (energy_) energy_->evaluation(r.time_s);
-  if (writer_) writer_->add(r);
+  std::optional<double> joules;
+  if (energy_ && energy_->has_figures()) joules = energy_->evaluation(r.time_s);
+  if (writer_) writer_->add(r, joules);
   if (options_.timeline) writer_->instant("evaluation", r.time_s, "{\"accuracy\":" + format_g(r.accuracy, 17) + "}");
+}
+
+void RunRecorder::set_energy_meter(EnergyMeter meter) {
+  energy_.emplace(std::move(meter));
+  if (writer_ && energy_->has_figures()) writer_->set_evaluation_joules();
 }
 
 void RunRecorder::complete(RunSummary& summary) const {

@@ -63,6 +63,7 @@ constexpr const char* kIterationsHeader = "worker,step,epoch,start_s,compute_s,c
 constexpr const char* kPlansHeader = "step,epoch,time_s,reason,changed,imbalance,worker,batch,weight\n";
 constexpr const char* kAvailabilityHeader = "time_s,worker,fraction\n";
 constexpr const char* kEvaluationsHeader = "time_s,step,epoch,loss,accuracy\n";
+constexpr const char* kEvaluationsEnergyHeader = "time_s,step,epoch,loss,accuracy,joules\n";
 constexpr const char* kTimelineOpen = "{\"traceEvents\":[";
 constexpr const char* kTimelineClose = "\n],\"displayTimeUnit\":\"ms\"}\n";
 
@@ -174,11 +175,23 @@ void RunWriter::add(const AvailabilityRecord& r) {
   note_error(availability_, "availability.csv");
 }
 
-void RunWriter::add(const EvaluationRecord& r) {
+void RunWriter::set_evaluation_joules() {
+  OMNI_CHECK(evaluation_rows_ == 0, "RunWriter::set_evaluation_joules after an evaluation row");
+  if (finished_ || evaluation_joules_) return;
+  evaluation_joules_ = true;
+  // Only the header is in the file: the longer one replaces it.
+  evaluations_.seekp(0);
+  evaluations_ << kEvaluationsEnergyHeader << std::flush;
+  note_error(evaluations_, "evaluations.csv");
+}
+
+void RunWriter::add(const EvaluationRecord& r, std::optional<double> joules) {
   if (finished_) return;
+  ++evaluation_rows_;
   evaluations_ << num(r.time_s) << ',' << num(r.step) << ',' << num(r.epoch) << ',' << num(r.loss) << ','
-               << num(r.accuracy) << '\n'
-               << std::flush;
+               << num(r.accuracy);
+  if (evaluation_joules_) evaluations_ << ',' << (joules ? num(*joules) : std::string());
+  evaluations_ << '\n' << std::flush;
   note_error(evaluations_, "evaluations.csv");
 }
 

@@ -4,13 +4,15 @@
 #include <cmath>
 #include <cstdio>
 
+#include "omnilearn/run/asp_schedule.h"
+
 namespace omnilearn::sim {
 
 AspRunLog::AspRunLog(std::size_t workers, std::int64_t epoch_samples)
     : epoch_samples_(std::max<std::int64_t>(epoch_samples, 1)), applied_(workers, 0), since_pull_(workers, 0) {}
 
 bool AspRunLog::ceil_crossed(std::int64_t samples) {
-  const std::int64_t epoch = (samples + epoch_samples_ - 1) / epoch_samples_;
+  const std::int64_t epoch = run::barrier_epoch(scenarios::AspEpochs::kCeil, samples, epoch_samples_);
   if (epoch <= ceil_epoch_) return false;
   ceil_epoch_ = epoch;
   return true;

@@ -26,8 +26,10 @@ double ClusterEnergyMeter::busy_w(const std::string& kind, double batch) const {
   return options_.power.at(kind).busy_at(batch);
 }
 
-double ClusterEnergyMeter::phase_w(const scenarios::PhasePower& p, const std::string& kind, double batch) const {
-  return run::phase_power_w(p, options_.power.at(kind).idle_w.value_or(0.0), busy_w(kind, batch), 1.0, true);
+double ClusterEnergyMeter::phase_w(const scenarios::PhasePower& p, const std::string& kind, double batch,
+                                   bool comm) const {
+  const scenarios::DevicePower& d = options_.power.at(kind);
+  return run::phase_power_w(p, d.idle_w.value_or(0.0), busy_w(kind, batch), 1.0, /*gpu=*/true, comm, d.blocked_w);
 }
 
 void ClusterEnergyMeter::held(std::size_t job, const std::string& kind, Seconds device_s, double share) {
@@ -48,8 +50,8 @@ void ClusterEnergyMeter::step(std::size_t job, const std::vector<std::string>& k
   Charge c;
   for (std::size_t k = 0; k < kinds.size(); ++k) {
     const double compute_j = share * busy_w(kinds[k], batches[k]) * compute_s[k];
-    const double wait_j = share * phase_w(options_.wait, kinds[k], batches[k]) * wait_s[k];
-    const double comm_j = share * phase_w(options_.comm, kinds[k], batches[k]) * comm_s;
+    const double wait_j = share * phase_w(options_.wait, kinds[k], batches[k], false) * wait_s[k];
+    const double comm_j = share * phase_w(options_.comm, kinds[k], batches[k], true) * comm_s;
     c.e.compute_j += compute_j;
     c.e.wait_j += wait_j;
     c.e.comm_j += comm_j;
@@ -111,6 +113,23 @@ ClusterEnergy ClusterEnergyMeter::summary(const std::map<std::string, int>& capa
   }
   out.total_j = out.jobs_j + out.unallocated_idle_j;
   out.average_power_w = makespan_s > 0.0 ? out.total_j / makespan_s : 0.0;
+  out.sources = sources(capacity);
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> ClusterEnergyMeter::sources(
+    const std::map<std::string, int>& capacity) const {
+  std::vector<std::pair<std::string, std::string>> out{{"busy", ""}, {"idle", ""}, {"wait", ""}, {"comm", ""}};
+  for (const auto& [kind, n] : capacity) {
+    const scenarios::DevicePower& d = options_.power.at(kind);
+    const std::string labels[] = {d.busy_from, d.idle_from,
+                                  run::phase_power_source(options_.wait, d, /*gpu=*/true, /*comm=*/false),
+                                  run::phase_power_source(options_.comm, d, /*gpu=*/true, /*comm=*/true)};
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i].second +=
+          (out[i].second.empty() ? "" : " | ") + kind + ": " + (labels[i].empty() ? "scenario" : labels[i]);
+    }
+  }
   return out;
 }
 

@@ -46,6 +46,7 @@ nlohmann::ordered_json energy_json(const ClusterEnergy& e) {
   j["held_idle_j"] = idle;
   j["wait"] = e.wait;
   j["comm"] = e.comm;
+  for (const auto& [field, label] : e.sources) j["sources"][field] = label;
   for (const auto& [kind, k] : e.kinds) {
     j["kinds"][kind] = {{"jobs_j", k.jobs_j},
                         {"unallocated_idle_j", k.unallocated_idle_j},

@@ -215,10 +215,14 @@ Result<run::RunSummary> run_simulation(const scenarios::Scenario& scenario, cons
     if (scenario.energy) {
       auto meter = energy_meter(scenario, *cost, host_wattages(scenario.cluster, *platform));
       if (!meter) return meter.status();
-      (*recorder)->set_energy_meter(std::move(*meter));
       auto link_energy = LinkEnergy::for_platform(engine);
       if (!link_energy) return link_energy.status();
-      if (!link_energy->empty()) links.emplace(std::move(*link_energy));
+      if (!link_energy->empty()) {
+        links.emplace(std::move(*link_energy));
+        // Each evaluation's joules and the energy to target count the links too (links_j at the end).
+        meter->set_links([&links](Seconds t) { return links->joules(t); });
+      }
+      (*recorder)->set_energy_meter(std::move(*meter));
     }
     run::StopRule stop(run::stop_limits(scenario));
     RunContext ctx{scenario, options, *platform, *cost, **availability, *controller, **recorder, stop};

@@ -207,8 +207,10 @@ TEST(EmulatorEndToEnd, TwoWorkerAspRunRecordsStaleness) {
 }
 
 // workload.asp on the testbed: two workers and the parameter server for 2 epochs of 1024 samples. `asp` is the
-// workload.asp mapping, `learning_rate` the workers' step; returns the run folder.
-std::string run_asp_variant(const std::string& name, const std::string& asp, double learning_rate = 0.02) {
+// workload.asp mapping, `learning_rate` the workers' step, `decide_every_epoch` the policy's `decide: every-epoch`
+// (a decision at each barrier) instead of every 4 updates; returns the run folder.
+std::string run_asp_variant(const std::string& name, const std::string& asp, double learning_rate = 0.02,
+                            bool decide_every_epoch = false) {
   const std::string dir = testing::fresh_dir(name);
   std::string path = testing::write_scenario(dir, name, 2, "", 1024, 64, 2);
   {
@@ -216,6 +218,7 @@ std::string run_asp_variant(const std::string& name, const std::string& asp, dou
     std::string text((std::istreambuf_iterator<char>(in)), {});
     text.replace(text.find("mode: bsp"), 9, "mode: asp");
     text.replace(text.find("  epochs: 2\n"), 12, "  epochs: 2\n  asp: " + asp + "\n");
+    if (decide_every_epoch) text.replace(text.find("every_n: 4}"), 11, "decide: every-epoch}");
     std::ofstream(path) << text;
   }
   auto scenario = scenarios::load_scenario(path);
@@ -258,8 +261,8 @@ std::vector<AspRow> asp_rows(const std::string& run) {
   return rows;
 }
 
-// The paper's algorithm (a local step, the whole model pushed over the server's, a pull per epoch after the barrier)
-// and SSP with s = 0 (a synchronous round: with two workers no push is more than one update stale).
+// The paper's algorithm (a local step, the whole model pushed over the server's, a pull per epoch after the barrier),
+// with the epochs counted by floor and by ceil, and SSP with s = 0 (a synchronous round: with two workers no push is more than one update stale).
 TEST(EmulatorEndToEnd, TwoWorkerAspRunsThePapersAlgorithmAndSsp) {
   if (!fs::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
     GTEST_SKIP() << "Fashion-MNIST missing: install the Debian package dataset-fashion-mnist";
@@ -276,6 +279,23 @@ TEST(EmulatorEndToEnd, TwoWorkerAspRunsThePapersAlgorithmAndSsp) {
   int held = 0;
   for (const AspRow& r : asp_rows(paper)) held += r.wait_s > 0.0 ? 1 : 0;
   EXPECT_GE(held, 1) << "the first epoch's barrier holds the worker that is not last";
+
+  // epochs: ceil, as the paper's server counts: a barrier after the run's first push and after the first push of
+  // each epoch (1, then 2 once 1024 samples are in), where floor has one barrier in 2 epochs (at 1024 samples).
+  // With the decision at each barrier, the first comes once both workers have pushed once: step 2, data epoch 0
+  // (with floor it would come at 1024 samples, in epoch 1).
+  const std::string ceil = run_asp_variant(
+      "e2e-asp-paper-ceil", "{update: model-overwrite, pull: per-epoch, epochs: ceil}", 0.1, /*decide_every_epoch=*/true);
+  ASSERT_FALSE(ceil.empty());
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(ceil + "/config.json"))["asp_epochs"], "ceil");
+  std::ifstream plans(ceil + "/plans.csv");
+  std::string line;
+  std::getline(plans, line);  // step,epoch,time_s,reason,...
+  std::string first_decision;
+  while (std::getline(plans, line) && first_decision.empty()) {
+    if (line.find(",initial,") == std::string::npos) first_decision = line;
+  }
+  EXPECT_EQ(first_decision.substr(0, 4), "2,0,") << "the first decision: " << first_decision;
 
   const std::string ssp = run_asp_variant("e2e-asp-ssp", "{rule: ssp, staleness_bound: 0}");
   ASSERT_FALSE(ssp.empty());

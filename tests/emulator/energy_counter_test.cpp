@@ -10,36 +10,12 @@
 #include <fstream>
 #include <string>
 
+#include "fake_powercap.h"
+
 namespace omnilearn::emulator {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A fresh fake /sys/class/powercap.
-class FakePowercap {
- public:
-  explicit FakePowercap(const std::string& name)
-      : root_(fs::temp_directory_path() / ("omnilearn-rapl-" + name + "-" + std::to_string(::getpid()))) {
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  ~FakePowercap() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-  // Zone `zone` (intel-rapl:0, ...) named `name` with range and counter in microjoules.
-  void zone(const std::string& zone, const std::string& name, unsigned long long range_uj, unsigned long long uj) {
-    fs::create_directories(root_ / zone);
-    std::ofstream(root_ / zone / "name") << name << "\n";
-    std::ofstream(root_ / zone / "max_energy_range_uj") << range_uj << "\n";
-    set(zone, uj);
-  }
-  void set(const std::string& zone, unsigned long long uj) { std::ofstream(root_ / zone / "energy_uj") << uj << "\n"; }
-  const fs::path& root() const { return root_; }
-
- private:
-  fs::path root_;
-};
 
 TEST(WrappedDelta, CountsUpAndAcrossOneWrap) {
   EXPECT_EQ(wrapped_delta(100, 250, 1000), 150u);

@@ -27,6 +27,7 @@ class FakeLaunchEnvironment final : public LaunchEnvironment {
   std::function<void(const std::vector<pid_t>&)> on_started;
   // The energy counters the launch gets; unset: none (the test's result must not depend on the host's RAPL).
   std::function<Result<std::unique_ptr<EnergyCounter>>()> counter;
+  std::function<Result<std::unique_ptr<EnergyCounter>>()> gpu_counter;  // the same for a GPU run's (NVML)
 
   // What the test reads after it.
   int groups_made = 0;                       // make_groups calls
@@ -50,6 +51,10 @@ class FakeLaunchEnvironment final : public LaunchEnvironment {
   Result<std::unique_ptr<EnergyCounter>> energy_counter() override {
     if (counter) return counter();
     return Status::not_found("the test's environment has no energy counters");
+  }
+  Result<std::unique_ptr<EnergyCounter>> gpu_energy_counter() override {
+    if (gpu_counter) return gpu_counter();
+    return Status::not_found("the test's environment has no GPU energy counters");
   }
 
  private:

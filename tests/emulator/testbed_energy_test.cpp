@@ -151,5 +151,52 @@ TEST(TestbedEnergyMeter, WithoutCountersOrFiguresItSaysWhyRatherThanZeros) {
   EXPECT_NE(never.summary().reason.find("training never started"), std::string::npos) << never.summary().reason;
 }
 
+// A GPU run: the NVML counter's joules over the window with the phase records' model beside them; without a counter,
+// or when it fails, the phases' model labelled modelled with the reason; without figures either, the reasons alone.
+TEST(GpuRunEnergy, MeasuredByTheGpuCounterElseModelledFromPhasesWithTheReason) {
+  run::EnergySummary phases;
+  phases.joules = 800.0;
+  phases.compute_j = 600.0;
+  TestbedEnergyMeter::Sources s;
+  s.counter = std::make_unique<ScriptedCounter>(std::deque<double>{1000, 1900});
+  s.figures_reason = "a GPU run is modelled from its phase records instead";
+  TestbedEnergyMeter m(std::move(s));
+  m.start(0.0);
+  m.sample(3.0, /*window_end=*/true);
+  auto measured = gpu_run_energy(phases, m.summary(), "NVML GPU 0 (X)", "");
+  ASSERT_TRUE(measured && measured->reason.empty()) << (measured ? measured->reason : "none");
+  EXPECT_EQ(measured->source, "measured");
+  EXPECT_DOUBLE_EQ(measured->joules, 900.0);
+  EXPECT_DOUBLE_EQ(measured->average_power_w, 300.0);
+  EXPECT_DOUBLE_EQ(*measured->modelled_j, 800.0);
+  EXPECT_EQ(measured->note.rfind("NVML GPU 0 (X): every GPU of the host", 0), 0u) << measured->note;
+
+  auto none = gpu_run_energy(phases, std::nullopt, "", "cannot load the NVML library libnvidia-ml.so.1: ...");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->source, "modelled-phases");
+  EXPECT_DOUBLE_EQ(none->joules, 800.0);
+  EXPECT_FALSE(none->modelled_j);
+  EXPECT_NE(none->note.find("(modelled, not measured): no GPU energy counter (cannot load the NVML library"),
+            std::string::npos)
+      << none->note;
+
+  TestbedEnergyMeter::Sources failing;
+  failing.counter = std::make_unique<ScriptedCounter>(std::deque<double>{});  // every reading fails
+  TestbedEnergyMeter f(std::move(failing));
+  f.start(0.0);
+  f.sample(1.0, true);
+  auto unread = gpu_run_energy(phases, f.summary(), "NVML GPU 0 (X)", "");
+  ASSERT_TRUE(unread);
+  EXPECT_EQ(unread->source, "modelled-phases");
+  EXPECT_NE(unread->note.find("the GPU energy counter (NVML GPU 0 (X)) could not be read"), std::string::npos)
+      << unread->note;
+
+  run::EnergySummary no_figures;
+  no_figures.reason = "no power figures for worker 0";
+  auto neither = gpu_run_energy(no_figures, std::nullopt, "", "NVML sees no GPU");
+  ASSERT_TRUE(neither);
+  EXPECT_EQ(neither->reason, "no GPU energy counter (NVML sees no GPU); no power figures for worker 0");
+}
+
 }  // namespace
 }  // namespace omnilearn::emulator

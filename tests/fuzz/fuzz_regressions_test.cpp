@@ -80,5 +80,10 @@ TEST(FuzzRegressions, ChakraInputsReturn) {
   }
 }
 
+TEST(FuzzRegressions, GpuPowerTableInputsReturn) {
+  EXPECT_GE(replay(fuzz_gpu_power_table, files_under(kRoot / "fuzz/regressions/gpu_power_table")), 5u);
+  EXPECT_GE(replay(fuzz_gpu_power_table, files_under(kRoot / "traces/devices", ".csv")), 5u);  // zeus-power.csv reads
+}
+
 }  // namespace
 }  // namespace omnilearn::fuzz

@@ -173,6 +173,33 @@ TEST(VirtualTimeTest, AspAppliesTheStalenessTheRunFolderRecords) {
   EXPECT_GT(summary_number(dir, "final_accuracy"), 0.4);  // it learns (0.557 here)
 }
 
+// With energy, each evaluation's `joules` is what the run's total counts up to it: at the evaluation that reached the
+// target, which ends the run, it is summary.json's `joules` and its energy_to_target_j.
+TEST(VirtualTimeTest, EnergyOfTheLastEvaluationIsTheRunsJoules) {
+  if (!have_data()) GTEST_SKIP() << "no Fashion-MNIST at " << kDataSource;
+  const std::string extra = "policy: {name: omnilearn, min_batch: 16, max_batch: 96, every_n: 5, memory_guard: false}\n"
+                            "energy: {cpu: {idle: 0.74, busy: 3.5}}\n";
+  const scenarios::Scenario s =
+      load(scenario_yaml(false, "bsp", extra), {"emulator.target_accuracy=0.5", "workload.epochs=5"});
+  const std::string dir = test_dir("energy");
+  ASSERT_EQ(run_in_child(s, dir, numerics_options()), "");
+  ASSERT_EQ(summary_number(dir, "stopped_at_target"), 1.0) << "the run must stop at the target (its last evaluation)";
+  const auto rows = read_csv(dir + "/evaluations.csv");
+  ASSERT_GE(rows.size(), 2u);
+  double before = 0.0;
+  for (const auto& r : rows) {  // cumulative: never falls
+    EXPECT_GE(std::stod(r.at("joules")), before);
+    before = std::stod(r.at("joules"));
+  }
+  const double joules = summary_number(dir, "joules");
+  ASSERT_GT(joules, 0.0);
+  EXPECT_NEAR(std::stod(rows.back().at("joules")), joules, 1e-9 * joules);
+  EXPECT_NEAR(summary_number(dir, "energy_to_target_j"), joules, 1e-9 * joules);
+  EXPECT_NEAR(std::stod(rows.back().at("time_s")), summary_number(dir, "total_time_s"), 1e-12);
+  // The joules include the idle time of the workers that wait at the barrier (HL8, waiting idle on CPUs).
+  EXPECT_GT(summary_number(dir, "wait_j"), 0.0);
+}
+
 TEST(VirtualTimeTest, SameScenarioAndThreadsGiveTheSameFiles) {
   if (!have_data()) GTEST_SKIP() << "no Fashion-MNIST at " << kDataSource;
   const std::string policy = "policy: {name: omnilearn, min_batch: 16, max_batch: 96, every_n: 20, memory_guard: false}\n"

@@ -25,6 +25,20 @@ std::vector<WorkerId> push_and_release(AspSchedule& s, WorkerId k, bool epoch_en
   return s.release(live, opened);
 }
 
+// The barrier's epoch count (workload.asp.epochs): floor counts an epoch at its end, ceil (the paper's server) at its
+// first sample, so the first push already counts 1.
+TEST(AspScheduleTest, BarrierEpochCountsByFloorOrCeil) {
+  using scenarios::AspEpochs;
+  EXPECT_EQ(barrier_epoch(AspEpochs::kFloor, 0, 100), 0);
+  EXPECT_EQ(barrier_epoch(AspEpochs::kCeil, 0, 100), 0);
+  EXPECT_EQ(barrier_epoch(AspEpochs::kFloor, 1, 100), 0);
+  EXPECT_EQ(barrier_epoch(AspEpochs::kCeil, 1, 100), 1);
+  EXPECT_EQ(barrier_epoch(AspEpochs::kFloor, 100, 100), 1);
+  EXPECT_EQ(barrier_epoch(AspEpochs::kCeil, 100, 100), 1);
+  EXPECT_EQ(barrier_epoch(AspEpochs::kFloor, 101, 100), 1);
+  EXPECT_EQ(barrier_epoch(AspEpochs::kCeil, 101, 100), 2);
+}
+
 TEST(AspScheduleTest, TheDefaultsHoldNothing) {
   AspSchedule s(scenarios::AspSpec{}, 3);
   EXPECT_FALSE(s.holds());

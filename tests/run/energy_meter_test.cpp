@@ -114,6 +114,35 @@ TEST(EnergyMeter, EnergyToTargetAndPerAccuracyPoint) {
   EXPECT_DOUBLE_EQ(*s.joules_per_accuracy_point, 4.0 / 80.0);
 }
 
+// Energy to target counts what the run's total counts up to the evaluation: the phases, idle time outside them, a
+// down worker's off power, and the links; the last evaluation at the run's end is the total.
+TEST(EnergyMeter, EnergyToTargetCountsIdleOffAndLinks) {
+  // Worker 0 (2 W idle, 10 W busy) computes [0, 1) and [3, 4), idle between: evaluation at 4 s: 2 x 10 + 2 x 2 J.
+  // Worker 1 (1 W idle, 5 W busy, 0.5 W off) computes [0, 1) then is down from 1 s: 5 + 3 x 0.5 J at 4 s.
+  EnergyMeter m(spec(scenarios::PhasePowerMode::kIdle), {cpu(1, 2.0, 10.0), cpu(1, 1.0, 5.0, 0.5)});
+  m.iteration(row(0, 0.0, 1.0, 0.0, 0.0));
+  m.iteration(row(1, 0.0, 1.0, 0.0, 0.0));
+  m.availability(1, 0.0, 1.0);
+  EXPECT_DOUBLE_EQ(m.evaluation(1.0), 15.0);  // nothing idle or down yet
+  m.iteration(row(0, 3.0, 1.0, 0.0, 0.0));
+  EXPECT_DOUBLE_EQ(m.evaluation(4.0), 24.0 + 6.5);
+  m.availability(1, 1.0, 5.0);
+  const double last = m.evaluation(6.0);  // worker 1 back at 5 s, idle to 6; worker 0 idle 4-6
+  const EnergySummary s = m.summary(6.0, 4.0, 0.9);
+  ASSERT_TRUE(s.energy_to_target_j.has_value());
+  EXPECT_DOUBLE_EQ(*s.energy_to_target_j, 30.5);
+  EXPECT_DOUBLE_EQ(s.idle_j, 4 * 2.0 + 1 * 1.0 + 4 * 0.5);
+  EXPECT_NEAR(last, s.joules, 1e-9 * s.joules);
+  EXPECT_DOUBLE_EQ(last, (20.0 + 8.0) + (5.0 + 1.0 + 2.0));
+
+  // Links with figures add their joules up to each evaluation (links_j beside `joules` at the end).
+  EnergyMeter with_links(spec(scenarios::PhasePowerMode::kIdle), {cpu(1, 2.0, 10.0)});
+  with_links.set_links([](Seconds t) { return 3.0 * t; });
+  with_links.iteration(row(0, 0.0, 1.0, 0.0, 0.0));
+  EXPECT_DOUBLE_EQ(with_links.evaluation(2.0), 10.0 + 2.0 + 6.0);
+  EXPECT_DOUBLE_EQ(*with_links.summary(2.0, 2.0, std::nullopt).energy_to_target_j, 18.0);
+}
+
 TEST(EnergyMeter, SlowingLowersEnergyByTheComputedAmount) {
   using M = scenarios::PhasePowerMode;
   scenarios::EnergySpec plain = spec(M::kIdle), slowed = plain;
@@ -169,6 +198,34 @@ TEST(EnergyMeter, NoFiguresGivesTheReasonAndNoCsv) {
   const auto j = nlohmann::json::parse(read_file(tmp.path() / "r" / "summary.json"));
   EXPECT_EQ(j["energy"].size(), 1u);
   EXPECT_EQ(j["energy"]["reason"], "no power figures for worker 0 (a: no preset; give energy.cpu.idle and energy.cpu.busy)");
+}
+
+// evaluations.csv gains `joules` (the meter's evaluation()) when the run has energy; without it, the schema is as
+// before.
+TEST(EnergyMeter, EvaluationsCsvHasJoulesWithEnergyOnly) {
+  const scenarios::Scenario s = parse(std::string(kExplicit) + "energy: {wait: idle, cpu: {idle: 1, busy: 2}}\n");
+  TempDir tmp;
+  for (const bool energy : {true, false}) {
+    const std::string dir = (tmp.path() / (energy ? "e" : "n")).string();
+    auto w = RunWriter::open(dir, "{}", false);
+    ASSERT_TRUE(w.is_ok());
+    RunRecorder rec(std::move(w).value(), RecorderOptions{true, false});
+    if (energy) rec.set_energy_meter(EnergyMeter::for_scenario(s));
+    rec.iteration(row(0, 0.0, 1.0, 0.0, 0.0));  // 2 cores x 2 W for 1 s
+    rec.evaluation(EvaluationRecord{1.0, 0, 0, 0.5, 0.25});
+    rec.evaluation(EvaluationRecord{3.0, 0, 0, 0.4, 0.5});  // + 2 cores x 1 W idle for 2 s
+    RunSummary sum;
+    sum.total_time_s = 3.0;
+    rec.complete(sum);
+    ASSERT_TRUE(rec.finish(sum).is_ok());
+    const std::string csv = read_file(std::filesystem::path(dir) / "evaluations.csv");
+    if (energy) {
+      EXPECT_EQ(csv, "time_s,step,epoch,loss,accuracy,joules\n1,0,0,0.5,0.25,4\n3,0,0,0.4,0.5,8\n");
+      EXPECT_DOUBLE_EQ(sum.energy->joules, 8.0);
+    } else {
+      EXPECT_EQ(csv, "time_s,step,epoch,loss,accuracy\n1,0,0,0.5,0.25\n3,0,0,0.4,0.5\n");
+    }
+  }
 }
 
 TEST(EnergyMeter, ExactBlockAndCsv) {

@@ -155,5 +155,36 @@ TEST(ResolveJobsRun, TheTestbedNeedsItsOwnDeviceTables) {
   EXPECT_NE(r.status().message().find("device kinds and speeds"), std::string::npos) << r.status().message();
 }
 
+// With energy, each kind the measured table has takes its busy curve and blocked figure from it, as the hpc preset's
+// GPUs of a single run do (Zeus's ShuffleNet-v2 / CIFAR-100 rows at 250 W); a kind it lacks keeps its figures,
+// labelled; energy.gpu still replaces every kind's.
+TEST(ResolveJobsRun, EnergyReadsTheMeasuredTableForTheKindsItHas) {
+  const std::string root = OMNILEARN_SOURCE_DIR;
+  JobsRunRequest request;
+  request.jobs = root + "/scenarios/jobs/philly-gavel.yaml";
+  request.overrides = {{"workload.generate.jobs=4", ""}};
+  request.energy = true;
+  auto r = resolve_jobs_run(request);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  const scenarios::DevicePower& v100 = r->power.at("v100");
+  EXPECT_EQ(v100.busy_from,
+            "measured table (v100 cifar100/shufflenetv2/adadelta, 250 W; batches 8-4096, flat outside)");
+  EXPECT_NEAR(v100.busy_at(1024), 187.7, 0.05);  // the measured row, as the preset's
+  EXPECT_NEAR(v100.busy_at(64), 88.7, 0.05);
+  ASSERT_TRUE(v100.blocked_w.has_value());
+  EXPECT_NEAR(*v100.blocked_w, 34.75, 0.01);  // the V100's lowest measured power (NCF, batch 16384, 150 W)
+  EXPECT_EQ(*v100.idle_w, 25.0);              // the kind's own idle figure stays (assumed)
+  EXPECT_TRUE(r->power.at("p100").busy_from.starts_with("measured table (p100 cifar100/shufflenetv2/adadelta"));
+  const scenarios::DevicePower& k80 = r->power.at("k80");
+  EXPECT_TRUE(k80.busy_from.starts_with("assumed law (the V100 curve scaled")) << k80.busy_from;
+  EXPECT_FALSE(k80.blocked_w.has_value());
+  // energy.gpu.busy replaces the table's curve on every kind.
+  request.overrides.push_back({"energy.gpu.busy=100", ""});
+  auto fixed = resolve_jobs_run(request);
+  ASSERT_TRUE(fixed.is_ok()) << fixed.status().message();
+  EXPECT_EQ(fixed->power.at("v100").busy_at(1024), 100.0);
+  EXPECT_EQ(fixed->power.at("v100").busy_from, "scenario");
+}
+
 }  // namespace
 }  // namespace omnilearn::run

@@ -70,6 +70,32 @@ TEST(ClusterEnergyMeter, TwoJobsPackedOnOneDeviceEachPayHalf) {
   EXPECT_NEAR(e.total_j, 400.0, 1e-9);
 }
 
+TEST(ClusterEnergyMeter, AutoDrawsTheBlockedFigureWhereAKindHasOneAndTheSourcesSaySo) {
+  // "fast" has a blocked figure (as a kind read from the measured table): auto waiting and communication draw it;
+  // "slow" has none: busy (a GPU polling in NCCL).
+  ClusterEnergyOptions o = figures(scenarios::PhasePowerMode::kAuto);
+  o.comm.mode = scenarios::PhasePowerMode::kAuto;
+  o.power["fast"].blocked_w = 20.0;
+  o.power["fast"].busy_from = "measured table (fast)";
+  o.power["fast"].idle_from = "assumed law (idle)";
+  o.power["fast"].blocked_from = "measured table (upper bound of idle)";
+  o.power["slow"].busy_from = "assumed law (scaled)";
+  o.power["slow"].idle_from = "preset (cited)";
+  ClusterEnergyMeter meter(o, 1);
+  meter.step(0, {"fast", "slow"}, {32, 32}, {1.0, 2.0}, {1.0, 0.0}, 0.5, 1.0);
+  const ClusterEnergy e = meter.summary({{"fast", 1}, {"slow", 1}}, 2.5);
+  EXPECT_NEAR(e.jobs[0].wait_j, 1.0 * 20.0, 1e-9);
+  EXPECT_NEAR(e.jobs[0].comm_j, 0.5 * (20.0 + 40.0), 1e-9);
+  ASSERT_EQ(e.sources.size(), 4u);
+  EXPECT_EQ(e.sources[0].first, "busy");
+  EXPECT_EQ(e.sources[0].second, "fast: measured table (fast) | slow: assumed law (scaled)");
+  EXPECT_EQ(e.sources[1].second, "fast: assumed law (idle) | slow: preset (cited)");
+  EXPECT_EQ(e.sources[2].second,
+            "fast: blocked: measured table (upper bound of idle) | slow: busy: assumed law (scaled); a GPU polling in "
+            "NCCL, assumed");
+  EXPECT_EQ(e.sources[3].first, "comm");
+}
+
 TEST(ClusterEnergyMeter, RefusesAKindWithoutFigures) {
   ClusterEnergyOptions o = figures();
   EXPECT_TRUE(check_cluster_energy(o, {"fast", "slow"}).is_ok());

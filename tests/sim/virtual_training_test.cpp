@@ -1,6 +1,6 @@
 // Virtual-time training's simulator side (workload.numerics: real) against a scripted fake at the numerics seam:
 // the refusal without numerics, the evaluation schedule, the stop at the target accuracy or the time budget (the stop
-// reason in summary.json) and the time to target.
+// reason in summary.json), the time to target and the energy to it.
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -101,6 +101,48 @@ TEST(VirtualTrainingTest, TheTimeBudgetStopsTheRunAndTheFinalEvaluationMayReachT
         << read_text(dir + "/summary.json");
     EXPECT_DOUBLE_EQ(summary_number(dir, "stopped_at_target"), target > 0.0 ? 1.0 : 0.0);
   }
+}
+
+// With energy, each evaluation's `joules` counts what the run's total counts up to it, a down worker's off power and
+// its idle time included: at the evaluation that reached the target, the run's end, it is summary.json's joules and
+// energy_to_target_j.
+TEST(VirtualTrainingTest, EnergyToTargetCountsADownWorkersOffPowerAndEqualsTheTotalAtTheEnd) {
+  SimOptions options;
+  options.numerics = [](const scenarios::Scenario&) -> Result<std::unique_ptr<TrainingNumerics>> {
+    return std::unique_ptr<TrainingNumerics>(std::make_unique<ScriptedNumerics>());
+  };
+  scenarios::Scenario s = real_numerics_scenario(controller::TrainingMode::kBsp);
+  scenarios::EnergySpec energy;
+  energy.wait = {scenarios::PhasePowerMode::kIdle, 0.0};
+  energy.cpu.idle_w = 1.0, energy.cpu.busy_w = 3.0, energy.cpu.off_w = 0.5;  // per core
+  s.energy = energy;
+  const std::string all_up = test_dir("up");
+  ASSERT_EQ(run_in_child(s, all_up, options), "");
+  const double t = summary_number(all_up, "time_to_target_s");
+  ASSERT_GT(t, 0.0);
+  EXPECT_DOUBLE_EQ(std::stod(read_csv(all_up + "/energy.csv")[3].at("idle_j")), 0.0);  // BSP: always in a step
+  // Worker 3 (32 cores) down from 0.2 t to 0.5 t of the first run's time to target.
+  s.availability.kind = scenarios::AvailabilitySpec::Kind::kSchedule;
+  s.availability.unit = scenarios::ScheduleUnit::kSeconds;
+  s.availability.phases = {{0.0, {1, 1, 1, 1}}, {0.2 * t, {1, 1, 1, 0}}, {0.5 * t, {1, 1, 1, 1}}};
+  const std::string dir = test_dir("down");
+  ASSERT_EQ(run_in_child(s, dir, options), "");
+  const auto evaluations = read_csv(dir + "/evaluations.csv");
+  ASSERT_GE(evaluations.size(), 2u);
+  double before = 0.0;
+  for (const auto& e : evaluations) {
+    EXPECT_GE(std::stod(e.at("joules")), before);
+    before = std::stod(e.at("joules"));
+  }
+  const double joules = summary_number(dir, "joules");
+  EXPECT_NEAR(std::stod(evaluations.back().at("joules")), joules, 1e-9 * joules);
+  EXPECT_NEAR(summary_number(dir, "energy_to_target_j"), joules, 1e-9 * joules);
+  // The down worker's off power (and idle power outside its steps) is in it: at least 0.5 W x 32 cores x 0.2 t.
+  EXPECT_GE(std::stod(read_csv(dir + "/energy.csv")[3].at("idle_j")), 0.5 * 32 * 0.2 * t);
+  EXPECT_NEAR(joules,
+              summary_number(dir, "compute_j") + summary_number(dir, "comm_j") + summary_number(dir, "wait_j") +
+                  summary_number(dir, "idle_j"),
+              1e-9 * joules);
 }
 
 TEST(VirtualTrainingTest, AspEvaluatesEveryNUpdatesWithLossesInTheRows) {

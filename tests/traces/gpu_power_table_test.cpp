@@ -140,15 +140,29 @@ TEST(GpuPowerTableTest, HostileRowsAreRefusedWithFileLineAndField) {
        "p.csv:4: power_limit_w '100' is not valid; expected one row per kind, workload, batch and power limit (p.csv:2 "
        "has this one)"},
       {"", "no rows"},
+      {"k,d,n,o,10,100,200,NaN,18000\n", "p.csv:2: average_power_w 'NaN' is not valid; expected a number > 0"},
+      {"k,d,n,o,10,100,200,90,-18000\n", "p.csv:2: energy_per_epoch_j '-18000' is not valid"},
+      {"k,d,n,o,10,100,200,90,18000,1\n", "p.csv:2: row has 10 fields; expected 9"},
+      // Non-monotone limits: a limit that steps back within a batch, or a batch that steps back.
+      {good + "k,d,n,o,10,50,300,45,13500\n",
+       "p.csv:3: power_limit_w '50' is not valid; expected the rows of workload 'd/n/o' on 'k' in increasing batch, "
+       "then increasing power limit (p.csv:2 has batch 10 at 100 W)"},
+      {good + "k,d,n,o,40,100,100,100,10000\n" + "k,d,n,o,20,200,100,170,17000\n",
+       "p.csv:4: batch '20' is not valid; expected the rows of workload 'd/n/o' on 'k' in increasing batch"},
   };
   for (const Case& c : cases) {
     auto r = parse_gpu_power_rows(header + c.rows, "p.csv");
     ASSERT_FALSE(r.is_ok()) << c.rows;
     EXPECT_NE(r.status().message().find(c.expected), std::string::npos) << r.status().message();
   }
-  auto wrong = parse_gpu_power_rows("kind,dataset,network,batch\n" + good, "p.csv");
-  ASSERT_FALSE(wrong.is_ok());
-  EXPECT_NE(wrong.status().message().find("p.csv:1: header"), std::string::npos) << wrong.status().message();
+  // Missing columns: a header without one, and the full header over rows without one.
+  for (const std::string missing : {"kind,dataset,network,batch\n",
+                                    "kind,dataset,network,optimizer,batch,power_limit_w,time_per_epoch_s,"
+                                    "average_power_w\n"}) {
+    auto wrong = parse_gpu_power_rows("# a comment\n" + missing + good, "p.csv");
+    ASSERT_FALSE(wrong.is_ok());
+    EXPECT_NE(wrong.status().message().find("p.csv:2: header"), std::string::npos) << wrong.status().message();
+  }
   // Rows built in code are checked by create() too.
   const GpuFigure f{200.0, 90.0, 18000.0, GpuFigureSource::kMeasured};
   auto twice = GpuPowerTable::create({{"k", "w", 10, 100, f}, {"k", "w", 10, 100, f}});
@@ -158,6 +172,38 @@ TEST(GpuPowerTableTest, HostileRowsAreRefusedWithFileLineAndField) {
   EXPECT_FALSE(GpuPowerTable::create({{"k", "w", 10, 100, nan_power}}).is_ok());
   const GpuFigure inf_energy{200.0, 90.0, HUGE_VAL, GpuFigureSource::kMeasured};
   EXPECT_FALSE(GpuPowerTable::create({{"k", "w", 10, 100, inf_energy}}).is_ok());
+}
+
+TEST(GpuPowerTableTest, RowsInOrderAreReadWhateverTheirPower) {
+  const std::string header =
+      "kind,dataset,network,optimizer,batch,power_limit_w,time_per_epoch_s,average_power_w,energy_per_epoch_j\n";
+  // Power that falls as the limit rises (measurement noise), a power above its limit, and another workload's rows
+  // between one workload's: all read.
+  auto rows = parse_gpu_power_rows(header +
+                                       "k,d,n,o,10,100,200,90,18000\n"
+                                       "k,d,n,o2,5,100,100,110,11000\n"
+                                       "k,d,n,o,10,200,100,80,8000\n"
+                                       "k,d,n,o,40,100,100,100,10000\n",
+                                   "p.csv");
+  ASSERT_TRUE(rows.is_ok()) << rows.status().message();
+  EXPECT_EQ(rows->size(), 4u);
+}
+
+TEST(GpuPowerTableTest, AFileOutOfOrderIsRefusedNamingItsPathAndLine) {
+  const std::string path = ::testing::TempDir() + "/gpu-power-out-of-order.csv";
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs(
+      "kind,dataset,network,optimizer,batch,power_limit_w,time_per_epoch_s,average_power_w,energy_per_epoch_j\n"
+      "k,d,n,o,10,200,100,170,17000\n"
+      "k,d,n,o,10,100,200,90,18000\n",
+      f);
+  std::fclose(f);
+  auto t = read_gpu_power_table(path);
+  std::remove(path.c_str());
+  ASSERT_FALSE(t.is_ok());
+  EXPECT_NE(t.status().message().find(path + ":3: power_limit_w '100' is not valid"), std::string::npos)
+      << t.status().message();
 }
 
 const std::string kShipped = std::string(OMNILEARN_DEVICES_DIR) + "/zeus-power.csv";

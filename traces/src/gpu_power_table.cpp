@@ -103,6 +103,9 @@ std::string what(const std::string& kind, const std::string& workload) {
 Result<std::vector<GpuPowerRow>> parse_gpu_power_rows(std::string_view text, std::string_view source) {
   std::vector<GpuPowerRow> rows;
   std::map<std::tuple<std::string, std::string, std::int64_t, std::int64_t>, std::string> seen;  // -> "source:line"
+  // The last (batch, limit) of each kind and workload, and its "source:line": their rows must come in increasing
+  // batch, then increasing power limit (the shipped table's order), so a limit never steps back within a batch.
+  std::map<std::pair<std::string, std::string>, std::pair<std::pair<std::int64_t, std::int64_t>, std::string>> last;
   const Status st = for_each_row(text, source, kGpuPowerHeader, [&](const auto& f, const std::string& where) {
     constexpr std::string_view kNames[] = {"kind", "dataset", "network", "optimizer"};
     for (std::size_t i = 0; i < 4; ++i) {
@@ -134,6 +137,18 @@ Result<std::vector<GpuPowerRow>> parse_gpu_power_rows(std::string_view text, std
     if (!first) {
       return bad(where, "power_limit_w", f[5],
                  "one row per kind, workload, batch and power limit (" + it->second + " has this one)");
+    }
+    const auto [prev, fresh] = last.try_emplace({r.kind, r.workload}, std::pair{r.batch, r.power_limit_w}, where);
+    if (!fresh) {
+      const auto [batch_before, limit_before] = prev->second.first;
+      if (std::pair{r.batch, r.power_limit_w} < prev->second.first) {
+        const bool same_batch = batch_before == r.batch;
+        return bad(where, same_batch ? "power_limit_w" : "batch", same_batch ? f[5] : f[4],
+                   "the rows of " + what(r.kind, r.workload) + " in increasing batch, then increasing power limit (" +
+                       prev->second.second + " has batch " + std::to_string(batch_before) + " at " +
+                       std::to_string(limit_before) + " W)");
+      }
+      prev->second = {{r.batch, r.power_limit_w}, where};
     }
     rows.push_back(std::move(r));
     return Status::ok();

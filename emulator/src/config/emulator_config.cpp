@@ -83,10 +83,6 @@ Status validate_for_testbed(const scenarios::Scenario& s, int host_cpus) {
                                     "(emulator.train_data and test_data) (got \"" + s.workload.dataset + "\")");
   }
   if (s.worker_count() < 1) return Status::invalid_argument("cluster: no workers");
-  if (s.workload.asp.epochs == scenarios::AspEpochs::kCeil) {
-    return Status::invalid_argument("workload.asp.epochs: ceil is implemented in the simulator only (omnilearn sim); "
-                                    "the testbed's parameter server counts epochs with floor (leave it out)");
-  }
   // On a GPU the shares become MPS percentages of the one GPU: no host-CPU fit to check (the launcher probes CUDA).
   if (c.device == Device::kCuda) return Status::ok();
   OMNI_RETURN_IF_ERROR(resolve_network(s).status());

@@ -51,6 +51,34 @@ Result<Seconds> process_cpu_s(pid_t pid) {
   return cpu;
 }
 
+std::optional<run::EnergySummary> gpu_run_energy(std::optional<run::EnergySummary> phases,
+                                                 std::optional<run::EnergySummary> counted, const std::string& counter,
+                                                 const std::string& counter_reason) {
+  if (counted && counted->source == "measured") {
+    run::EnergySummary e = std::move(*counted);
+    if (phases && phases->reason.empty()) e.modelled_j = phases->joules;
+    e.note = counter +
+             ": every GPU of the host over the training window, idle GPUs and other processes' work included, the CPU "
+             "packages not (RAPL is not read on a GPU run); modelled_j: the phase records at the scenario's power "
+             "figures, as the simulator charges them";
+    return e;
+  }
+  std::string why = counter.empty() ? "no GPU energy counter (" + counter_reason + ")"
+                                    : "the GPU energy counter (" + counter + ") could not be read";
+  if (counted && !counted->reason.empty()) why += ": " + counted->reason;
+  if (!phases || !phases->reason.empty()) {
+    run::EnergySummary e;
+    e.reason = why + (phases ? "; " + phases->reason : "");
+    return e;
+  }
+  phases->source = "modelled-phases";
+  phases->note =
+      "GPU workers charged from their phase records at the scenario's power figures, as the simulator "
+      "charges them (modelled, not measured): " +
+      why;
+  return phases;
+}
+
 TestbedEnergyMeter::Reading TestbedEnergyMeter::read(Seconds now_s, bool cpu) {
   Reading r;
   r.t_s = now_s;

@@ -139,9 +139,11 @@ class Launch {
   std::optional<SignalGuard> signals_;
   Clock::time_point t0_;
   // The run's energy (CPU runs on one host): measured by the host's counters or modelled from the workers' CPU time.
-  // GPU runs are charged from their phase records (the recorder's EnergyMeter); several hosts report a reason.
+  // GPU runs: the GPUs' NVML counters here, and their phase records (the recorder's EnergyMeter); several hosts
+  // report a reason.
   std::optional<TestbedEnergyMeter> energy_;
   std::string energy_reason_;
+  std::string gpu_counter_, gpu_counter_reason_;  // a GPU run's counter (its description), or why none opened
   bool iteration_seen_ = false;  // since the last energy reading
 
   std::vector<std::unique_ptr<detail::WorkerProcess>> workers_;
@@ -261,11 +263,25 @@ Status Launch::write_configuration() {
 
 // Every run reports energy (docs/energy.md, "On the testbed"). CPU workers on one host: the host's counters when it
 // has them, and the model from CPU time (the throttler's per-worker accounting, else each process's /proc/PID/stat)
-// at the scenario's power figures. GPU workers: RAPL sees only the CPU packages and NVML is not built, so their phase
-// records are charged as the simulator charges them.
+// at the scenario's power figures. GPU workers: the GPUs' NVML counters when they open (RAPL sees only the CPU
+// packages), and their phase records charged as the simulator charges them, beside or instead.
 void Launch::setup_energy() {
   if (cuda_) {
     recorder_->set_energy_meter(run::EnergyMeter::for_scenario(scenario_));
+    if (several_) {
+      gpu_counter_reason_ = "a run over several hosts: each node could count only its own GPUs";
+      return;
+    }
+    auto gpu = env_->gpu_energy_counter();
+    if (!gpu) {
+      gpu_counter_reason_ = gpu.status().message();
+      return;
+    }
+    gpu_counter_ = (*gpu)->description();
+    TestbedEnergyMeter::Sources s;
+    s.counter = std::move(gpu).value();
+    s.figures_reason = "a GPU run is modelled from its phase records instead";
+    energy_.emplace(std::move(s));
     return;
   }
   if (several_) {
@@ -556,15 +572,13 @@ LaunchResult Launch::result() {
   const auto start = extra_.find("training_start_s");
   recorder_->fill_from_records(s, start != extra_.end() ? start->second : 0.0);
   recorder_->complete(s);
-  if (energy_) {
+  if (cuda_) {
+    s.energy = gpu_run_energy(std::move(s.energy), energy_ ? std::optional(energy_->summary()) : std::nullopt,
+                              gpu_counter_, gpu_counter_reason_);
+  } else if (energy_) {
     s.energy = energy_->summary();
   } else if (!energy_reason_.empty()) {
     s.energy.emplace().reason = energy_reason_;
-  } else if (s.energy) {
-    s.energy->source = "modelled-phases";
-    s.energy->note =
-        "GPU workers charged from their phase records at the scenario's power figures, as the simulator charges "
-        "them: RAPL counts the CPU packages only, and the GPU's counters (NVML) are not read";
   }
   if (const auto it = extra_.find("time_to_target_s"); it != extra_.end() && it->second >= 0.0) s.time_to_target_s = it->second;
   s.extra = extra_;

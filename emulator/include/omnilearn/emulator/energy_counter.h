@@ -1,7 +1,7 @@
 // EnergyCounter: the seam through which a testbed run reads the host's energy counters (docs/energy.md, "On the
-// testbed"). The one implementation reads RAPL's package domains through the powercap sysfs tree; the GPU's counters
-// (NVML) would be a second one, not built: Debian ships no NVML header or library outside NVIDIA's driver packages,
-// and the testbed adds no dependency for it. Not thread-safe: one launcher thread reads a counter.
+// testbed"). Two implementations: RAPL's CPU package domains through the powercap sysfs tree, and each GPU's NVML
+// energy counter through dlopen of NVIDIA's library (no header and no link-time dependency: the few functions used are
+// declared in nvml_counter.cpp). Not thread-safe: one launcher thread reads a counter.
 #pragma once
 
 #include <cstdint>
@@ -35,5 +35,16 @@ Result<std::unique_ptr<EnergyCounter>> open_rapl(const std::filesystem::path& po
 
 // This host's counters: RAPL's packages, or an error saying why there are none.
 Result<std::unique_ptr<EnergyCounter>> open_host_energy_counter();
+
+// The NVML library a GPU run opens: the driver's, found by the dynamic loader.
+inline constexpr const char* kNvmlLibrary = "libnvidia-ml.so.1";
+
+// Every GPU that NVML sees (all of the host's, whatever CUDA_VISIBLE_DEVICES says), through `library` loaded with
+// dlopen: joules() sums nvmlDeviceGetTotalEnergyConsumption (millijoules since the driver loaded) over the devices,
+// from the moment of opening. An error naming the library when it cannot be loaded, naming the function when one is
+// missing, with NVML's own error string (nvmlErrorString) when a call fails (nvmlInit_v2, a device without the
+// counter: before Volta), and when NVML sees no GPU. A reading that goes backwards is an error naming the GPU (the
+// counter counts from driver load and never wraps). The counter holds NVML initialised until it is destroyed.
+Result<std::unique_ptr<EnergyCounter>> open_nvml(const std::string& library = kNvmlLibrary);
 
 }  // namespace omnilearn::emulator

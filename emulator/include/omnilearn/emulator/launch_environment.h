@@ -42,6 +42,8 @@ class LaunchEnvironment {
   virtual void workers_started(const std::vector<pid_t>& pids) { (void)pids; }
   // The host's energy counters (energy_counter.h), or an error saying why there are none.
   virtual Result<std::unique_ptr<EnergyCounter>> energy_counter() { return open_host_energy_counter(); }
+  // The GPUs' energy counters for a run of GPU workers (NVML), or an error saying why there are none.
+  virtual Result<std::unique_ptr<EnergyCounter>> gpu_energy_counter() { return open_nvml(); }
 };
 
 // This host: the installed worker program (or the one given), Fashion-MNIST from the Debian package, one cgroup per

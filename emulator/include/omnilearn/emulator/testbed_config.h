@@ -29,6 +29,7 @@ struct TestbedConfig {
   run::ControllerSpec controller;
   scenarios::EmulatorSpec settings;  // `network` resolved (never kFromModel)
   scenarios::AspSpec asp;            // ASP's update, pull and server rule (workload.asp)
+  scenarios::AspEpochs asp_epochs = scenarios::AspEpochs::kFloor;  // workload.asp.epochs (the barrier's count)
   // How the processes meet: the workers (Gloo ranks 0..world-1; ASP adds the server as rank `world`), the
   // rendezvous (a FileStore's file on one host, else rank 0's TCPStore on store_host:port), Gloo's address.
   int world = 1;

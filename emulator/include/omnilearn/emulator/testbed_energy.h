@@ -1,7 +1,8 @@
 // TestbedEnergyMeter: a testbed run's energy (docs/energy.md, "On the testbed"). Measured by the host's energy
-// counters (energy_counter.h) when it has them; otherwise modelled from each worker's CPU time at the scenario's power
-// figures, labelled so. The launcher samples it while the run trains: the window runs from training's start to the
-// newest iteration record, as the summary's total time does. Not thread-safe: the launcher's thread.
+// counters (energy_counter.h: RAPL for CPU workers, NVML for GPU workers) when it has them; otherwise modelled from
+// each worker's CPU time, or a GPU run's phase records, at the scenario's power figures, labelled so. The launcher
+// samples it while the run trains: the window runs from training's start to the newest iteration record, as the
+// summary's total time does. Not thread-safe: the launcher's thread.
 #pragma once
 
 #include <sys/types.h>
@@ -38,6 +39,15 @@ run::WorkerEnergy modelled_worker_energy(const CpuTimePower& power, Seconds cpu_
 Result<Seconds> parse_proc_stat_cpu_s(std::string_view stat, double ticks_per_s);
 // Process `pid`'s CPU time from /proc/PID/stat; an error naming the file when unreadable.
 Result<Seconds> process_cpu_s(pid_t pid);
+
+// A GPU run's summary.json block from its two sources: `counted`, the TestbedEnergyMeter's summary over the GPUs' NVML
+// counter `counter` (null when none opened, `counter_reason` then says why), and `phases`, its phase records charged
+// at the scenario's figures as the simulator charges them (the recorder's EnergyMeter; absent without figures).
+// Source "measured" (the counter's joules, the phases' beside them in modelled_j) when the counter was read over the
+// window; else "modelled-phases" with the reason in the note; else the reason alone.
+std::optional<run::EnergySummary> gpu_run_energy(std::optional<run::EnergySummary> phases,
+                                                 std::optional<run::EnergySummary> counted, const std::string& counter,
+                                                 const std::string& counter_reason);
 
 class TestbedEnergyMeter {
  public:

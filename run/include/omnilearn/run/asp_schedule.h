@@ -35,6 +35,13 @@ class AspStaleness {
   std::vector<std::int64_t> own_;
 };
 
+// The epoch count of pull: per-epoch's barrier (workload.asp.epochs) after `samples` samples (> 0 epoch_samples):
+// floor(samples / epoch_samples), or ceil, as the OmniLearn paper's server counts (1 after the run's first push). The
+// one count of the simulator's ASP driver and the testbed's parameter server.
+inline std::int64_t barrier_epoch(scenarios::AspEpochs rule, std::int64_t samples, std::int64_t epoch_samples) {
+  return rule == scenarios::AspEpochs::kCeil ? (samples + epoch_samples - 1) / epoch_samples : samples / epoch_samples;
+}
+
 class AspSchedule {
  public:
   // Whether worker j is up now: a down worker holds nobody back.

@@ -6,6 +6,7 @@
 // thread-safe: one thread per run.
 #pragma once
 
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -99,7 +100,14 @@ class EnergyMeter {
 
   void iteration(const IterationRecord& r);
   void availability(WorkerId worker, double fraction, Seconds time_s);
-  void evaluation(Seconds time_s);  // remembers the energy spent so far (energy to target)
+  // An evaluation at `time_s`: returns (and remembers, for the energy to target) the joules the run's total counts
+  // up to then: the phases recorded so far, each worker's idle (or off, while down) power over the rest of [0,
+  // time_s], and the links' joules (set_links). A phase not yet recorded at time_s (ASP: an iteration in flight) is
+  // charged as idle there. At the run's end it is summary()'s `joules` (+ links_j).
+  double evaluation(Seconds time_s);
+  // The network's joules up to a time (a platform file's links with power figures), counted in evaluation() and the
+  // energy to target; summary()'s `joules` stays the workers' (the back end writes links_j beside it).
+  void set_links(std::function<double(Seconds)> joules_at) { links_at_ = std::move(joules_at); }
   // Worker `worker` gets only `fraction` (in (0, 1]) of its CPU while it computes: other load on the host took the
   // rest (workload.model.host_cpu_available, as `omnilearn validate` measures it), which stretches its compute. It
   // then draws idle + fraction x (busy - idle) while computing: busy power on the CPU it got, idle on the rest, as
@@ -125,6 +133,8 @@ class EnergyMeter {
   };
   // summary.json's `energy.sources`: each figure's label over the workers (EnergySummary::sources).
   std::vector<std::pair<std::string, std::string>> sources() const;
+  // Worker k's energy over [0, time_s]: its recorded phases, and idle (off while down) power for the rest.
+  WorkerEnergy settled(std::size_t k, Seconds time_s) const;
   // Charges [start, start + duration) at `power_w` (the whole node's) under the worker's availability; `count_down`
   // false: a what-if charge that leaves the worker's down time alone.
   double charge(Worker& w, std::size_t k, Seconds start, Seconds duration, double power_w, bool count_down = true);
@@ -142,14 +152,14 @@ class EnergyMeter {
   std::vector<Worker> workers_;
   std::vector<double> busy_fraction_;  // per worker (set_busy_fraction); empty: 1 for all
   std::string reason_;
-  double joules_ = 0.0;                                  // phases charged so far
+  std::function<double(Seconds)> links_at_;               // set_links; empty: no link figures
+  std::vector<std::pair<Seconds, double>> evaluations_;  // (time, evaluation()'s joules)
   // The slowing's what-ifs over the slowed records: their compute joules at α = 1, 2, 3 (law records; measured-state
   // records at their measured power in all three), at the chosen α, and without slowing (busy, then waiting).
   double band_j_[3] = {0.0, 0.0, 0.0};
   double slowed_j_ = 0.0, unslowed_j_ = 0.0;
   bool law_slowed_ = false;
   mutable std::vector<std::pair<double, std::vector<PowerState>>> state_cache_;  // per worker: (batch, its states)
-  std::vector<std::pair<Seconds, double>> evaluations_;  // (time, joules so far)
 };
 
 // energy.csv's text: one row per worker (testbed runs modelled from CPU time: their own columns).

@@ -47,8 +47,9 @@ class RunRecorder {
   void fill_from_records(RunSummary& summary, Seconds origin_s) const;
 
   // Energy from the records from now on (a scenario with `energy:`): complete() fills summary.energy and finish()
-  // writes energy.csv when the meter has power figures.
-  void set_energy_meter(EnergyMeter meter) { energy_.emplace(std::move(meter)); }
+  // writes energy.csv when the meter has power figures; each evaluation's row then has its `joules` (call before
+  // the first evaluation).
+  void set_energy_meter(EnergyMeter meter);
   // The meter, when it has power figures (null otherwise): a back end reads the power model from it.
   const EnergyMeter* energy_meter() const { return energy_ && energy_->has_figures() ? &*energy_ : nullptr; }
 

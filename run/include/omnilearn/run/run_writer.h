@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,11 @@ class RunWriter {
   // plans.csv's form for the decisions added from now on (call before the first: the file's form is one).
   void set_plan_rows(PlanRows rows) { plan_rows_ = rows; }
   void add(const AvailabilityRecord& r);
-  void add(const EvaluationRecord& r);  // evaluations.csv
+  // evaluations.csv; `joules` (a run with energy: what the run's total counts up to r.time_s, EnergyMeter::evaluation)
+  // fills the `joules` column when set_evaluation_joules() added it.
+  void add(const EvaluationRecord& r, std::optional<double> joules = std::nullopt);
+  // evaluations.csv gains a `joules` column (a run with energy): call before the first row.
+  void set_evaluation_joules();
   // Timeline (Chrome trace-event JSON): a complete span on a worker's track, or an instant event.
   void span(WorkerId worker, const char* name, Seconds start_s, Seconds duration_s);
   void instant(const char* name, Seconds time_s, const std::string& args_json = "{}");
@@ -76,6 +81,8 @@ class RunWriter {
   std::string dir_;
   std::ofstream iterations_, plans_, availability_, evaluations_, timeline_;
   bool timeline_first_ = true;
+  bool evaluation_joules_ = false;   // set_evaluation_joules
+  std::int64_t evaluation_rows_ = 0;
   bool finished_ = false;
   std::int64_t iteration_rows_ = 0;  // flushed every kFlushEvery rows
   std::int64_t availability_rows_ = 0;

@@ -52,6 +52,7 @@ OMNILEARN_JSON_ENUM(QuotaScope)
 OMNILEARN_JSON_ENUM(AspUpdate)
 OMNILEARN_JSON_ENUM(AspPull)
 OMNILEARN_JSON_ENUM(AspRule)
+OMNILEARN_JSON_ENUM(AspEpochs)
 #undef OMNILEARN_JSON_ENUM
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EmulatorSpec, network, device, cpu_budget, cpu_per_core, cpu_period_s,
                                                 throttle, cpuset, sample_cost_s, target_accuracy, eval_every,
@@ -61,8 +62,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EmulatorSpec, network, device, c
                                                 model_file, input_shape, loss, train_data, test_data)
 
 // workload.asp as JSON (the testbed's config.json, the manifest when not the defaults): keys and spellings as the
-// scenario file's; delay_threshold `inf` is kNoDelayThreshold. `epochs` is left out (the testbed refuses ceil; the
-// manifest adds it when ceil).
+// scenario file's; delay_threshold `inf` is kNoDelayThreshold. `epochs` is left out, so that the manifest of a run
+// with the default count is unchanged: the manifest adds it when ceil, the testbed's config.json carries it as
+// TestbedConfig::asp_epochs.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AspSpec, update, pull, rule, staleness_bound, delay_threshold,
                                                 dc_lambda)
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "omnilearn/base/status.h"
@@ -16,8 +17,10 @@ namespace omnilearn::sim {
 
 // What `jobs run --energy` charges: the wait and communication settings of a scenario's `energy:` section, and each
 // device kind's per-GPU figures (idle and busy required; scenarios::device_kind_power for the shipped kinds).
+// auto (wait, comm): the kind's blocked figure where it has one (read from the measured table), else busy (a GPU
+// polls in NCCL), as run::phase_power_w charges single runs' GPUs.
 struct ClusterEnergyOptions {
-  scenarios::PhasePower wait{scenarios::PhasePowerMode::kAuto, 0.0};  // auto: busy (a GPU polls in NCCL)
+  scenarios::PhasePower wait{scenarios::PhasePowerMode::kAuto, 0.0};
   scenarios::PhasePower comm{scenarios::PhasePowerMode::kBusy, 0.0};
   std::map<std::string, scenarios::DevicePower> power;  // by kind
 };
@@ -47,6 +50,9 @@ struct ClusterEnergy {
   double average_power_w = 0.0;  // total_j / makespan
   std::string wait;              // the wait setting, as the section writes it
   std::string comm;
+  // summary.json's `energy.sources`: ("busy" | "idle" | "wait" | "comm", "<kind>: <label>" per kind of the cluster,
+  // joined by " | "), the labels of energy_spec.h (kFromMeasuredTable...), as single runs write them.
+  std::vector<std::pair<std::string, std::string>> sources;
 };
 
 // Checks the options against the cluster's kinds: every kind needs idle and busy figures (an error naming it).
@@ -86,7 +92,8 @@ class ClusterEnergyMeter {
     Charge last;
   };
   double busy_w(const std::string& kind, double batch) const;
-  double phase_w(const scenarios::PhasePower& p, const std::string& kind, double batch) const;
+  double phase_w(const scenarios::PhasePower& p, const std::string& kind, double batch, bool comm) const;
+  std::vector<std::pair<std::string, std::string>> sources(const std::map<std::string, int>& capacity) const;
   void add(Job& job, const Charge& c, double times);
 
   ClusterEnergyOptions options_;

@@ -102,6 +102,9 @@ class GpuPowerTable {
 
 // Parse zeus-power.csv (comments start with '#'; errors read "source:line: field 'value' is not valid; expected
 // ...", a second row of the same point included), and read a file into a table (errors of create() name the file).
+// The rows of one kind and workload must come in increasing batch, then increasing power limit: a limit that steps
+// back (non-monotone limits) is refused naming both lines. Power need not grow with the limit: measured averages do
+// not always (107 of the 218 measured batches of zeus-power.csv), and some exceed their limit (47 rows, by up to 21%).
 Result<std::vector<GpuPowerRow>> parse_gpu_power_rows(std::string_view text, std::string_view source);
 Result<GpuPowerTable> read_gpu_power_table(const std::string& path, GpuInterpolation interpolation = {});
 
