@@ -70,6 +70,68 @@ Result<scenarios::DevicePower> host_wattage_power(const HostWattage& host) {
   return d;
 }
 
+std::vector<PowerState> host_pstate_states(const HostWattage& host) {
+  std::vector<PowerState> states;
+  const int own = host.pstate;
+  if (host.per_state.empty() || host.speeds.size() < 2 || own < 0 ||
+      static_cast<std::size_t>(own) >= host.speeds.size() || !(host.speeds[static_cast<std::size_t>(own)] > 0.0)) {
+    return states;
+  }
+  const std::vector<std::string_view> per_state = split(host.per_state, ',');
+  if (per_state.size() != host.speeds.size()) return states;
+  const double share = 1.0 / std::max(host.workers, 1);
+  for (std::size_t i = 0; i < per_state.size(); ++i) {
+    const double speed = host.speeds[i];
+    if (!(speed > 0.0) || !(speed < host.speeds[static_cast<std::size_t>(own)])) continue;
+    const std::optional<double> busy = parse_watts(split(per_state[i], ':').back());
+    if (!busy) return {};
+    states.push_back(PowerState{host.speeds[static_cast<std::size_t>(own)] / speed, *busy * share,
+                                static_cast<double>(i)});
+  }
+  std::sort(states.begin(), states.end(),
+            [](const PowerState& a, const PowerState& b) { return a.slowdown < b.slowdown; });
+  return states;
+}
+
+std::vector<PowerState> WorkerPower::states(double batch) const {
+  if (!pstates.empty()) return pstates;
+  std::vector<PowerState> out;
+  if (!table || !device.table) return out;
+  const scenarios::GpuTableRef& ref = *device.table;
+  const std::vector<std::int64_t> batches = table->batches(ref.kind, ref.workload);
+  if (batches.empty()) return out;
+  // Flat outside the measured batches where the curve is (a preset's proxy workload); the section's refuses them.
+  const auto b = static_cast<std::int64_t>(
+      std::clamp(std::llround(batch), static_cast<long long>(batches.front()), static_cast<long long>(batches.back())));
+  auto full = table->figure(ref.kind, ref.workload, b, ref.power_limit_w);
+  if (!full) return out;
+  // The limits measured at the nearest measured batch at or below b (an interpolated batch takes those its lower
+  // neighbour has; figure() refuses any its upper one lacks).
+  const auto below = std::upper_bound(batches.begin(), batches.end(), b);
+  const std::int64_t at = below == batches.begin() ? batches.front() : *std::prev(below);
+  for (std::int64_t limit : table->power_limits(ref.kind, ref.workload, at)) {
+    if (!(static_cast<double>(limit) < ref.power_limit_w)) continue;
+    auto f = table->figure(ref.kind, ref.workload, b, static_cast<double>(limit));
+    if (!f) continue;
+    const double slowdown = f->time_per_epoch_s / full->time_per_epoch_s;
+    if (!(slowdown >= 1.0)) continue;  // a lower limit measured faster: not a slowing state
+    out.push_back(PowerState{slowdown, count * f->average_power_w, static_cast<double>(limit)});
+  }
+  std::sort(out.begin(), out.end(), [](const PowerState& x, const PowerState& y) { return x.slowdown < y.slowdown; });
+  return out;
+}
+
+std::string WorkerPower::slowing_source(double power_exponent) const {
+  if (!pstates.empty()) return pstates_from;
+  if (table && device.table) {
+    return std::string(scenarios::kFromMeasuredTable) + " (" + device.table->kind + " " + device.table->workload +
+           ": the measured power limits below " + format_g(device.table->power_limit_w) +
+           " W at the worker's batch, their time and power)";
+  }
+  return std::string(scenarios::kFromAssumedLaw) + " (idle + (busy - idle) f^" + format_g(power_exponent) +
+         "; the saving under f^1, f^2, f^3 in alpha_band)";
+}
+
 namespace {
 
 // A worker's figures that name the measured table read from it (the table itself read once, on first need).
@@ -85,7 +147,7 @@ class TableReader {
         if (!d.table->refuse_outside) return d.table.reset(), Status::ok();
         return Status::invalid_argument("energy.gpu.table: " + t.status().message());
       }
-      table_ = std::move(t).value();
+      table_ = std::make_shared<const traces::GpuPowerTable>(std::move(t).value());
     }
     OMNI_RETURN_IF_ERROR(resolve_gpu_table(d, *table_, idle_from_table, "energy.gpu.table"));
     const auto [lo, hi] = table_batch_range(d);
@@ -100,8 +162,10 @@ class TableReader {
     return Status::ok();
   }
 
+  std::shared_ptr<const traces::GpuPowerTable> table() const { return table_; }
+
  private:
-  std::optional<traces::GpuPowerTable> table_;
+  std::shared_ptr<const traces::GpuPowerTable> table_;
 };
 
 }  // namespace
@@ -138,7 +202,15 @@ Result<std::vector<WorkerPower>> worker_power(const scenarios::Scenario& scenari
                                ".idle and energy." + kind + ".busy" + (file ? ", or the host's wattage_per_state" : "") +
                                ")");
     }
-    workers.push_back(WorkerPower{std::move(d), count, node.gpu});
+    WorkerPower p{std::move(d), count, node.gpu, {}, {}, {}};
+    if (node.gpu && p.device.table) p.table = tables.table();
+    // A host's pstates slow a CPU worker where its busy figure is the host's own (not replaced by the section's).
+    if (!node.gpu && k < hosts.size() && !spec.cpu.busy_w && !spec.cpu.table) {
+      p.pstates = host_pstate_states(hosts[k]);
+      p.pstates_from = std::string(scenarios::kFromPlatform) + " (host '" + hosts[k].host + "': its slower pstates' " +
+                       "speeds and wattage_per_state)";
+    }
+    workers.push_back(std::move(p));
   }
   return workers;
 }
@@ -172,7 +244,8 @@ EnergyMeter EnergyMeter::without_figures(scenarios::EnergySpec spec, std::string
   return m;
 }
 
-double EnergyMeter::charge(Worker& w, std::size_t k, Seconds start, Seconds duration, double power_w) {
+double EnergyMeter::charge(Worker& w, std::size_t k, Seconds start, Seconds duration, double power_w,
+                           bool count_down) {
   if (duration <= 0.0) return 0.0;
   const Seconds end = start + duration;
   double joules = 0.0;
@@ -189,7 +262,7 @@ double EnergyMeter::charge(Worker& w, std::size_t k, Seconds start, Seconds dura
       joules += fraction * power_w * (until - t);
     } else {
       joules += power_[k].off_w() * (until - t);
-      w.down_in_phases_s += until - t;
+      if (count_down) w.down_in_phases_s += until - t;
     }
     t = until;
   }
@@ -228,12 +301,46 @@ StepWorker EnergyMeter::step_power(WorkerId worker, BatchSize batch, Seconds tim
   const auto& f = workers_[worker].fractions;
   const auto at = std::upper_bound(f.begin(), f.end(), time_s, [](Seconds t, const auto& c) { return t < c.first; });
   const double fraction = at == f.begin() ? 1.0 : std::prev(at)->second;
-  if (fraction <= 0.0) return StepWorker{0.0, p.off_w(), p.off_w(), p.off_w()};
+  if (fraction <= 0.0) return StepWorker{0.0, p.off_w(), p.off_w(), p.off_w(), {}};
   const double idle = p.idle_w();
-  if (batch == 0) return StepWorker{0.0, fraction * idle, fraction * idle, fraction * idle};
+  if (batch == 0) return StepWorker{0.0, fraction * idle, fraction * idle, fraction * idle, {}};
   const double busy = p.busy_w(static_cast<double>(batch));
   const double wait = phase_power_w(spec_.wait, idle, busy, p.count, p.gpu, false, p.device.blocked_w);
-  return StepWorker{0.0, fraction * idle, fraction * busy, fraction * wait};
+  StepWorker out{0.0, fraction * idle, fraction * busy, fraction * wait, states_at(worker, static_cast<double>(batch))};
+  for (PowerState& state : out.states) state.busy_w *= fraction;
+  return out;
+}
+
+const std::vector<PowerState>& EnergyMeter::states_at(WorkerId worker, double batch) const {
+  state_cache_.resize(power_.size(), {-1.0, {}});
+  auto& [cached_batch, states] = state_cache_[worker];
+  if (cached_batch != batch) cached_batch = batch, states = power_[worker].states(batch);
+  return states;
+}
+
+double EnergyMeter::slowed_power(std::size_t k, double batch, double frequency, int state, double exponent) const {
+  const WorkerPower& p = power_[k];
+  const double idle = p.idle_w();
+  const double power = state >= 0       ? states_at(k, batch)[static_cast<std::size_t>(state)].busy_w
+                       : frequency < 1.0 ? power_at_frequency_w(idle, p.busy_w(batch), frequency, exponent)
+                                         : p.busy_w(batch);
+  const double fraction = k < busy_fraction_.size() ? busy_fraction_[k] : 1.0;
+  return fraction < 1.0 ? idle + (power - idle) * fraction : power;
+}
+
+void EnergyMeter::slowing_what_ifs(Worker& w, std::size_t k, double batch, Seconds start, Seconds compute_s,
+                                   Seconds full_s, double frequency, int state, double charged_j, double wait_power) {
+  const double busy = slowed_power(k, batch, 1.0, -1, 1.0);
+  unslowed_j_ += charge(w, k, start, full_s, busy, false) +
+                 charge(w, k, start + full_s, compute_s - full_s, wait_power, false);
+  slowed_j_ += charged_j;
+  const bool law = state < 0 && frequency < 1.0;
+  law_slowed_ = law_slowed_ || law;
+  for (int a = 1; a <= 3; ++a) {
+    band_j_[a - 1] +=
+        law ? charge(w, k, start, compute_s, slowed_power(k, batch, frequency, -1, static_cast<double>(a)), false)
+            : charged_j;
+  }
 }
 
 void EnergyMeter::iteration(const IterationRecord& r) {
@@ -242,36 +349,53 @@ void EnergyMeter::iteration(const IterationRecord& r) {
   const WorkerPower& p = power_[r.worker];
   const double batch = static_cast<double>(std::max<BatchSize>(r.batch, 1));
   const double idle = p.idle_w(), busy = p.busy_w(batch);
+  const double wait_power = phase_power_w(spec_.wait, idle, busy, p.count, p.gpu, false, p.device.blocked_w);
   Seconds compute = r.compute_s, wait = r.wait_s;
-  double compute_power = busy;
-  if (r.frequency < 1.0) {
-    // energy.objective: the driver slowed the step by this factor (compute is the slowed time).
-    compute_power = power_at_frequency_w(idle, busy, r.frequency, spec_.power_exponent);
-  } else if (spec_.slow_with_slack && wait > 0.0 && compute > 0.0) {
+  // A slowed phase: its factor (1 / slowdown in a measured state), its state and its full-speed seconds.
+  double f = 1.0;
+  int state = -1;
+  Seconds full = compute;
+  bool slowed = false;
+  if (r.frequency < 1.0 || r.power_state >= 0 || r.switch_s > 0.0) {
+    // The driver slowed the step (energy.objective, or a decision on earlier steps): compute is the slowed time.
+    slowed = true, f = r.frequency, state = r.power_state;
+    full = (compute - r.switch_s) * f;
+  } else if (spec_.slow_with_slack && spec_.slowing_decision == scenarios::SlowingDecision::kOracle && wait > 0.0 &&
+             compute > 0.0) {
     // The worker computes just slowly enough to arrive with the slowest: the step time is unchanged.
-    const double f = slack_frequency(compute, wait, spec_.min_frequency);
-    const Seconds slowed = std::min(compute / f, compute + wait);
-    wait -= slowed - compute;
-    compute = slowed;
-    compute_power = power_at_frequency_w(idle, busy, f, spec_.power_exponent);
+    const std::vector<PowerState>& states = states_at(r.worker, batch);
+    if (!states.empty()) {
+      state = slack_state(StepWorker{compute, idle, busy, wait_power, states}, wait);
+      if (state >= 0) f = 1.0 / states[static_cast<std::size_t>(state)].slowdown;
+    } else {
+      f = slack_frequency(compute, wait, spec_.min_frequency);
+    }
+    if (f < 1.0 || state >= 0) {
+      slowed = true;
+      const Seconds stretched = std::min(compute / f, compute + wait);
+      wait -= stretched - compute;
+      compute = stretched;
+    }
   }
-  if (r.worker < busy_fraction_.size() && busy_fraction_[r.worker] < 1.0) {
-    compute_power = idle + (compute_power - idle) * busy_fraction_[r.worker];
-  }
+  const double compute_power =
+      slowed ? slowed_power(r.worker, batch, f, state, spec_.power_exponent) : slowed_power(r.worker, batch, 1.0, -1, 1.0);
   Seconds t = r.start_s;
   const double cj = charge(w, r.worker, t, compute, compute_power);
+  if (slowed) {
+    slowing_what_ifs(w, r.worker, batch, t, compute, full, f, state, cj, wait_power);
+  }
   t += compute;
-  const double wj = charge(w, r.worker, t, wait, phase_power_w(spec_.wait, idle, busy, p.count, p.gpu, false, p.device.blocked_w));
+  const double wj = charge(w, r.worker, t, wait, wait_power);
   t += wait;
   const double mj = charge(w, r.worker, t, r.comm_s, phase_power_w(spec_.comm, idle, busy, p.count, p.gpu, true,
                                                                    p.device.blocked_w));
   w.e.compute_j += cj, w.e.wait_j += wj, w.e.comm_j += mj;
   w.e.compute_s += compute, w.e.wait_s += wait, w.e.comm_s += r.comm_s;
   // Records of one worker come in time order: the changes before this one's start are no longer needed.
-  auto& f = w.fractions;
+  auto& fr = w.fractions;
   std::size_t keep = 0;
-  while (keep + 1 < f.size() && f[keep + 1].first <= r.start_s) ++keep;
-  if (keep > 0) f.erase(f.begin(), f.begin() + static_cast<std::ptrdiff_t>(keep));
+  while (keep + 1 < fr.size() && fr[keep + 1].first <= r.start_s) ++keep;
+  if (keep > 0) fr.erase(fr.begin(), fr.begin() + static_cast<std::ptrdiff_t>(keep));
 }
 
 void EnergyMeter::availability(WorkerId worker, double fraction, Seconds time_s) {
@@ -326,6 +450,9 @@ EnergySummary EnergyMeter::summary(Seconds total_time_s, std::optional<Seconds> 
   s.wait = scenarios::phase_power_name(spec_.wait);
   s.slow_with_slack = spec_.slow_with_slack;
   if (spec_.objective) s.objective = scenarios::objective_name(*spec_.objective);
+  if (spec_.slowing_decision != scenarios::SlowingDecision::kOracle) {
+    s.slowing_decision = scenarios::slowing_decision_name(spec_.slowing_decision);
+  }
   s.sources = sources();
   for (std::size_t k = 0; k < workers_.size(); ++k) {
     const WorkerEnergy e = settled(k, total_time_s);
@@ -334,6 +461,16 @@ EnergySummary EnergyMeter::summary(Seconds total_time_s, std::optional<Seconds> 
   }
   s.joules = s.compute_j + s.comm_j + s.wait_j + s.idle_j;
   s.average_power_w = total_time_s > 0.0 ? s.joules / total_time_s : 0.0;
+  if (law_slowed_) {
+    // The same factors under each exponent of the band: the run's joules, and the slowing's saving against the same
+    // phases computed at full speed and then waiting.
+    for (int a = 1; a <= 3; ++a) {
+      const double joules = s.joules - slowed_j_ + band_j_[a - 1];
+      const double saving = unslowed_j_ - band_j_[a - 1];
+      const double without = joules + saving;
+      s.alpha_band.push_back({static_cast<double>(a), joules, without > 0.0 ? 100.0 * saving / without : 0.0});
+    }
+  }
   if (time_to_target_s) {
     // Everything the run's total counts up to the evaluation that reached the target (evaluation()).
     for (const auto& [t, j] : evaluations_) {
@@ -361,8 +498,8 @@ std::vector<std::pair<std::string, std::string>> EnergyMeter::sources() const {
     add(fields[3].second, phase_power_source(spec_.comm, p.device, p.gpu, true));
   }
   if (spec_.slow_with_slack || spec_.objective) {
-    fields.push_back({"slowing", {std::string(scenarios::kFromAssumedLaw) + " (idle + (busy - idle) f^" +
-                                  format_g(spec_.power_exponent) + ")"}});
+    fields.push_back({"slowing", {}});
+    for (const WorkerPower& p : power_) add(fields.back().second, p.slowing_source(spec_.power_exponent));
   }
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [field, labels] : fields) {

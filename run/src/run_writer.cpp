@@ -276,6 +276,12 @@ std::string summary_json(const RunSummary& s) {
       b["wait"] = e.wait;
       b["slow_with_slack"] = e.slow_with_slack;
       if (!e.objective.empty()) b["objective"] = e.objective;
+      if (!e.slowing_decision.empty()) b["slowing_decision"] = e.slowing_decision;
+      if (!e.alpha_band.empty()) {
+        nlohmann::ordered_json band = nlohmann::ordered_json::array();
+        for (const auto& a : e.alpha_band) band.push_back({{"alpha", a.alpha}, {"joules", a.joules}, {"saving_pct", a.saving_pct}});
+        b["alpha_band"] = band;
+      }
       if (!e.sources.empty()) {
         nlohmann::ordered_json sources;
         for (const auto& [field, label] : e.sources) sources[field] = label;

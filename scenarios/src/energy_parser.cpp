@@ -46,6 +46,10 @@ std::string objective_name(const EnergyObjective& o) {
          format_g(o.percent);
 }
 
+std::string slowing_decision_name(SlowingDecision d) {
+  return d == SlowingDecision::kPrevious ? "previous" : "oracle";
+}
+
 std::string phase_power_name(const PhasePower& p) {
   switch (p.mode) {
     case PhasePowerMode::kAuto: return "auto";
@@ -153,13 +157,29 @@ Status read_objective(const MapReader& parent, std::optional<EnergyObjective>& o
   return Status::ok();
 }
 
+// `slowing_decision: oracle | previous`.
+Status read_slowing_decision(const MapReader& r, SlowingDecision& out) {
+  if (!r.has("slowing_decision")) return Status::ok();
+  std::string name;
+  OMNI_RETURN_IF_ERROR(r.read("slowing_decision", name));
+  if (name == "oracle") {
+    out = SlowingDecision::kOracle;
+  } else if (name == "previous") {
+    out = SlowingDecision::kPrevious;
+  } else {
+    return r.error("slowing_decision", "is '" + name + "'; expected oracle (each step's own times) or previous (the "
+                                       "times of the steps before it, discrete states, a switch cost)");
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Status parse_energy(const ParseContext& ctx, const YAML::Node& node, EnergySpec& out) {
   if (node.IsNull()) return Status::ok();  // `energy:` alone: the defaults
   auto r = MapReader::open(ctx.source, node, "energy",
                            {"wait", "comm", "cpu", "gpu", "slow_with_slack", "min_frequency", "power_exponent",
-                            "objective"});
+                            "objective", "slowing_decision", "switch_cost_s"});
   if (!r) return r.status();
   OMNI_RETURN_IF_ERROR(read_phase(*r, "wait", true, out.wait));
   OMNI_RETURN_IF_ERROR(read_phase(*r, "comm", true, out.comm));
@@ -169,6 +189,8 @@ Status parse_energy(const ParseContext& ctx, const YAML::Node& node, EnergySpec&
   OMNI_RETURN_IF_ERROR(r->read("min_frequency", out.min_frequency, Range::kOpenUnit));
   OMNI_RETURN_IF_ERROR(r->read("power_exponent", out.power_exponent, Range::kPositive));
   OMNI_RETURN_IF_ERROR(read_objective(*r, out.objective));
+  OMNI_RETURN_IF_ERROR(read_slowing_decision(*r, out.slowing_decision));
+  OMNI_RETURN_IF_ERROR(r->read("switch_cost_s", out.switch_cost_s, Range::kNonNegative));
   if (out.objective && out.slow_with_slack) {
     return r->error("objective", "chooses every worker's frequency each step: give it or slow_with_slack, not both");
   }

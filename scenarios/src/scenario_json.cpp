@@ -201,6 +201,10 @@ Json energy_json(const EnergySpec& e) {
     const bool within_energy = e.objective->kind == EnergyObjective::Kind::kEnergyWithin;
     energy["objective"] = Json{{within_energy ? "energy_within" : "time_within", e.objective->percent}};
   }
+  if (e.slowing_decision != SlowingDecision::kOracle) {  // the default is left out: older manifests stay as they were
+    energy["slowing_decision"] = slowing_decision_name(e.slowing_decision);
+    energy["switch_cost_s"] = e.switch_cost_s;
+  }
   return energy;
 }
 

@@ -76,7 +76,13 @@ void BspDriver::start() {
   analytic_ = !per_worker_ && analytic_compute_applies(ctx_.scenario);
   OMNI_CHECK(analytic_ || !ctx_.platform.workers.empty(), "BspDriver: SimGrid activities need the workers' hosts");
   if (ctx_.links != nullptr) collective_.set_link_energy(ctx_.links);
-  objective_ = ctx_.recorder.energy_meter() != nullptr && ctx_.recorder.energy_meter()->spec().objective;
+  if (const run::EnergyMeter* meter = ctx_.recorder.energy_meter(); meter != nullptr && meter->has_figures()) {
+    const scenarios::EnergySpec& spec = meter->spec();
+    previous_ = spec.slowing_decision == scenarios::SlowingDecision::kPrevious &&
+                (spec.objective.has_value() || spec.slow_with_slack);
+    objective_ = spec.objective.has_value() || previous_;
+    if (previous_) predictor_.emplace(slots_.size()), last_level_.assign(slots_.size(), -1.0);
+  }
   if (analytic_) read_peak_speeds();
   if (per_worker_) {
     start_ = sg4::Barrier::create(n + 1);
@@ -283,15 +289,86 @@ Seconds BspDriver::slow_step(Seconds step_start_s) {
     workers.push_back(w);
     chosen.push_back(k);
   }
+  if (previous_) {
+    slowed_end_s_ = std::max(end, slow_step_on_previous(step_start_s, workers, chosen, other_w));
+    return slowed_end_s_;
+  }
   const run::StepFrequencies f = run::choose_step_frequencies(workers, other_w, meter.spec());
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     Slot& s = slots_[chosen[i]];
-    if (!(f.frequency[i] < 1.0)) continue;
+    if (!(f.frequency[i] < 1.0) && f.state[i] < 0) continue;
     s.frequency = f.frequency[i];
+    s.state = f.state[i];
     s.compute_end_s = step_start_s + s.compute_s / s.frequency;
     end = std::max(end, s.compute_end_s);
   }
   slowed_end_s_ = end;
+  return end;
+}
+
+namespace {
+
+// Hysteresis of a decision on earlier steps: a worker keeps its last state where the new one is the next state on
+// either side (the law's grid step, or the next measured state), so that noise does not switch it back and forth and
+// pay the switch each time; the guard of decide_step covers the one step. `last` is PowerState::level, the law's
+// factor, or -1 (full speed).
+void keep_adjacent_state(const run::StepWorker& w, double last, int& state, double& frequency, double& level) {
+  if (level == last) return;
+  if (w.states.empty()) {
+    const double last_f = last < 0.0 ? 1.0 : last;
+    if (std::abs(last_f - frequency) <= run::kLawStateStep * (1.0 + 1e-9)) frequency = last_f, level = last;
+    return;
+  }
+  // Measured states, fastest first: full speed is position 0, states[i] position i + 1.
+  int last_at = last < 0.0 ? 0 : -1;
+  for (std::size_t i = 0; i < w.states.size() && last_at < 0; ++i) {
+    if (w.states[i].level == last) last_at = static_cast<int>(i) + 1;
+  }
+  if (last_at >= 0 && std::abs((state + 1) - last_at) == 1) {
+    state = last_at - 1, level = last;
+    frequency = state < 0 ? 1.0 : 1.0 / w.states[static_cast<std::size_t>(state)].slowdown;
+  }
+}
+
+}  // namespace
+
+Seconds BspDriver::slow_step_on_previous(Seconds step_start_s, const std::vector<run::StepWorker>& workers,
+                                         const std::vector<WorkerId>& chosen, double other_w) {
+  const scenarios::EnergySpec& spec = ctx_.recorder.energy_meter()->spec();
+  std::vector<run::StepWorker> predicted = workers;
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    const WorkerId k = chosen[i];
+    predicted[i].compute_s =
+        predictor_->has(k) ? predictor_->predict(k, static_cast<double>(slots_[k].batch)) : 0.0;
+    predicted[i].spread = predictor_->has(k) ? predictor_->spread(k) : 0.0;
+  }
+  const run::StepFrequencies d = run::decide_step(predicted, other_w, spec);
+  // What the oracle's choice would have given: the phase on this step's own times (the slack rule never stretches).
+  Seconds oracle_end = step_start_s, end = step_start_s;
+  for (const run::StepWorker& w : workers) oracle_end = std::max(oracle_end, step_start_s + w.compute_s);
+  if (spec.objective) oracle_end = step_start_s + run::choose_step_frequencies(workers, other_w, spec).compute_phase_s;
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    const WorkerId k = chosen[i];
+    Slot& s = slots_[k];
+    int state = d.state[i];
+    double frequency = d.frequency[i];
+    double level = state >= 0 ? workers[i].states[static_cast<std::size_t>(state)].level
+                   : frequency < 1.0 ? frequency
+                                     : -1.0;
+    keep_adjacent_state(workers[i], last_level_[k], state, frequency, level);
+    if (level != last_level_[k]) {
+      s.switch_s = spec.switch_cost_s;
+      last_level_[k] = level;
+      ++switches_;
+      switch_s_ += s.switch_s;
+    }
+    s.frequency = frequency;
+    s.state = state;
+    s.compute_end_s = step_start_s + s.compute_s / s.frequency + s.switch_s;
+    end = std::max(end, s.compute_end_s);
+    predictor_->observe(k, static_cast<double>(s.batch), s.compute_s);
+  }
+  misprediction_s_ += std::max(0.0, end - oracle_end);
   return end;
 }
 
@@ -320,6 +397,8 @@ std::size_t BspDriver::prepare_step() {
     s.participating = s.batch > 0 && !ctx_.availability.is_down(k);
     s.aborted = false;
     s.frequency = 1.0;
+    s.state = -1;
+    s.switch_s = 0.0;
     s.compute_s = s.compute_end_s = s.comm_start_s = s.comm_end_s = 0.0;
     if (s.participating) participants.push_back(k);
   }
@@ -367,8 +446,11 @@ void BspDriver::close_step(Seconds step_start_s) {
     r.step = step_;
     r.epoch = progress_.epoch();
     r.start_s = step_start_s;
-    r.compute_s = s.frequency < 1.0 ? s.compute_end_s - step_start_s : s.compute_s;
+    const bool slowed = s.frequency < 1.0 || s.state >= 0 || s.switch_s > 0.0;
+    r.compute_s = slowed ? s.compute_end_s - step_start_s : s.compute_s;
     r.frequency = s.frequency;
+    r.power_state = s.state;
+    r.switch_s = s.switch_s;
     r.comm_s = s.comm_end_s - s.comm_start_s;
     r.wait_s = (s.comm_start_s - s.compute_end_s) + (t - s.comm_end_s);
     r.batch = s.aborted ? 0 : s.batch;  // an aborted iteration processed nothing
@@ -443,6 +525,13 @@ run::RunSummary BspDriver::summary() const {
   s.epoch_time_s = progress_.epoch_time_s();
   s.extra["samples"] = static_cast<double>(progress_.samples());
   collective_.add_summary(s);
+  if (previous_) {
+    // slowing_decision previous: the time its decisions lost against the oracle's (switches included), and the
+    // switches (docs/energy.md, "Slowing as it would run").
+    s.extra["slowing_misprediction_s"] = misprediction_s_;
+    s.extra["slowing_switches"] = static_cast<double>(switches_);
+    s.extra["slowing_switch_s"] = switch_s_;
+  }
   return s;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "collective_step.h"
 #include "omnilearn/base/status.h"
 #include "omnilearn/run/run_writer.h"
+#include "omnilearn/run/step_frequency.h"
 #include "run_context.h"
 #include "training_progress.h"
 
@@ -56,6 +58,8 @@ class BspDriver {
     Seconds cancel_s = 0.0;   // when on_availability cancelled `exec` (the steppers' activity path)
     Seconds compute_s = 0.0;  // this step's at full speed, written by the worker before the compute barrier
     double frequency = 1.0;   // energy.objective: the factor it computed at (slow_step)
+    int state = -1;           // the measured slowing state it computed in (slow_step), -1: full speed or the law
+    Seconds switch_s = 0.0;   // slowing_decision previous: the switch cost it paid this step
     Seconds compute_end_s = 0.0, comm_start_s = 0.0, comm_end_s = 0.0;
   };
 
@@ -81,11 +85,18 @@ class BspDriver {
   // Worker k went down mid-step: its iteration is lost (its all-reduce ends at once).
   void lose(WorkerId k);
   void close_step(Seconds step_start_s);
-  // energy.objective, once everyone has computed: this step's frequency factors (run/step_frequency.h) from the
-  // compute times at full speed and the meter's power figures; each participant's computation then ends at
-  // step start + compute / factor. Returns when the last ends (no earlier than now). The first caller of a step
-  // decides; the others get the same end. A change of availability during the stretch does not cancel anything.
+  // energy.objective, or any slowing decided on earlier steps (slowing_decision previous), once everyone has
+  // computed: this step's frequency factors or measured states (run/step_frequency.h) from the meter's power figures
+  // and the compute times at full speed (oracle: this step's; previous: predicted from the steps before, with the
+  // switch cost where a worker's state changes and the time lost against the oracle's choice counted); each
+  // participant's computation then ends at step start + compute / factor (+ its switch). Returns when the last ends
+  // (no earlier than now). The first caller of a step decides; the others get the same end. A change of
+  // availability during the stretch does not cancel anything.
   Seconds slow_step(Seconds step_start_s);
+  // slow_step's decision on earlier steps' times: applies it to the participants `chosen` (true times in `workers`)
+  // and returns the compute phase's end.
+  Seconds slow_step_on_previous(Seconds step_start_s, const std::vector<run::StepWorker>& workers,
+                                const std::vector<WorkerId>& chosen, double other_w);
   // The run's stop condition: the progress's, or (virtual-time training) the target or time budget.
   bool finished() { return progress_.done() || (ctx_.training != nullptr && ctx_.training->done()); }
   void fail(const Status& status);
@@ -100,7 +111,13 @@ class BspDriver {
   simgrid::s4u::BarrierPtr end_;      // all workers + coordinator: the step's all-reduce is complete
   simgrid::s4u::BarrierPtr compute_;  // this step's participants: everyone has computed
   std::int64_t step_ = 0;
-  bool objective_ = false;           // energy.objective applies (BSP with power figures)
+  bool objective_ = false;           // the driver slows steps: energy.objective, or slowing decided on earlier steps
+  bool previous_ = false;            // slowing_decision previous
+  std::optional<run::StepTimePredictor> predictor_;
+  std::vector<double> last_level_;   // previous: each worker's state in its last step (PowerState::level, the law's
+                                     // factor; -1 full speed)
+  Seconds misprediction_s_ = 0.0, switch_s_ = 0.0;
+  std::int64_t switches_ = 0;
   std::int64_t slowed_step_ = -1;    // the step slow_step decided last, and its end
   Seconds slowed_end_s_ = 0.0;
   bool done_ = false;

@@ -37,6 +37,7 @@ std::vector<run::HostWattage> host_wattages(const scenarios::ClusterSpec& cluste
     w.off = property(h->get_property("wattage_off"));
     w.pstate = static_cast<int>(h->get_pstate());
     w.pstates = static_cast<int>(h->get_pstate_count());
+    for (unsigned long i = 0; i < h->get_pstate_count(); ++i) w.speeds.push_back(h->get_pstate_speed(i));
     w.workers = workers[h];
     out.push_back(std::move(w));
   }

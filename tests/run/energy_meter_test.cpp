@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 
+#include "omnilearn/run/jobs_run_setup.h"
 #include "omnilearn/run/run_recorder.h"
 #include "omnilearn/scenarios/scenario_parser.h"
 #include "temp_dir.h"
@@ -26,14 +28,14 @@ IterationRecord row(WorkerId k, double start, double compute, double wait, doubl
 WorkerPower cpu(double cores, double idle, double busy, double off = 0.0) {
   scenarios::DevicePower d;
   d.idle_w = idle, d.busy_w = busy, d.off_w = off;
-  return WorkerPower{d, cores, false};
+  return WorkerPower{d, cores, false, {}, {}, {}};
 }
 
 WorkerPower v100() {
   scenarios::DevicePower d;
   d.idle_w = 25.0;
   d.busy_by_batch = {{8.0, 39.0}, {1024.0, 188.0}};
-  return WorkerPower{d, 1.0, true};
+  return WorkerPower{d, 1.0, true, {}, {}, {}};
 }
 
 scenarios::EnergySpec spec(scenarios::PhasePowerMode wait, double watts = 0.0) {
@@ -318,6 +320,116 @@ TEST(EnergyMeter, GpuFiguresFromTheMeasuredTable) {
                    "min_batch: 4")
                 .find("policy.min_batch"),
             std::string::npos);
+}
+
+// A GPU whose figures come from the measured table slows in the table's limits only: its states at batch 64 are the
+// measured limits below 250 W, each the time ratio to 250 W and the measured power; slow_with_slack charges the
+// least-energy one that fits the slack, no f^alpha, and the sources say so (no alpha band: no law was used).
+TEST(EnergyMeter, GpuSlowingUsesTheMeasuredLimitsOnly) {
+  scenarios::Scenario s = parse(std::string(kGpuNode) +
+                                "energy: {wait: idle, slow_with_slack: true, gpu: {table: {kind: v100, workload: "
+                                "imagenet/resnet50/adadelta, power_limit: 250}}}\n");
+  auto table = traces::read_gpu_power_table(shipped_device_table("zeus-power.csv"));
+  ASSERT_TRUE(table.is_ok()) << table.status().message();
+  auto workers = worker_power(s);
+  ASSERT_TRUE(workers.is_ok()) << workers.status().message();
+  const std::vector<PowerState> states = (*workers)[0].states(64.0);
+  const std::string w = "imagenet/resnet50/adadelta";
+  const auto full = table->figure("v100", w, 64, 250.0);
+  ASSERT_TRUE(full.is_ok());
+  std::vector<double> limits;
+  for (const PowerState& st : states) {
+    limits.push_back(st.level);
+    const auto f = table->figure("v100", w, 64, st.level);
+    ASSERT_TRUE(f.is_ok());
+    EXPECT_EQ(f->source, traces::GpuFigureSource::kMeasured);
+    EXPECT_DOUBLE_EQ(st.slowdown, f->time_per_epoch_s / full->time_per_epoch_s);
+    EXPECT_DOUBLE_EQ(st.busy_w, f->average_power_w);
+  }
+  std::sort(limits.begin(), limits.end());
+  EXPECT_EQ(limits, (std::vector<double>{100, 125, 150, 175, 200, 225}));
+
+  EnergyMeter m = EnergyMeter::for_scenario(s);
+  ASSERT_TRUE(m.has_figures());
+  const double compute = 1.0, wait = 1.0;  // room for any state up to 2x
+  m.iteration(row(0, 0.0, compute, wait, 0.0, 64));
+  const EnergySummary e = m.summary(2.0, std::nullopt, std::nullopt);
+  const double idle = 34.75158532315594;
+  double least = compute * full->average_power_w + wait * idle;
+  std::size_t chosen = states.size();
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    if (compute * states[i].slowdown > compute + wait) continue;
+    const double j = compute * states[i].slowdown * states[i].busy_w + (compute + wait - compute * states[i].slowdown) * idle;
+    if (j < least) least = j, chosen = i;
+  }
+  ASSERT_LT(chosen, states.size());
+  EXPECT_NEAR(e.compute_j, compute * states[chosen].slowdown * states[chosen].busy_w, 1e-9);
+  EXPECT_NEAR(e.joules, least, 1e-9);
+  EXPECT_TRUE(e.alpha_band.empty());
+  ASSERT_EQ(e.sources.back().first, "slowing");
+  EXPECT_EQ(e.sources.back().second.rfind("measured table (v100 imagenet/resnet50/adadelta", 0), 0u)
+      << e.sources.back().second;
+}
+
+// A platform host's slower pstates are a CPU worker's states: the speed ratio and the pstate's busy watts, shared.
+TEST(EnergyMeter, HostPstatesAreStates) {
+  HostWattage h{"alpha", "10:100, 8:60, 5:7:30", "", /*pstate=*/0, /*pstates=*/3, /*workers=*/2, {4e9, 2e9, 1e9}};
+  const std::vector<PowerState> states = host_pstate_states(h);
+  ASSERT_EQ(states.size(), 2u);
+  EXPECT_DOUBLE_EQ(states[0].slowdown, 2.0);
+  EXPECT_DOUBLE_EQ(states[0].busy_w, 30.0);
+  EXPECT_DOUBLE_EQ(states[0].level, 1.0);
+  EXPECT_DOUBLE_EQ(states[1].slowdown, 4.0);
+  EXPECT_DOUBLE_EQ(states[1].busy_w, 15.0);
+  h.speeds.clear();  // no per-pstate speeds: no states (the law)
+  EXPECT_TRUE(host_pstate_states(h).empty());
+}
+
+// The law's alpha band: f = 3/4 over 3 s of compute and 1 s of slack at 1 W idle and waiting, 9 W busy. The same
+// factor under f^1, f^2, f^3: 4 s at 1 + 8 f^a; the unslowed phase is 3 s at 9 W then 1 s at 1 W (28 J).
+TEST(EnergyMeter, AlphaBandReportsTheSavingUnderEachExponent) {
+  scenarios::EnergySpec sp = spec(scenarios::PhasePowerMode::kIdle);
+  sp.slow_with_slack = true;
+  EnergyMeter m(sp, {cpu(1, 1.0, 9.0)});
+  m.iteration(row(0, 0.0, 3.0, 1.0, 0.0));
+  const EnergySummary e = m.summary(4.0, std::nullopt, std::nullopt);
+  ASSERT_EQ(e.alpha_band.size(), 3u);
+  for (int a = 1; a <= 3; ++a) {
+    const double j = 4.0 * (1.0 + 8.0 * std::pow(0.75, a));
+    EXPECT_DOUBLE_EQ(e.alpha_band[a - 1].alpha, a);
+    EXPECT_NEAR(e.alpha_band[a - 1].joules, j, 1e-12);
+    EXPECT_NEAR(e.alpha_band[a - 1].saving_pct, 100.0 * (28.0 - j) / 28.0, 1e-9);
+  }
+  EXPECT_NEAR(e.alpha_band[2].joules, e.joules, 1e-12);  // the chosen exponent's is the run's
+  // Under a linear law with waiting at idle power, slowing saves nothing: 4 x (1 + 8 x 3/4) = 28 J, the unslowed.
+  EXPECT_NEAR(e.alpha_band[0].saving_pct, 0.0, 1e-9);
+  EXPECT_GT(e.alpha_band[2].saving_pct, e.alpha_band[1].saving_pct);
+  EXPECT_EQ(e.sources.back().second.rfind("assumed law", 0), 0u);
+}
+
+// A record the driver slowed into a measured state with a switch: charged at the state's power over its compute
+// (the switch inside it); the decision name is in the block.
+TEST(EnergyMeter, DriverStatesAndSwitchesAreCharged) {
+  scenarios::Scenario s = parse(std::string(kGpuNode) +
+                                "energy: {wait: idle, slow_with_slack: true, slowing_decision: previous, "
+                                "switch_cost_s: 0.02, gpu: {table: {kind: v100, workload: imagenet/resnet50/adadelta, "
+                                "power_limit: 250}}}\n");
+  EXPECT_EQ(s.energy->slowing_decision, scenarios::SlowingDecision::kPrevious);
+  EXPECT_DOUBLE_EQ(s.energy->switch_cost_s, 0.02);
+  EnergyMeter m = EnergyMeter::for_scenario(s);
+  auto workers = worker_power(s);
+  ASSERT_TRUE(workers.is_ok());
+  const std::vector<PowerState> states = (*workers)[0].states(64.0);
+  ASSERT_FALSE(states.empty());
+  IterationRecord r = row(0, 0.0, 1.0 * states[0].slowdown + 0.02, 0.5, 0.0, 64);
+  r.frequency = 1.0 / states[0].slowdown, r.power_state = 0, r.switch_s = 0.02;
+  m.iteration(r);
+  const EnergySummary e = m.summary(r.compute_s + 0.5, std::nullopt, std::nullopt);
+  EXPECT_NEAR(e.compute_j, r.compute_s * states[0].busy_w, 1e-9);
+  EXPECT_EQ(e.slowing_decision, "previous");
+  auto bad = scenarios::parse_scenario(std::string(kGpuNode) + "energy: {slowing_decision: later}\n", "e.yaml");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.status().message().find("slowing_decision"), std::string::npos) << bad.status().message();
 }
 
 TEST(EnergyMeter, ParseErrors) {

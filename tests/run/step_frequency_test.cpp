@@ -20,7 +20,7 @@ scenarios::EnergySpec model(Kind kind, double percent, double min_frequency = 0.
 }
 
 StepWorker worker(Seconds compute, double idle, double busy, double wait) {
-  return StepWorker{compute, idle, busy, wait};
+  return StepWorker{compute, idle, busy, wait, {}};
 }
 
 TEST(StepFrequency, SlackFrequencyArrivesWithTheSlowestAboveTheFloor) {
@@ -112,11 +112,94 @@ TEST(StepFrequency, PowerOutsideTheStepMakesStretchingCostly) {
 TEST(StepFrequency, MeterChargesTheRecordsFactor) {
   scenarios::DevicePower d;
   d.idle_w = 10.0, d.busy_w = 90.0;
-  EnergyMeter m(scenarios::EnergySpec{}, {WorkerPower{d, 1.0, false}});
+  EnergyMeter m(scenarios::EnergySpec{}, {WorkerPower{d, 1.0, false, {}, {}, {}}});
   IterationRecord r;
   r.worker = 0, r.compute_s = 2.0, r.batch = 8, r.frequency = 0.5;
   m.iteration(r);
   EXPECT_DOUBLE_EQ(m.summary(2.0, std::nullopt, std::nullopt).compute_j, 2.0 * (10.0 + 80.0 * 0.125));
+}
+
+// Measured states: two GPUs, 0 W waiting; the fast one (1 s) has a state 1.5x slower at 40 W (60 J against 100 J at
+// full speed), the slow one (2 s) none. With 0% more time the fast one takes its state (1.5 s <= 2 s): a measured
+// state, never a law factor between.
+TEST(StepFrequency, MeasuredStatesOnlyAmongTheirOwnEnds) {
+  StepWorker fast = worker(1.0, 10, 100, 0), slow = worker(2.0, 10, 100, 0);
+  fast.states = {PowerState{1.5, 40.0, 150.0}, PowerState{3.0, 30.0, 100.0}};
+  slow.states = {PowerState{1.2, 90.0, 150.0}};
+  const StepFrequencies f = choose_step_frequencies({fast, slow}, 0.0, model(Kind::kTimeWithin, 0));
+  EXPECT_DOUBLE_EQ(f.compute_phase_s, 2.0);
+  EXPECT_EQ(f.state, (std::vector<int>{0, -1}));
+  EXPECT_DOUBLE_EQ(f.frequency[0], 1.0 / 1.5);
+  EXPECT_DOUBLE_EQ(f.frequency[1], 1.0);
+  EXPECT_DOUBLE_EQ(f.energy_j, 1.5 * 40.0 + 2.0 * 100.0);
+  // Within 50% the phase may reach 3 s; the candidates are the states' ends from 2 s (2, 2.4, 3). Every one costs
+  // 260 J: the fast one keeps its 1.5x state (its 3x one is 90 J), the slow one full speed (its 1.2x one is 216 J
+  // against 200 J). A tie keeps the shortest.
+  const StepFrequencies g = choose_step_frequencies({fast, slow}, 0.0, model(Kind::kTimeWithin, 50));
+  EXPECT_EQ(g.state, (std::vector<int>{0, -1}));
+  EXPECT_DOUBLE_EQ(g.compute_phase_s, 2.0);
+  // slow_with_slack in states: the least-energy state that ends within the slack; none fits 0.2 s of slack.
+  EXPECT_EQ(slack_state(fast, 1.0), 0);
+  EXPECT_EQ(slack_state(fast, 0.2), -1);
+  EXPECT_EQ(slack_state(fast, 0.0), -1);
+}
+
+// The previous-step rule: step s's decision reads only the times of steps before s. Changing step s's own time
+// leaves its decision unchanged; changing step s-1's changes it.
+TEST(StepFrequency, PreviousStepRuleReadsOnlyEarlierSteps) {
+  scenarios::EnergySpec m;
+  m.slow_with_slack = true;
+  m.slowing_decision = scenarios::SlowingDecision::kPrevious;
+  const auto decisions = [&](const std::vector<std::vector<double>>& times) {
+    StepTimePredictor p(2);
+    std::vector<std::vector<double>> out;
+    for (const std::vector<double>& step : times) {
+      std::vector<StepWorker> predicted;
+      for (std::size_t k = 0; k < step.size(); ++k) {
+        predicted.push_back(worker(p.has(k) ? p.predict(k, 10.0) : 0.0, 10, 100, 10));
+      }
+      out.push_back(decide_step(predicted, 0.0, m).frequency);
+      for (std::size_t k = 0; k < step.size(); ++k) p.observe(k, 10.0, step[k]);
+    }
+    return out;
+  };
+  const auto base = decisions({{1.0, 2.0}, {1.0, 2.0}, {1.0, 2.0}});
+  EXPECT_EQ(base[0], (std::vector<double>{1.0, 1.0}));  // nothing measured yet: full speed
+  EXPECT_EQ(base[1], (std::vector<double>{0.5, 1.0}));  // 1 s against 2 s: half speed
+  EXPECT_EQ(decisions({{1.0, 2.0}, {1.0, 2.0}, {1.6, 2.0}}), base);  // the current step's time changed
+  EXPECT_NE(decisions({{1.0, 2.0}, {1.6, 2.0}, {1.0, 2.0}})[2], base[2]);  // the previous one's
+  // The law decided on earlier steps is a discrete state: its factor rounded up to the 5% grid.
+  const auto odd = decisions({{1.3, 2.0}, {1.3, 2.0}});
+  EXPECT_NEAR(odd[1][0], 0.65, 1e-12);
+  EXPECT_NEAR(law_state(0.61, 0.5), 0.65, 1e-12);
+  EXPECT_DOUBLE_EQ(law_state(0.3, 0.5), 0.5);
+  EXPECT_NEAR(law_state(0.65, 0.5), 0.65, 1e-12);
+}
+
+// The predictor: seconds per sample, weighted 0.3 on the newest, times the batch now; the spread of its relative
+// errors likewise.
+TEST(StepFrequency, PredictorWeightsTheNewestStepAndScalesByTheBatch) {
+  StepTimePredictor p(1);
+  EXPECT_FALSE(p.has(0));
+  p.observe(0, 10.0, 1.0);
+  EXPECT_DOUBLE_EQ(p.predict(0, 20.0), 2.0);
+  EXPECT_DOUBLE_EQ(p.spread(0), 0.0);
+  p.observe(0, 10.0, 2.0);  // twice the prediction: a relative error of 1
+  EXPECT_NEAR(p.predict(0, 10.0), 1.3, 1e-12);
+  EXPECT_NEAR(p.spread(0), std::sqrt(0.3), 1e-12);
+}
+
+// The guard: with a spread of 10% on both, the worker with slack decides as if it computed 1.2 x sqrt(0.02) longer:
+// 1.170 s against the slowest's 2 s, f = 0.585, the state 0.6 (0.5 without spread).
+TEST(StepFrequency, DecisionsOnPredictionsKeepAGuardForTheirSpread) {
+  scenarios::EnergySpec m;
+  m.slow_with_slack = true;
+  StepWorker fast = worker(1.0, 10, 100, 10), slow = worker(2.0, 10, 100, 10);
+  EXPECT_DOUBLE_EQ(decide_step({fast, slow}, 0.0, m).frequency[0], 0.5);
+  fast.spread = slow.spread = 0.1;
+  const StepFrequencies f = decide_step({fast, slow}, 0.0, m);
+  EXPECT_NEAR(f.frequency[0], 0.6, 1e-12);
+  EXPECT_DOUBLE_EQ(f.frequency[1], 1.0);
 }
 
 }  // namespace
@@ -128,7 +211,7 @@ namespace {
 // A platform file's host figures (SimGrid's wattage_per_state): the power state's idle and last (all cores) value,
 // shared among the host's workers; malformed properties are errors naming the host and the property.
 TEST(HostWattage, PowerStateFiguresAndErrors) {
-  HostWattage h{"alpha", "10:100, 5:7:50", "2", /*pstate=*/1, /*pstates=*/2, /*workers=*/2};
+  HostWattage h{"alpha", "10:100, 5:7:50", "2", /*pstate=*/1, /*pstates=*/2, /*workers=*/2, {}};
   auto d = host_wattage_power(h);
   ASSERT_TRUE(d.is_ok()) << d.status().message();
   EXPECT_DOUBLE_EQ(*d->idle_w, 2.5);

@@ -25,7 +25,7 @@ double meter_busy_joules(double idle_w, double busy_w, double seconds, double fr
   scenarios::EnergySpec spec;
   scenarios::DevicePower d;
   d.idle_w = idle_w, d.busy_w = busy_w;
-  EnergyMeter m(spec, {WorkerPower{d, 1.0, false}});
+  EnergyMeter m(spec, {WorkerPower{d, 1.0, false, {}, {}, {}}});
   if (fraction < 1.0) m.availability(0, fraction, 0.0);
   IterationRecord r;
   r.compute_s = seconds, r.batch = 32;

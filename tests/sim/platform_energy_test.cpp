@@ -191,5 +191,86 @@ TEST(PlatformEnergy, TheObjectiveStretchesEachStepWithinItsBound) {
   EXPECT_EQ(testing::read_text(coordinated + "/iterations.csv"), testing::read_text(slowed + "/iterations.csv"));
 }
 
+// A host whose pstates are slower than its own is slowed into them: host a (1 Gflop/s in pstate 0, 500 Mflop/s in
+// pstate 1 at 50 W busy) computes half as long as host b (500 Mflop/s), so slow_with_slack puts it in pstate 1, which
+// ends with b: 2 x its time at 50 W (100 W-units) against its time at 100 W plus as long waiting at 10 W. The source
+// says platform pstates (b's, the law: it is the slowest and never slows); no law is used, so no alpha band.
+TEST(PlatformEnergy, SlowerPstatesAreSlowingStates) {
+  const std::string dir = testing::test_dir("pstates");
+  std::filesystem::create_directories(dir);
+  const std::string platform = dir + "/pstates.xml";
+  std::ofstream(platform) << R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Floyd">
+    <host id="a" speed="1Gf,500Mf" pstate="0"><prop id="wattage_per_state" value="10:100, 5:50"/></host>
+    <host id="b" speed="500Mf"><prop id="wattage_per_state" value="10:100"/></host>
+    <host id="ps" speed="1Gf"/>
+    <router id="switch"/>
+    <link id="la" bandwidth="1GBps" latency="1us"/>
+    <link id="lb" bandwidth="1GBps" latency="1us"/>
+    <link id="lps" bandwidth="1GBps" latency="1us"/>
+    <route src="a" dst="switch"><link_ctn id="la"/></route>
+    <route src="b" dst="switch"><link_ctn id="lb"/></route>
+    <route src="ps" dst="switch"><link_ctn id="lps"/></route>
+  </zone>
+</platform>
+)";
+  const std::string out = dir + "/run";
+  ASSERT_EQ(testing::run_in_child(platform_scenario(platform, "{wait: idle, slow_with_slack: true}"), out), "");
+  const std::string summary = testing::read_text(out + "/summary.json");
+  EXPECT_NE(summary.find("platform pstates (host 'a'"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("\"alpha_band\""), std::string::npos);  // b, under the law, is never slowed
+  const auto rows = testing::read_csv(out + "/energy.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  // Worker a computes in pstate 1 throughout: its compute joules are 50 W x its compute seconds.
+  EXPECT_NEAR(number(rows[0], "compute_j"), 50.0 * number(rows[0], "compute_s"), 1e-6 * number(rows[0], "compute_j"));
+  EXPECT_GT(number(rows[0], "compute_s"), 0.0);
+}
+
+// slowing_decision previous with uniform batches and no noise: step 0 runs at full speed (nothing measured yet); from
+// step 1 the workers with slack compute slower, in the law's 5% states, decided on step 0's times. A worker pays the
+// switch cost once, in the step its state changes: step 1's computation is the later steps' plus 0.01 s. Without
+// noise the only time lost against the oracle's choice is those switches.
+TEST(PlatformEnergy, PreviousDecisionPaysEachSwitchOnce) {
+  scenarios::Scenario s = testing::four_worker_scenario({6, 6, 4, 32}, "uniform");
+  s.energy.emplace();
+  s.energy->wait = {scenarios::PhasePowerMode::kIdle, 0.0};
+  s.energy->cpu.idle_w = 0.5, s.energy->cpu.busy_w = 2.0;
+  s.energy->slow_with_slack = true;
+  const std::string oracle = testing::test_dir("oracle");
+  ASSERT_EQ(testing::run_in_child(s, oracle), "");
+  s.energy->slowing_decision = scenarios::SlowingDecision::kPrevious;
+  const std::string previous = testing::test_dir("previous");
+  ASSERT_EQ(testing::run_in_child(s, previous), "");
+  std::map<std::string, std::map<std::string, double>> compute;  // worker -> step -> compute_s
+  for (const auto& r : testing::read_csv(previous + "/iterations.csv")) compute[r.at("worker")][r.at("step")] = number(r, "compute_s");
+  const auto plain = testing::read_csv(oracle + "/iterations.csv");
+  std::map<std::string, std::map<std::string, double>> full;
+  for (const auto& r : plain) full[r.at("worker")][r.at("step")] = number(r, "compute_s");
+  int slowed = 0;
+  for (const auto& [worker, steps] : compute) {
+    ASSERT_GT(steps.size(), 3u);
+    EXPECT_DOUBLE_EQ(steps.at("0"), full.at(worker).at("0")) << "worker " << worker;
+    if (steps.at("2") > full.at(worker).at("2") * (1.0 + 1e-9)) {
+      ++slowed;
+      EXPECT_NEAR(steps.at("1") - steps.at("2"), 0.01, 1e-9) << "worker " << worker;
+      for (const auto& [step, t] : steps) {
+        // (A step at another batch, the epoch's last, computes another time.)
+        if (step == "0" || step == "1" || full.at(worker).at(step) != full.at(worker).at("2")) continue;
+        EXPECT_NEAR(t, steps.at("2"), 1e-9 * t) << "worker " << worker << " step " << step;
+      }
+    }
+  }
+  EXPECT_EQ(slowed, 3);  // all but the slowest
+  EXPECT_DOUBLE_EQ(testing::summary_number(previous, "slowing_switches"), 3.0);
+  EXPECT_NEAR(testing::summary_number(previous, "slowing_switch_s"), 0.03, 1e-12);
+  const double lost = testing::summary_number(previous, "slowing_misprediction_s");
+  EXPECT_GE(lost, 0.0);
+  EXPECT_LE(lost, 0.01 + 1e-9);  // the switches of step 1 overlap: at most one switch's time
+  EXPECT_LT(testing::summary_number(previous, "joules"),
+            testing::summary_number(oracle, "joules") * 1.05);  // it keeps most of the saving
+}
+
 }  // namespace
 }  // namespace omnilearn::sim

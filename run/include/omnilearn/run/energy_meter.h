@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +20,7 @@
 #include "omnilearn/run/records.h"
 #include "omnilearn/run/step_frequency.h"
 #include "omnilearn/scenarios/scenario.h"
+#include "omnilearn/traces/gpu_power_table.h"
 
 namespace omnilearn::run {
 
@@ -30,6 +32,16 @@ struct WorkerPower {
   double idle_w() const { return count * device.idle_w.value_or(0.0); }
   double off_w() const { return count * device.off_w.value_or(0.0); }
   double busy_w(double batch) const { return count * device.busy_at(batch); }
+  // Measured slowing states (step_frequency.h). A GPU whose figures come from the measured table: the table's
+  // limits below its own, at its batch (`table`, with device.table). A CPU on a platform file: its host's slower
+  // pstates (`pstates`). Neither: the assumed law.
+  std::shared_ptr<const traces::GpuPowerTable> table;
+  std::vector<PowerState> pstates;
+  std::string pstates_from;  // the slowing's source label of `pstates`
+  // The states at `batch` (the node's watts), slowest last; empty: the law.
+  std::vector<PowerState> states(double batch) const;
+  // summary.json's energy.sources.slowing label for this worker.
+  std::string slowing_source(double power_exponent) const;
 };
 
 // A worker's host's own power properties as a SimGrid platform file gives them (the host energy plugin's format,
@@ -42,6 +54,7 @@ struct HostWattage {
   int pstate = 0;         // the host's power state, and how many it has
   int pstates = 1;
   int workers = 1;        // workers sharing the host: each gets this share of its figures
+  std::vector<double> speeds;  // flop/s per power state (the host's), empty: not known
 };
 
 // Watts in a platform file's property: a number >= 0, spaces around it allowed.
@@ -51,6 +64,11 @@ std::optional<double> parse_watts(std::string_view text);
 // epsilon is not used) and off, each divided by `workers`. Unset fields where the host has no property. Errors name
 // the host and the property.
 Result<scenarios::DevicePower> host_wattage_power(const HostWattage& host);
+
+// The host's slower power states as measured slowing states of one of its `workers` (per worker, watts shared): each
+// pstate slower than the host's own, its slowdown the speed ratio and its busy power the pstate's last value. Empty
+// without several speeds and a wattage_per_state for each (a malformed property is host_wattage_power's error).
+std::vector<PowerState> host_pstate_states(const HostWattage& host);
 
 // Each worker's figures: the preset's, then its host's own (`hosts`: one per worker, or empty), overridden by the
 // `energy:` section's cpu / gpu fields (the section's defaults when the scenario has none). Errors: not_found for a
@@ -103,8 +121,8 @@ class EnergyMeter {
   const scenarios::EnergySpec& spec() const { return spec_; }
 
   // Worker k's power at `time_s` for a step's frequency choice (step_frequency.h), scaled by its availability then:
-  // computing at `batch` (idle, busy and wait: the `wait` rule), or, with batch 0 (outside the step), what it draws
-  // meanwhile (idle, or off while down) as `idle_w`. Requires has_figures().
+  // computing at `batch` (idle, busy and wait: the `wait` rule; its measured states at that batch), or, with batch 0
+  // (outside the step), what it draws meanwhile (idle, or off while down) as `idle_w`. Requires has_figures().
   StepWorker step_power(WorkerId worker, BatchSize batch, Seconds time_s) const;
 
  private:
@@ -117,8 +135,17 @@ class EnergyMeter {
   std::vector<std::pair<std::string, std::string>> sources() const;
   // Worker k's energy over [0, time_s]: its recorded phases, and idle (off while down) power for the rest.
   WorkerEnergy settled(std::size_t k, Seconds time_s) const;
-  // Charges [start, start + duration) at `power_w` (the whole node's) under the worker's availability.
-  double charge(Worker& w, std::size_t k, Seconds start, Seconds duration, double power_w);
+  // Charges [start, start + duration) at `power_w` (the whole node's) under the worker's availability; `count_down`
+  // false: a what-if charge that leaves the worker's down time alone.
+  double charge(Worker& w, std::size_t k, Seconds start, Seconds duration, double power_w, bool count_down = true);
+  // A slowed compute phase of worker k from `start`: `compute_s` long (full speed: `full_s` of it), charged
+  // `charged_j`; adds to the α band's and the saving's sums. `frequency` < 1 and `state` -1: the law's factor.
+  void slowing_what_ifs(Worker& w, std::size_t k, double batch, Seconds start, Seconds compute_s, Seconds full_s,
+                        double frequency, int state, double charged_j, double wait_power);
+  // Worker k's compute power in a slowed phase: its measured state's, or the law's at `frequency` and `exponent`,
+  // under its busy fraction (set_busy_fraction).
+  double slowed_power(std::size_t k, double batch, double frequency, int state, double exponent) const;
+  const std::vector<PowerState>& states_at(WorkerId worker, double batch) const;
 
   scenarios::EnergySpec spec_;
   std::vector<WorkerPower> power_;
@@ -127,6 +154,12 @@ class EnergyMeter {
   std::string reason_;
   std::function<double(Seconds)> links_at_;               // set_links; empty: no link figures
   std::vector<std::pair<Seconds, double>> evaluations_;  // (time, evaluation()'s joules)
+  // The slowing's what-ifs over the slowed records: their compute joules at α = 1, 2, 3 (law records; measured-state
+  // records at their measured power in all three), at the chosen α, and without slowing (busy, then waiting).
+  double band_j_[3] = {0.0, 0.0, 0.0};
+  double slowed_j_ = 0.0, unslowed_j_ = 0.0;
+  bool law_slowed_ = false;
+  mutable std::vector<std::pair<double, std::vector<PowerState>>> state_cache_;  // per worker: (batch, its states)
 };
 
 // energy.csv's text: one row per worker (testbed runs modelled from CPU time: their own columns).

@@ -28,6 +28,8 @@ struct IterationRecord {
   std::optional<double> accuracy;
   std::optional<std::int64_t> staleness;  // ASP: updates applied since this worker pulled
   double frequency = 1.0;  // energy.objective: the factor it computed at (compute_s is then the slowed time)
+  int power_state = -1;    // the measured slowing state it computed in (step_frequency.h), -1: full speed or the law
+  Seconds switch_s = 0.0;  // slowing_decision previous: the state switch's cost, inside compute_s
 };
 
 // One controller decision (every call that consulted the policy). plans.csv is long: one row per worker.
@@ -84,6 +86,13 @@ struct EnergySummary {
   bool slow_with_slack = false;
   std::optional<double> links_j;  // a platform file's links with power figures (not in joules: the workers')
   std::string objective;          // energy.objective's name (objective_name); empty without one
+  std::string slowing_decision;   // "previous" where set (the default, oracle, is not written)
+  // Where some worker slowed under the assumed law: the run's joules had its exponent been each of 1, 2, 3 (the same
+  // factors), and the slowing's saving then, in % of the run's energy without slowing on the same timeline.
+  struct AlphaPoint {
+    double alpha = 0.0, joules = 0.0, saving_pct = 0.0;
+  };
+  std::vector<AlphaPoint> alpha_band;
   // Where each figure came from: ("busy" | "idle" | "wait" | "comm" | "slowing", its labels joined by " | " when the
   // workers differ), the labels of energy_spec.h (kFromMeasuredTable...). Empty where not modelled by EnergyMeter.
   std::vector<std::pair<std::string, std::string>> sources;

@@ -68,6 +68,12 @@ struct EnergyObjective {
   double percent = 0.0;
 };
 
+// How a step's slowing is decided (slow_with_slack, objective): on the step's own full-speed times, known only once
+// it has computed (oracle: an upper bound, free and instant), or on the steps before it, in discrete states, paying
+// a switch cost at each change of state (previous: as a governor would run; docs/energy.md, "Slowing as it would
+// run").
+enum class SlowingDecision { kOracle, kPrevious };
+
 struct EnergySpec {
   PhasePower wait{PhasePowerMode::kAuto, 0.0};
   PhasePower comm{PhasePowerMode::kAuto, 0.0};
@@ -79,7 +85,11 @@ struct EnergySpec {
   double min_frequency = 0.5;
   double power_exponent = 3.0;
   std::optional<EnergyObjective> objective;  // replaces slow_with_slack's rule: give one of them
+  SlowingDecision slowing_decision = SlowingDecision::kOracle;
+  double switch_cost_s = 0.01;  // previous: a worker's computation is this much longer in a step it changes state
 };
+
+std::string slowing_decision_name(SlowingDecision d);  // "oracle", "previous"
 
 std::string objective_name(const EnergyObjective& o);  // "energy_within 10", "time_within 5"
 
