@@ -82,6 +82,7 @@ POLICIES: dict[str, str] = {
     "omnilearn-asp": "omnilearn-asp (proportional, asynchronous)",
     "affine": "affine (fitted time model)",
     "oracle": "oracle (true costs: the bound)",
+    "staleness-bounded": "staleness-bounded (batches within R updates, asynchronous)",
 }
 POLICY_ORDER = list(POLICIES)
 # The hybrid policies (docs/hybrid.md "The three control levels"): same names, other mechanisms.

@@ -156,6 +156,27 @@ class OmniLearnPolicy final : public BatchPolicy {
   bool force_asp_;
 };
 
+// The ASP batches sized for a staleness bound (staleness_bounded_plan) from each live worker's throughput.
+class StalenessBoundedPolicy final : public BatchPolicy {
+ public:
+  explicit StalenessBoundedPolicy(double bound) : bound_(bound) {}
+  std::string_view name() const override { return "staleness-bounded"; }
+
+  BatchPlan decide(const ClusterSnapshot& s) override {
+    LiveSet live(s);
+    const std::vector<double> x = estimate_throughputs(s, live);
+    if (x.empty()) return keep_current(s, live);
+    std::vector<double> per_sample_s(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) per_sample_s[i] = x[i] > 0.0 ? 1.0 / x[i] : 0.0;
+    const auto n = static_cast<BatchSize>(std::max<std::size_t>(s.workers.size(), 1));
+    const BatchSize b_ref = std::max<BatchSize>(s.global_batch / n, 1);
+    return live.scatter(s, staleness_bounded_plan(per_sample_s, live.lo, live.hi, b_ref, bound_));
+  }
+
+ private:
+  double bound_;
+};
+
 // Least squares fit of t = alpha + beta b over (b, t) observations with at least two distinct batches.
 // alpha is kept non-negative (refit through the origin otherwise). Returns nullopt if no usable fit.
 // Uses the worker's current period and up to window - 1 earlier ones.
@@ -277,6 +298,48 @@ std::unique_ptr<BatchPolicy> make_omnilearn_asp_policy(const PolicyOptions& opti
 std::unique_ptr<BatchPolicy> make_affine_policy(const PolicyOptions& options) {
   return std::make_unique<AffinePolicy>(options);
 }
+Result<std::unique_ptr<BatchPolicy>> make_staleness_bounded_policy(const PolicyOptions& options) {
+  if (!(options.staleness_bound > 0.0) || !std::isfinite(options.staleness_bound)) {
+    return Status::invalid_argument(
+        "policy 'staleness-bounded' needs the staleness bound R of workload.asp: {rule: staleness-bounded, "
+        "delay_threshold: R} (a finite R >= 1)");
+  }
+  return std::unique_ptr<BatchPolicy>(std::make_unique<StalenessBoundedPolicy>(options.staleness_bound));
+}
+
+std::vector<BatchSize> staleness_bounded_plan(std::span<const double> per_sample_s, std::span<const BatchSize> lo,
+                                              std::span<const BatchSize> hi, BatchSize b_ref, double bound) {
+  const std::size_t n = per_sample_s.size();
+  OMNI_CHECK(lo.size() == n && hi.size() == n, "staleness_bounded_plan: per_sample_s, lo and hi differ in length");
+  OMNI_CHECK(b_ref >= 1 && bound > 0.0, "staleness_bounded_plan: needs b_ref >= 1 and bound > 0");
+  std::vector<BatchSize> b(n, 0);
+  for (std::size_t k = 0; k < n; ++k) {
+    OMNI_CHECK(lo[k] <= hi[k], "staleness_bounded_plan: lo > hi");
+    if (per_sample_s[k] > 0.0) b[k] = std::max(lo[k], std::min(b_ref, hi[k]));
+  }
+  const auto rate = [&](std::size_t k) { return 1.0 / (per_sample_s[k] * static_cast<double>(b[k])); };
+  std::vector<BatchSize> next = b;
+  for (bool changed = true; changed;) {
+    changed = false;
+    double total = 0.0;  // updates per second of every live worker at this round's batches
+    for (std::size_t k = 0; k < n; ++k) {
+      if (b[k] > 0) total += rate(k);
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      if (b[k] <= lo[k]) continue;
+      const double others = total - rate(k);
+      if (others <= 0.0) continue;
+      // τ_k = c_k b_k others <= bound; the floor of a huge quotient is capped at b_k (batches only fall).
+      const double largest = std::floor(bound / (per_sample_s[k] * others));
+      if (largest >= static_cast<double>(b[k])) continue;
+      next[k] = std::max(lo[k], static_cast<BatchSize>(largest));
+      changed = true;
+    }
+    b = next;
+  }
+  return b;
+}
+
 Result<std::unique_ptr<BatchPolicy>> make_oracle_policy(const PolicyOptions& options) {
   if (!options.true_costs) {
     return Status::invalid_argument("policy 'oracle' needs the true cost functions, which only the simulator has");

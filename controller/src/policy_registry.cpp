@@ -36,6 +36,7 @@ PolicyRegistry make_default_registry() {
   (void)r.add("omnilearn-asp", [](const PolicyOptions& o) -> Result<Ptr> { return make_omnilearn_asp_policy(o); });
   (void)r.add("affine", [](const PolicyOptions& o) -> Result<Ptr> { return make_affine_policy(o); });
   (void)r.add("oracle", make_oracle_policy);
+  (void)r.add("staleness-bounded", make_staleness_bounded_policy);
   return r;
 }
 

@@ -151,7 +151,7 @@ class TorchNumerics final : public sim::TrainingNumerics {
       samplers_.emplace_back(n, scenario_.seed + 7919u * static_cast<std::uint64_t>(k + 1));  // as the testbed
     }
     b_ref_ = std::max(1.0, static_cast<double>(scenario_.workload.global_batch) / static_cast<double>(workers_));
-    rule_ = worker::make_asp_server_rule(asp_, workers_);
+    rule_ = worker::make_asp_server_rule(asp_, workers_, b_ref_);
     pulled_.assign(workers_, nullptr);
     pulled_version_.assign(workers_, 0);
     own_updates_.assign(workers_, 0);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "omnilearn/base/check.h"
 #include "torch_parts.h"
 
 namespace omnilearn::emulator::worker {
@@ -86,12 +87,33 @@ class RescaledRule final : public AspServerRule {
   std::vector<std::optional<double>> latest_s_;
 };
 
+// staleness-bounded: nothing dropped; a push's step weighted by its samples and shrunk beyond the bound R.
+class StalenessBoundedRule final : public AspServerRule {
+ public:
+  StalenessBoundedRule(std::int64_t bound, double b_ref) : bound_(bound), b_ref_(b_ref) {}
+  double prepare(const AspPush& push, std::vector<torch::Tensor>&) override {
+    return staleness_bounded_factor(push.batch, b_ref_, push.staleness, bound_);
+  }
+
+ private:
+  std::int64_t bound_;
+  double b_ref_;
+};
+
 }  // namespace
+
+double staleness_bounded_factor(BatchSize batch, double b_ref, std::int64_t staleness, std::int64_t bound) {
+  OMNI_CHECK(b_ref > 0.0 && bound >= 1 && batch >= 1, "staleness_bounded_factor: needs b_ref > 0, R >= 1, b_k >= 1");
+  const double by_batch = static_cast<double>(batch) / b_ref;
+  if (staleness <= bound) return by_batch;
+  return by_batch * static_cast<double>(bound) / static_cast<double>(staleness);
+}
 
 void AspServerRule::pulled(WorkerId, const std::vector<torch::Tensor>&) {}
 
-std::unique_ptr<AspServerRule> make_asp_server_rule(const scenarios::AspSpec& spec, std::size_t workers) {
+std::unique_ptr<AspServerRule> make_asp_server_rule(const scenarios::AspSpec& spec, std::size_t workers, double b_ref) {
   switch (spec.rule) {
+    case AspRule::kStalenessBounded: return std::make_unique<StalenessBoundedRule>(spec.delay_threshold, b_ref);
     case AspRule::kStalenessAware: return std::make_unique<StalenessAwareRule>();
     case AspRule::kDcAsgd: return std::make_unique<DcAsgdRule>(spec.dc_lambda, workers);
     case AspRule::kRingmaster: return std::make_unique<RingmasterRule>(spec);

@@ -36,8 +36,12 @@ class AspServerRule {
   virtual double prepare(const AspPush& push, std::vector<torch::Tensor>& params) = 0;
 };
 
-// The rule `spec` names, for `workers` workers (asgd, ssp: plain steps; SSP's waiting is run::AspSchedule's).
-std::unique_ptr<AspServerRule> make_asp_server_rule(const scenarios::AspSpec& spec, std::size_t workers);
+// The rule `spec` names, for `workers` workers (asgd, ssp: plain steps; SSP's waiting is run::AspSchedule's). `b_ref`
+// (B / n, > 0) is the batch the step size is set for: staleness-bounded scales each step by b_k / b_ref.
+std::unique_ptr<AspServerRule> make_asp_server_rule(const scenarios::AspSpec& spec, std::size_t workers, double b_ref);
+
+// staleness-bounded's factor of the step size: (b_k / b_ref) min(1, R / τ) (docs/asp-rules.md); never 0.
+double staleness_bounded_factor(BatchSize batch, double b_ref, std::int64_t staleness, std::int64_t bound);
 
 // Applies a pushed gradient, already in `params`' .grad(), to the server's `params`: the rule, then one step of `sgd`
 // (its momentum as configured) at step size `lr` x the rule's factor. Returns false, leaving `params` and `sgd`

@@ -248,7 +248,7 @@ class ParameterServer {
       : o_(o), c_(o.config), s_(o.config.settings), world_(static_cast<std::size_t>(o.config.world)),
         t0_(start_of(o.config)), reporter_(o.out_fd), notices_(o.in_fd), staleness_counts_(world_),
         stopped_(world_, false),
-        schedule_(o.config.asp, world_), rule_(make_asp_server_rule(o.config.asp, world_)),
+        schedule_(o.config.asp, world_),
         per_epoch_(o.config.asp.pull == scenarios::AspPull::kPerEpoch), idle_(world_, false),
         held_staleness_(world_, 0), held_since_s_(world_, 0.0), barrier_pull_(world_, false),
         stop_(stop_limits(o.config)) {}
@@ -279,6 +279,7 @@ class ParameterServer {
     ctl_.emplace(std::move(ctl).value());
     sgd_.emplace(params_, torch::optim::SGDOptions(s_.learning_rate).momentum(s_.momentum));
     b_ref_ = std::max(1.0, static_cast<double>(c_.global_batch) / static_cast<double>(world_));
+    rule_ = make_asp_server_rule(c_.asp, world_, b_ref_);
     reply_ = {torch::zeros({n_params_ + kReplyFields}, torch::kFloat32)};
     push_ = {torch::zeros({n_params_ + kPushFields}, torch::kFloat32)};
     train_start_s_ = since_t0();

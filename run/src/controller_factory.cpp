@@ -12,6 +12,9 @@ ControllerSpec controller_spec(const scenarios::Scenario& scenario) {
   spec.policy = scenario.policy.name;
   spec.gain = scenario.policy.gain;
   spec.fit_window = scenario.policy.fit_window;
+  if (scenario.workload.asp.rule == scenarios::AspRule::kStalenessBounded) {
+    spec.staleness_bound = static_cast<double>(scenario.workload.asp.delay_threshold);
+  }
   spec.options = scenario.controller_options();
   return spec;
 }
@@ -20,6 +23,7 @@ Result<controller::Controller> make_controller(const ControllerSpec& spec, contr
   controller::PolicyOptions options;
   options.gain = spec.gain;
   options.fit_window = spec.fit_window;
+  options.staleness_bound = spec.staleness_bound;
   options.true_costs = std::move(true_costs);
   auto policy = controller::make_default_registry().make(spec.policy, options);
   if (!policy) return policy.status().with_context("policy.name");

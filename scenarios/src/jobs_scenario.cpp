@@ -369,6 +369,9 @@ Result<AspSpec> parse_job_asp_rule(std::string_view text) {
       }
       OMNI_RETURN_IF_ERROR(whole(spec.delay_threshold));
       return spec;
+    case AspRule::kStalenessBounded:
+      return Status::invalid_argument(quoted + ": staleness-bounded needs its batch policy of the same name, which "
+                                               "a job's workers do not run (use it in a single-job scenario)");
     case AspRule::kDcAsgd:
       if (parameter) {
         const auto v = traces::parse_double(*parameter);

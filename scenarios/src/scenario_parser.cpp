@@ -17,6 +17,22 @@ using detail::MapReader;
 using detail::ParseContext;
 using detail::Range;
 
+// The staleness-bounded policy and rule (docs/asp-rules.md): the policy takes its bound R from the rule, and the
+// rule's step already scales by b_k / b_ref, which emulator.lr_scaling would apply a second time.
+Status check_staleness_bounded(const MapReader& r, const Scenario& s) {
+  const bool rule = s.workload.asp.rule == AspRule::kStalenessBounded;
+  if (s.policy.name == "staleness-bounded" && !rule) {
+    if (s.mode != controller::TrainingMode::kAsp) return r.error("policy", "staleness-bounded is an ASP policy (mode: asp)");
+    return r.error("policy", "staleness-bounded takes its bound from workload.asp: {rule: staleness-bounded, "
+                             "delay_threshold: R}");
+  }
+  if (rule && s.emulator.lr_scaling) {
+    return r.error("emulator", "lr_scaling: the staleness-bounded rule already scales each step by b_k / b_ref "
+                               "(leave lr_scaling out)");
+  }
+  return Status::ok();
+}
+
 Status parse_policy(const detail::YamlSource& source, const YAML::Node& node, controller::TrainingMode mode,
                     PolicySpec& out) {
   auto reader = MapReader::open(source, node, "policy",
@@ -207,6 +223,7 @@ Result<Scenario> parse_scenario_tree(std::string_view yaml_text, const std::stri
   if (r.has("outputs")) OMNI_RETURN_IF_ERROR(parse_outputs(source, r.get("outputs"), s.outputs));
   if (r.has("emulator")) OMNI_RETURN_IF_ERROR(parse_emulator(source, r.get("emulator"), s.emulator));
   if (r.has("energy")) OMNI_RETURN_IF_ERROR(detail::parse_energy(ctx, r.get("energy"), s.energy.emplace()));
+  OMNI_RETURN_IF_ERROR(check_staleness_bounded(r, s));
   OMNI_RETURN_IF_ERROR(check_bounds(r, s));
   if (Status st = s.controller_options().validate(); !st.is_ok()) {
     return Status::invalid_argument(source_name + ": controller options: " + st.message());

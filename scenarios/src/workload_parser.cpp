@@ -193,9 +193,19 @@ Status parse_asp(const ParseContext& ctx, const YAML::Node& node, AspSpec& out) 
     const char* what;
   };
   for (const Parameter& p : {Parameter{"staleness_bound", AspRule::kSsp, "ssp's bound s"},
-                             Parameter{"delay_threshold", AspRule::kRingmaster, "ringmaster's delay threshold R"},
+                             Parameter{"delay_threshold", AspRule::kRingmaster,
+                                       "ringmaster's delay threshold R and staleness-bounded's bound R"},
                              Parameter{"dc_lambda", AspRule::kDcAsgd, "dc-asgd's lambda"}}) {
-    if (r.has(p.key) && out.rule != p.rule) return r.error(p.key, std::string("only used by ") + p.what);
+    const bool bounded_r = out.rule == AspRule::kStalenessBounded && p.rule == AspRule::kRingmaster;
+    if (r.has(p.key) && out.rule != p.rule && !bounded_r) return r.error(p.key, std::string("only used by ") + p.what);
+  }
+  if (out.rule == AspRule::kStalenessBounded) {
+    if (!r.has("delay_threshold")) {
+      return r.error("rule", "staleness-bounded needs delay_threshold (R >= 1: the staleness its batches are sized "
+                             "to arrive within and beyond which its step shrinks as R / staleness)");
+    }
+    OMNI_RETURN_IF_ERROR(r.read("delay_threshold", out.delay_threshold, Range::kPositive));
+    if (out.delay_threshold > 1000000) return r.error_got("delay_threshold", "a whole R in [1, 1000000]");
   }
   if (out.rule == AspRule::kSsp && !r.has("staleness_bound")) {
     return r.error("rule", "ssp needs staleness_bound (s >= 0: a worker may run s iterations ahead of the slowest)");
@@ -207,7 +217,8 @@ Status parse_asp(const ParseContext& ctx, const YAML::Node& node, AspSpec& out) 
   OMNI_RETURN_IF_ERROR(r.read("staleness_bound", out.staleness_bound, Range::kNonNegative));
   if (out.staleness_bound > 1000000) return r.error_got("staleness_bound", "at most 1000000");
   const YAML::Node threshold = r.has("delay_threshold") ? r.get("delay_threshold") : YAML::Node();
-  if (threshold.IsScalar() && (threshold.Scalar() == "inf" || threshold.Scalar() == ".inf")) {
+  if (out.rule == AspRule::kStalenessBounded) {  // its R was read above: whole, >= 1, no inf
+  } else if (threshold.IsScalar() && (threshold.Scalar() == "inf" || threshold.Scalar() == ".inf")) {
     out.delay_threshold = kNoDelayThreshold;
   } else {
     OMNI_RETURN_IF_ERROR(r.read("delay_threshold", out.delay_threshold, Range::kNonNegative));

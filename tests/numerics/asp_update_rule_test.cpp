@@ -19,7 +19,8 @@ struct Server {
   torch::optim::SGD sgd;
   std::unique_ptr<AspServerRule> rule;
   explicit Server(const scenarios::AspSpec& spec, std::size_t workers = 2, double momentum = 0.0)
-      : sgd(params, torch::optim::SGDOptions(0.1).momentum(momentum)), rule(make_asp_server_rule(spec, workers)) {}
+      : sgd(params, torch::optim::SGDOptions(0.1).momentum(momentum)),
+        rule(make_asp_server_rule(spec, workers, /*b_ref=*/32.0)) {}
 
   void set(float a, float b) {
     torch::NoGradGuard ng;
@@ -107,6 +108,32 @@ TEST(AspUpdateRule, RingmasterDropsAGradientMoreThanRStale) {
   Server never(spec);
   EXPECT_TRUE(never.push(0, 1000000));
   never.expect(0.95, 2.1);
+}
+
+TEST(AspUpdateRule, StalenessBoundedFactorScalesByBatchAndStaleness) {
+  // (b_k / b_ref) min(1, R / τ), b_ref = 32, R = 8.
+  EXPECT_DOUBLE_EQ(staleness_bounded_factor(32, 32.0, 0, 8), 1.0);
+  EXPECT_DOUBLE_EQ(staleness_bounded_factor(8, 32.0, 8, 8), 0.25);     // within R: the batch's share only
+  EXPECT_DOUBLE_EQ(staleness_bounded_factor(32, 32.0, 16, 8), 0.5);    // τ = 2R: half the step
+  EXPECT_DOUBLE_EQ(staleness_bounded_factor(4, 32.0, 64, 8), 1.0 / 64);  // 4/32 x 8/64
+  EXPECT_GT(staleness_bounded_factor(1, 32.0, 1000000, 1), 0.0);       // however stale, never dropped
+}
+
+TEST(AspUpdateRule, StalenessBoundedKeepsEveryPush) {
+  scenarios::AspSpec spec = rule(AspRule::kStalenessBounded);
+  spec.delay_threshold = 2;
+  Server s(spec);
+  // A full batch (32 = b_ref) within R = 2: ASGD's step, [0.95, 2.1].
+  EXPECT_TRUE(s.push(0, 2));
+  s.expect(0.95, 2.1);
+  // τ = 8 = 4R, where Ringmaster would drop it: applied at a quarter of the step, η 0.025:
+  // [0.95 - 0.0125, 2.1 + 0.025] = [0.9375, 2.125].
+  EXPECT_TRUE(s.push(1, 8));
+  s.expect(0.9375, 2.125);
+  // A batch of 8 (a quarter of b_ref), τ = 1: η 0.025 again, [0.925, 2.15].
+  s.params[0].mutable_grad() = torch::tensor({0.5f, -1.0f});
+  EXPECT_TRUE(apply_gradient(*s.rule, s.sgd, s.params, AspPush{1, 8, 1, 1.0}, 0.1));
+  s.expect(0.925, 2.15);
 }
 
 TEST(AspUpdateRule, RescaledScalesTheStepByTheComputeTime) {

@@ -2,6 +2,7 @@
 // matches plain single-process SGD step for step, BSP's accuracy per step does not depend on the policy when the
 // batches sum to B, ASP applies each push with the staleness the run folder records, and a run repeats itself.
 // Each simulation runs in a forked child (one SimGrid engine per process) before this process touches Torch.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -214,7 +215,8 @@ TEST(VirtualTimeTest, SameScenarioAndThreadsGiveTheSameFiles) {
 }
 
 // One worker is never stale (τ = 0) and always the last writer: every rule, the model overwrite and the per-epoch
-// pull are plain SGD step for step (the worker's local step and the server's are the same arithmetic).
+// pull are plain SGD step for step (the worker's local step and the server's are the same arithmetic). Not
+// staleness-bounded: it scales the last, partial batch's step (56 of b_ref = 64 samples) by 56/64.
 TEST(VirtualTimeTest, OneAspWorkerIsPlainSgdStepForStepUnderEveryRule) {
   if (!have_data()) GTEST_SKIP() << "no Fashion-MNIST at " << kDataSource;
   const std::vector<std::string> variants = {
@@ -358,6 +360,29 @@ TEST(VirtualTimeTest, EachRuleLearnsAndRepeatsItself) {
     }
     EXPECT_GT(summary_number(a, "final_accuracy"), 0.2) << "chance is 0.1";
   }
+}
+
+// The staleness-bounded rule with its batch policy (R = 3 = n - 1 at HL8's 6/6/4/32 split: the slow workers' batches
+// fall towards equal compute times) learns, keeps every push, and repeats itself file for file.
+TEST(VirtualTimeTest, StalenessBoundedLearnsAndRepeatsItself) {
+  if (!have_data()) GTEST_SKIP() << "no Fashion-MNIST at " << kDataSource;
+  const std::string policy = "policy: {name: staleness-bounded, min_batch: 4, max_batch: 32, every_n: 10, "
+                             "memory_guard: false}\n";
+  const scenarios::Scenario s = load(scenario_yaml(false, "asp", policy),
+                                     {"workload.asp={rule: staleness-bounded, delay_threshold: 3}", "workload.epochs=2",
+                                      "emulator.momentum=0.5", "emulator.learning_rate=0.02", "emulator.eval_every=0"});
+  const std::string a = test_dir("a"), b = test_dir("b");
+  ASSERT_EQ(run_in_child(s, a, numerics_options()), "");
+  ASSERT_EQ(run_in_child(s, b, numerics_options()), "");
+  for (const char* f : {"iterations.csv", "evaluations.csv", "plans.csv", "summary.json"}) {
+    EXPECT_EQ(read_text(a + "/" + f), read_text(b + "/" + f)) << f;
+  }
+  EXPECT_GT(summary_number(a, "final_accuracy"), 0.2) << "chance is 0.1";
+  const auto rows = read_csv(a + "/iterations.csv");
+  ASSERT_FALSE(rows.empty());
+  long last = 0;
+  for (const auto& r : rows) last = std::max(last, std::stol(r.at("step")));
+  EXPECT_EQ(last, static_cast<long>(rows.size())) << "every push is an update (a dropped one repeats a step)";
 }
 
 }  // namespace

@@ -65,7 +65,8 @@ TEST(AspKeys, EachRuleWithItsParameter) {
                                          {"{rule: dc-asgd, dc_lambda: 0.5}", AspRule::kDcAsgd},
                                          {"{rule: ssp, staleness_bound: 0}", AspRule::kSsp},
                                          {"{rule: ringmaster, delay_threshold: 3}", AspRule::kRingmaster},
-                                         {"{rule: rescaled}", AspRule::kRescaled}}) {
+                                         {"{rule: rescaled}", AspRule::kRescaled},
+                                         {"{rule: staleness-bounded, delay_threshold: 4}", AspRule::kStalenessBounded}}) {
     auto r = parse_scenario(with_asp(row.asp), "dir/x.yaml");
     ASSERT_TRUE(r.is_ok()) << row.asp << ": " << r.status().message();
     EXPECT_EQ(r->workload.asp.rule, row.rule) << row.asp;
@@ -94,7 +95,8 @@ TEST(AspKeys, EachRuleWithItsParameter) {
 TEST(AspKeys, RefusalsNameTheField) {
   const std::vector<testing::BadCase> cases = {
       {"unknown rule", with_asp("{rule: hogwild}"), {},
-       {"dir/x.yaml:6: workload.asp.rule: expected one of asgd | staleness-aware | dc-asgd | ssp | ringmaster | rescaled"}},
+       {"dir/x.yaml:6: workload.asp.rule: expected one of asgd | staleness-aware | dc-asgd | ssp | ringmaster | rescaled | "
+        "staleness-bounded"}},
       {"unknown update", with_asp("{update: average}"), {},
        {"dir/x.yaml:6: workload.asp.update: expected one of gradient | model-overwrite"}},
       {"unknown pull", with_asp("{pull: never}"), {}, {"dir/x.yaml:6: workload.asp.pull: expected one of every-push | per-epoch"}},
@@ -115,6 +117,19 @@ TEST(AspKeys, RefusalsNameTheField) {
       {"negative lambda", with_asp("{rule: dc-asgd, dc_lambda: -0.1}"), {}, {"workload.asp.dc_lambda: expected a number >= 0"}},
       {"a rule with model-overwrite", with_asp("{update: model-overwrite, rule: staleness-aware}"), {},
        {"workload.asp.rule: a rule applies pushed gradients"}},
+      {"staleness-bounded without R", with_asp("{rule: staleness-bounded}"), {},
+       {"workload.asp.rule: staleness-bounded needs delay_threshold"}},
+      {"staleness-bounded with R = 0", with_asp("{rule: staleness-bounded, delay_threshold: 0}"), {},
+       {"workload.asp.delay_threshold: expected a positive integer"}},
+      {"staleness-bounded with R = inf", with_asp("{rule: staleness-bounded, delay_threshold: inf}"), {},
+       {"workload.asp.delay_threshold: expected a positive integer"}},
+      {"the policy without its rule",
+       testing::replace_once(kAsp, "name: omnilearn", "name: staleness-bounded"), {},
+       {"policy: staleness-bounded takes its bound from workload.asp"}},
+      {"the rule with lr_scaling", with_asp("{rule: staleness-bounded, delay_threshold: 4}") + "emulator: {lr_scaling: true}\n",
+       {}, {"emulator: lr_scaling: the staleness-bounded rule already scales"}},
+      {"R with ssp", with_asp("{rule: ssp, staleness_bound: 1, delay_threshold: 4}"),
+       {}, {"workload.asp.delay_threshold: only used by ringmaster"}},
       {"asp keys in bsp", testing::replace_once(with_asp("{rule: rescaled}"), "mode: asp", "mode: bsp"), {},
        {"dir/x.yaml:6: workload.asp: only used in asp mode"}},
   };

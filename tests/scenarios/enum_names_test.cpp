@@ -38,7 +38,7 @@ TEST(EnumNames, EveryTestbedEnumRoundTrips) {
   expect_round_trips<QuotaScope>(2);
   expect_round_trips<AspUpdate>(2);
   expect_round_trips<AspPull>(2);
-  expect_round_trips<AspRule>(6);
+  expect_round_trips<AspRule>(7);
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ class PolicyRegistry {
   std::map<std::string, PolicyFactory, std::less<>> factories_;
 };
 
-// A registry holding uniform, static, omnilearn, omnilearn-asp, affine and oracle.
+// A registry holding uniform, static, omnilearn, omnilearn-asp, affine, oracle and staleness-bounded.
 PolicyRegistry make_default_registry();
 
 }  // namespace omnilearn::controller

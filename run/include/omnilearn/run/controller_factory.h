@@ -20,6 +20,7 @@ struct ControllerSpec {
   std::string policy = "uniform";
   double gain = 1.0;
   std::size_t fit_window = 8;
+  double staleness_bound = 0.0;  // R of workload.asp's staleness-bounded rule (its policy's bound); 0 otherwise
   controller::ControllerOptions options;
 };
 
@@ -45,5 +46,5 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ControllerOptions, mode, global_
 }  // namespace omnilearn::controller
 
 namespace omnilearn::run {
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ControllerSpec, policy, gain, fit_window, options)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ControllerSpec, policy, gain, fit_window, staleness_bound, options)
 }  // namespace omnilearn::run

@@ -38,7 +38,8 @@ inline constexpr EnumName<AspRule> kAspRuleNames[] = {{AspRule::kAsgd, "asgd"},
                                                       {AspRule::kDcAsgd, "dc-asgd"},
                                                       {AspRule::kSsp, "ssp"},
                                                       {AspRule::kRingmaster, "ringmaster"},
-                                                      {AspRule::kRescaled, "rescaled"}};
+                                                      {AspRule::kRescaled, "rescaled"},
+                                                      {AspRule::kStalenessBounded, "staleness-bounded"}};
 
 // The table of an enum, found by its type (the argument's value is not used).
 constexpr std::span<const EnumName<Network>> enum_names(Network) { return kNetworkNames; }

@@ -157,8 +157,9 @@ enum class AspEpochs { kFloor, kCeil };
 // (Zhang et al. 2016); DC-ASGD's compensation g + λ g⊙g⊙(w − w_k) with w_k what k pulled (Zheng et al. 2017);
 // SSP: ASGD, and a worker may not start iteration c + s + 1 before every live worker finished c (Ho et al. 2013);
 // Ringmaster: ASGD that drops a gradient with τ > R (Maranjyan, Tyurin & Richtárik 2025); Rescaled: the step times
-// t_k / mean t (k's compute time over the mean of every worker's latest).
-enum class AspRule { kAsgd, kStalenessAware, kDcAsgd, kSsp, kRingmaster, kRescaled };
+// t_k / mean t (k's compute time over the mean of every worker's latest); staleness-bounded: nothing dropped, the
+// step times (b_k / b_ref) min(1, R / τ), with the batch policy of that name sizing each worker's batch so that τ <= R.
+enum class AspRule { kAsgd, kStalenessAware, kDcAsgd, kSsp, kRingmaster, kRescaled, kStalenessBounded };
 
 struct AspSpec {
   AspUpdate update = AspUpdate::kGradient;
@@ -166,7 +167,8 @@ struct AspSpec {
   AspEpochs epochs = AspEpochs::kFloor;  // per-epoch only
   AspRule rule = AspRule::kAsgd;
   std::int64_t staleness_bound = 0;  // ssp: s
-  std::int64_t delay_threshold = 0;  // ringmaster: R (kNoDelayThreshold, written `inf`: nothing is dropped)
+  std::int64_t delay_threshold = 0;  // ringmaster: R (kNoDelayThreshold, written `inf`: nothing is dropped);
+                                     // staleness-bounded: R >= 1, the bound its batches and step are sized for
   double dc_lambda = 0.04;           // dc-asgd: λ (Zheng et al.'s λ0)
 
   // True for the defaults (gradient, every-push, asgd): the ASP that ran before these keys existed.
