@@ -12,14 +12,15 @@ seconds: the time to 85% if reached by then, else the accuracy then, from evalua
 import argparse
 import csv
 import json
-import math
+import os
 import statistics
 import sys
 from pathlib import Path
 
-# Student-t 0.975 quantiles by degrees of freedom (1..30).
-T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+sys.dont_write_bytecode = True  # nothing left beside the scripts
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from student_t import interval  # noqa: E402
+
 OURS = "staleness-bounded"
 GOAL_PCT = -20.0
 
@@ -66,14 +67,6 @@ def run_row(folder, phase, horizon_s):
         "dropped_pushes": extra.get("dropped_pushes", ""),
         "folder": folder.name,
     }
-
-
-def interval(values):
-    n = len(values)
-    mean = statistics.fmean(values)
-    if n < 2:
-        return mean, float("nan")
-    return mean, T975[min(n - 1, 30) - 1] * statistics.stdev(values) / math.sqrt(n)
 
 
 def fmt(mean, half, digits=1, sign=""):

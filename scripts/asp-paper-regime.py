@@ -11,17 +11,18 @@ Standard library only.
 import argparse
 import csv
 import json
-import math
+import os
 import re
 import statistics
 import sys
 from pathlib import Path
 
+sys.dont_write_bytecode = True  # nothing left beside the scripts
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from student_t import interval  # noqa: E402
+
 EPOCHS = (1, 5, 10, 20)
 TIMES_S = (30.0, 60.0, 120.0, 180.0)
-# Student-t 0.975 quantiles by degrees of freedom (1..30).
-T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
 NAME = re.compile(r"-(hl\d+)-(uniform|omnilearn)-(\d+)$")
 
 
@@ -56,15 +57,6 @@ def run_row(folder):
     row["staleness_median"] = extra.get("asp_staleness_median", "")
     row["staleness_p90"] = extra.get("asp_staleness_p90", "")
     return row
-
-
-def interval(diffs):
-    n = len(diffs)
-    mean = statistics.fmean(diffs)
-    if n < 2:
-        return mean, float("nan")
-    half = T975[min(n - 1, 30) - 1] * statistics.stdev(diffs) / math.sqrt(n)
-    return mean, half
 
 
 def main(argv):

@@ -13,14 +13,16 @@ import argparse
 import csv
 import json
 import math
+import os
 import re
 import statistics
 import sys
 from pathlib import Path
 
-# Student-t 0.975 quantiles by degrees of freedom (1..30).
-T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+sys.dont_write_bytecode = True  # nothing left beside the scripts
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from student_t import interval  # noqa: E402
+
 NAME = re.compile(r"-(hl\d+)-(uniform|omnilearn)-(\d+)$")
 FIELDS = (("energy_to_target_kj", "energy to 85% (kJ)"), ("time_to_target_s", "time to 85% (s)"),
           ("joules_kj", "whole run (kJ)"), ("steps_to_target", "steps to 85%"),
@@ -45,19 +47,11 @@ def run_row(folder):
             "j_per_step": ett / s["extra"]["steps_to_target"] if ett is not None else None}
 
 
-def interval(values):
-    """(mean, half-width of the Student-t 95% interval); half-width None for fewer than two values."""
-    mean = statistics.fmean(values)
-    if len(values) < 2:
-        return mean, None
-    return mean, T975[len(values) - 2] * statistics.stdev(values) / math.sqrt(len(values))
-
-
 def cell(values, digits):
     if not values:
         return "none reached"
     mean, half = interval(values)
-    if half is None:
+    if math.isnan(half):
         return f"{mean:.{digits}f}"
     return f"{mean:.{digits}f} [{mean - half:.{digits}f}, {mean + half:.{digits}f}]"
 
@@ -101,7 +95,7 @@ def main():
                 continue
             mean, half = interval(diffs)
             base = statistics.fmean(by[("uniform", s)][k] for s in seeds)
-            text = f"{mean:+.2f}" if half is None else f"{mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}]"
+            text = f"{mean:+.2f}" if math.isnan(half) else f"{mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}]"
             cells.append(f"{text} ({100 * mean / base:+.1f}%)")
         print(f"| {level.upper()} | {len(seeds)} | " + " | ".join(cells) + " |")
 

@@ -11,16 +11,16 @@ Standard library only. Every run is simulated: the numbers are byte-identical fo
 import argparse
 import csv
 import json
-import math
-import statistics
+import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-# Student-t 0.975 quantiles by degrees of freedom (1..30).
-T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+sys.dont_write_bytecode = True  # nothing left beside the scripts
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from student_t import interval  # noqa: E402
+
 
 CPU_FIGURES = ["energy.cpu.idle=0.74", "energy.cpu.busy=3.5", "energy.wait=idle"]
 # ResNet-18 on CIFAR-10 as the catalogue has it (scenarios/src/model_catalog.cpp), with a log-normal per-step compute
@@ -42,15 +42,6 @@ CASES = {
 }
 MODES = {"none": [], "oracle": ["energy.slow_with_slack=true"],
          "previous": ["energy.slow_with_slack=true", "energy.slowing_decision=previous"]}
-
-
-def interval(values):
-    """Mean and the half-width of its Student-t 95% interval."""
-    n = len(values)
-    mean = statistics.fmean(values)
-    if n < 2:
-        return mean, float("nan")
-    return mean, T975[min(n - 1, len(T975)) - 1] * statistics.stdev(values) / math.sqrt(n)
 
 
 def run(binary, scenario, settings, out):
