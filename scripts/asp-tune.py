@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""The tuned-rates study of docs/results-asp.md, completed: the learning rate and the momentum tuned per rule and per
+worker count on two tuning seeds, then every variant on five fresh seeds, at HL8 with 4, 16 and 64 workers
+("(b) continued" on the page). It writes and runs its own sweep files, so that the stages that depend on earlier
+results (a rate beyond a grid's edge, the momentum at the chosen step, the evaluation) follow the rules declared
+below, and prints every table of that section.
+
+usage: scripts/asp-tune.py --out runs/asp-tune [--cells 4 16 64] [--jobs 2] [--runs-csv OUT.csv]
+       scripts/asp-tune.py --from-csv docs/data/asp-tune-runs.csv        (the tables from the committed runs)
+
+Each stage is one `omnilearn sweep` per mode (asp, bsp) into <out>/<stage>[-<round>]-<mode>/, with --resume, so an
+interrupted study goes on where it stopped; the sweep files it ran are kept beside them (<out>/sweeps/).
+
+The design (declared, and committed, before any of its runs):
+- Cells: HL8's four speeds (cores 6/6/4/32) at n = 4, 16, 64 workers: n/4 copies of each, each 4/n as fast, every
+  worker at 32 samples (global batch 32 n), LeNet on Fashion-MNIST in virtual time, 60 simulated seconds,
+  evaluations every 100 updates (BSP: every 2048/global-batch steps) on 2,000 test samples, energy metered with the
+  per-core CPU figures.
+- Variants: asgd, ringmaster (R = n), staleness-aware, dc-asgd (lambda 0.04), bsp (omnilearn), and the workers
+  Ringmaster keeps run alone (the n/4 32-core copies, whose pushes are about 23 updates stale at every n, against
+  127 or more for the others): asgd-fast and bsp-fast; rescaled at n = 16 (for the heterogeneous-data study).
+- Stage 1a (tuning seeds 101 and 102): three rates a factor of 2 apart at the default momentum (server 0.5; BSP
+  0.9): asgd, ringmaster, dc-asgd, asgd-fast and rescaled 0.01/0.02/0.04; staleness-aware (its step divided by
+  the staleness, about n - 1) 0.02/0.04/0.08 times n/16; bsp 0.05/0.1/0.2 times n/16 and bsp-fast 0.025/0.05/0.1
+  times n/16 (the rate grows with the global batch).
+- Stage 1b (edges): while a variant's best rate (highest mean final accuracy over both tuning seeds; a tie: the
+  lower rate) is the smallest or largest tried, the next rate beyond it, a factor of 2 further, on both seeds; at
+  most three rounds.
+- Stage 1c (momentum): at the chosen rate eta*, the other momenta m of {0, 0.5, 0.9} with the effective step
+  eta/(1 - m) held: eta = eta* (1 - m)/(1 - m0).
+- The choice: the (rate, momentum) with the highest mean final accuracy over both tuning seeds (a tie: the lower
+  rate).
+- Stage 2: every variant at its choice on fresh seeds 1-5.
+- Questions, one primary comparison each, per cell, paired by seed, Student-t 95% intervals: Q1 ringmaster - asgd
+  (final accuracy); Q2 ringmaster - asgd-fast (final accuracy); Q3 ringmaster - bsp (restricted mean time to 80%,
+  a run that never gets there counting the 60 s budget).
+"""
+import argparse
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "analysis"))
+from omnilearn_analysis import asp_tuned  # noqa: E402
+
+BUDGET_S = 60.0
+TUNING_SEEDS = (101, 102)
+EVAL_SEEDS = (1, 2, 3, 4, 5)
+MOMENTA = (0.0, 0.5, 0.9)
+EDGE_ROUNDS = 3
+PROFILE = str(ROOT / "scenarios" / "testbed" / "profiles" / "hl8.yaml")
+ENERGY = '{wait: idle, cpu: {idle: 0.74, busy: 3.5, source: "Cloud Carbon Footprint, AWS per-vCPU min/max"}}'
+PRIMARY = [("Q1", "ringmaster", "asgd", "accuracy"), ("Q2", "ringmaster", "asgd-fast", "accuracy"),
+           ("Q3", "ringmaster", "bsp", "time_80")]
+SECONDARY = [("staleness-aware", "asgd"), ("dc-asgd", "asgd"), ("rescaled", "asgd"), ("asgd-fast", "asgd"),
+             ("bsp-fast", "bsp"), ("asgd-fast", "bsp-fast"), ("staleness-aware", "ringmaster"),
+             ("bsp-fast", "ringmaster")]
+
+
+def nodes(n, fast_only=False):
+    k = n // 4
+    speed = f"{6e9 * 4 / n:g}"
+    kinds = [("w3", 32)] if fast_only else [("w0", 6), ("w1", 6), ("w2", 4), ("w3", 32)]
+    return "[" + ", ".join(f"{{name: {w}, count: {k}, cores: {c}, core_speed: {speed}, bandwidth: 10GBps, "
+                           f"latency: 1us}}" for w, c in kinds) + "]"
+
+
+# name -> (mode, grid at n = 16, whether the grid scales with n / 16, sets as a function of n)
+VARIANTS = {
+    "asgd": ("asp", (0.01, 0.02, 0.04), False, lambda n: {"workload.asp.rule": "asgd"}),
+    "ringmaster": ("asp", (0.01, 0.02, 0.04), False,
+                   lambda n: {"workload.asp.rule": "ringmaster", "workload.asp.delay_threshold": n}),
+    "staleness-aware": ("asp", (0.02, 0.04, 0.08), True, lambda n: {"workload.asp.rule": "staleness-aware"}),
+    "dc-asgd": ("asp", (0.01, 0.02, 0.04), False, lambda n: {"workload.asp.rule": "dc-asgd"}),
+    "rescaled": ("asp", (0.01, 0.02, 0.04), False, lambda n: {"workload.asp.rule": "rescaled"}),
+    "asgd-fast": ("asp", (0.01, 0.02, 0.04), False,
+                  lambda n: {"workload.asp.rule": "asgd", "workload.global_batch": 8 * n,
+                             "cluster.nodes": nodes(n, fast_only=True)}),
+    "bsp": ("bsp", (0.05, 0.1, 0.2), True,
+            lambda n: {"workload.global_batch": 32 * n, "emulator.eval_every": max(1, 64 // n),
+                       "policy.every_n": max(1, 64 // n)}),
+    "bsp-fast": ("bsp", (0.025, 0.05, 0.1), True,
+                 lambda n: {"workload.global_batch": 8 * n, "emulator.eval_every": max(1, 256 // n),
+                            "policy.every_n": max(1, 160 // n), "cluster.nodes": nodes(n, fast_only=True)}),
+}
+CELL_VARIANTS = {4: [v for v in VARIANTS if v != "rescaled"], 16: list(VARIANTS),
+                 64: [v for v in VARIANTS if v != "rescaled"]}
+MODE = {
+    "asp": {"base": "asp-hl8.yaml", "m0": 0.5,
+            "set": {"workload.numerics": "real", "emulator.eval_every": 100, "emulator.eval_samples": 2000,
+                    "workload.model": PROFILE, "policy.name": "uniform"}},
+    "bsp": {"base": "bsp-hl8.yaml", "m0": 0.9,
+            "set": {"workload.numerics": "real", "workload.epochs": 50, "emulator.eval_samples": 2000,
+                    "emulator.target_accuracy": 0, "emulator.time_budget_s": 60,
+                    "workload.model": PROFILE, "policy.name": "omnilearn"}},
+}
+
+
+def label(n, name, lr, m):
+    return f"n{n}.{name}.m{m:g}-lr{lr:g}"
+
+
+def parse_label(variant):
+    cell, name, m = variant.split(".", 2)[0], variant.split(".")[1], variant.rsplit(".m", 1)[1]
+    return int(cell[1:]), name, float(m)
+
+
+def sweep_yaml(name, mode, points, seeds):
+    """A sweep file of `points` (a list of (n, variant, lr, m)) on `seeds`, every point with its own overrides."""
+    base = ROOT / "scenarios" / "testbed" / MODE[mode]["base"]
+    sets = dict(MODE[mode]["set"])
+    lines = [f"# written by scripts/asp-tune.py", f"name: {name}", f"base: {base}", "set:"]
+    lines += [f"  {k}: {v}" for k, v in sets.items()]
+    lines.append(f"  energy: {ENERGY}")
+    lines += ["axes:", "  variant:"]
+    for n, v, lr, m in points:
+        over = {"cluster.nodes": nodes(n), "workload.global_batch": 32 * n}
+        over.update(VARIANTS[v][3](n))
+        over.update({"emulator.learning_rate": f"{lr:g}", "emulator.momentum": f"{m:g}"})
+        body = ", ".join(f"{k}: {val}" for k, val in over.items())
+        lines.append(f"    {label(n, v, lr, m)}: {{{body}}}")
+    lines.append(f"  seed: [{', '.join(str(s) for s in seeds)}]")
+    return "\n".join(lines) + "\n"
+
+
+def run_stage(out, stage, points, seeds, jobs, omnilearn):
+    """Runs `points` on `seeds` (one sweep per mode) and returns the loaded rows of every point of that stage."""
+    frames = []
+    for mode in ("asp", "bsp"):
+        mine = [p for p in points if VARIANTS[p[1]][0] == mode]
+        if not mine:
+            continue
+        name = f"{stage}-{mode}"
+        sweep = out / "sweeps" / f"{name}.yaml"
+        sweep.parent.mkdir(parents=True, exist_ok=True)
+        sweep.write_text(sweep_yaml(f"asp-tune-{name}", mode, mine, seeds))
+        folder = out / name
+        cmd = [omnilearn, "sweep", str(sweep), "--jobs", str(jobs), "--out", str(folder)]
+        if folder.exists():
+            cmd.append("--resume")
+        print(f"asp-tune: {stage} ({mode}): {len(mine)} configurations x {len(seeds)} seeds -> {folder}", flush=True)
+        done = subprocess.run(cmd, stdout=subprocess.DEVNULL)
+        if done.returncode != 0:
+            raise SystemExit(f"asp-tune: the sweep {sweep} failed (exit {done.returncode}); its logs are in {folder}")
+        frames.append(load(folder, stage))
+    return pd.concat(frames, ignore_index=True)
+
+
+def load(folder, stage, curves=None):
+    frame = asp_tuned.load(folder, stage, BUDGET_S, curves=curves)
+    parsed = [parse_label(v) for v in frame["variant"]]
+    frame.insert(1, "workers", [p[0] for p in parsed])
+    frame["variant"] = [p[1] for p in parsed]
+    frame.insert(4, "momentum", [p[2] for p in parsed])
+    frame["point"] = [f"{Path(folder).name}/{Path(p).name}" for p in frame["point"]]
+    return frame
+
+
+def scores(tuning):
+    """Mean final accuracy over the tuning seeds per (cell, variant, momentum, rate)."""
+    return (tuning.groupby(["workers", "variant", "momentum", "learning_rate"], sort=True)
+            .agg(seeds=("seed", "size"), accuracy_mean_pct=("final_accuracy", lambda a: 100.0 * a.mean()))
+            .reset_index())
+
+
+def best(rows):
+    return rows.sort_values(["accuracy_mean_pct", "learning_rate"], ascending=[False, True]).iloc[0]
+
+
+def edge_points(tuning):
+    """The next rate beyond each grid edge that is still the best (at the default momentum), or nothing."""
+    s = scores(tuning)
+    points = []
+    for (n, v), rows in s.groupby(["workers", "variant"]):
+        m0 = MODE[VARIANTS[v][0]]["m0"]
+        rows = rows[rows["momentum"] == m0]
+        b = best(rows)
+        rates = sorted(rows["learning_rate"])
+        if b["learning_rate"] == rates[0]:
+            points.append((n, v, rates[0] / 2, m0))
+        elif b["learning_rate"] == rates[-1]:
+            points.append((n, v, rates[-1] * 2, m0))
+    return points
+
+
+def choices(tuning):
+    s = scores(tuning)
+    return pd.DataFrame([best(rows) for _, rows in s.groupby(["workers", "variant"])]).reset_index(drop=True)
+
+
+def study(args):
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    omnilearn = str(ROOT / "build" / "cli" / "omnilearn")
+    grid = []
+    for n in args.cells:
+        for v in CELL_VARIANTS[n]:
+            mode, rates, scales, _ = VARIANTS[v]
+            for lr in rates:
+                grid.append((n, v, lr * (n / 16 if scales else 1.0), MODE[mode]["m0"]))
+    tuning = run_stage(out, "rate", grid, TUNING_SEEDS, args.jobs, omnilearn)
+    for r in range(1, EDGE_ROUNDS + 1):
+        extra = edge_points(tuning)
+        if not extra:
+            break
+        tuning = pd.concat([tuning, run_stage(out, f"edge{r}", extra, TUNING_SEEDS, args.jobs, omnilearn)],
+                           ignore_index=True)
+    s = scores(tuning)
+    mom = []
+    for (n, v), rows in s.groupby(["workers", "variant"]):
+        m0 = MODE[VARIANTS[v][0]]["m0"]
+        eta = best(rows[rows["momentum"] == m0])["learning_rate"]
+        mom += [(n, v, float(f"{eta * (1 - m) / (1 - m0):.6g}"), m) for m in MOMENTA if m != m0]
+    tuning = pd.concat([tuning, run_stage(out, "momentum", mom, TUNING_SEEDS, args.jobs, omnilearn)],
+                       ignore_index=True)
+    chosen = choices(tuning)
+    final = [(int(c["workers"]), c["variant"], float(c["learning_rate"]), float(c["momentum"]))
+             for _, c in chosen.iterrows()]
+    evaluation = run_stage(out, "evaluation", final, EVAL_SEEDS, args.jobs, omnilearn)
+    tuning["stage"] = "tuning"
+    return pd.concat([tuning, evaluation], ignore_index=True)
+
+
+def fmt(m, lo=math.nan, hi=math.nan, digits=2, sign=False):
+    if m is None or (isinstance(m, float) and math.isnan(m)):
+        return "-"
+    f = f"{{:{'+' if sign else ''}.{digits}f}}"
+    return f.format(m) if math.isnan(lo) else f"{f.format(m)} [{f.format(lo)}, {f.format(hi)}]"
+
+
+def tuning_table(tuning):
+    s = scores(tuning)
+    c = choices(tuning)
+    lines = ["| workers | variant | momentum | rate | mean final accuracy (%), seeds 101 and 102 | chosen |",
+             "|---|---|---|---|---|---|"]
+    for _, r in s.iterrows():
+        hit = ((c["workers"] == r["workers"]) & (c["variant"] == r["variant"]) & (c["momentum"] == r["momentum"]) &
+               (c["learning_rate"] == r["learning_rate"])).any()
+        lines.append(f"| {r['workers']} | {r['variant']} | {r['momentum']:g} | {r['learning_rate']:g} | "
+                     f"{r['accuracy_mean_pct']:.2f} ({r['seeds']}) | {'**yes**' if hit else ''} |")
+    return "\n".join(lines)
+
+
+def summary_table(ev):
+    lines = ["| workers | variant | rate | momentum | final accuracy (%) [95% CI] | reached 80% | restricted mean time "
+             "to 80% (s) [95% CI] | reached 85% | restricted mean time to 85% (s) | pushes dropped | energy (kJ) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for n, g in ev.groupby("workers"):
+        s = asp_tuned.summarize(g, BUDGET_S)
+        mom = g.groupby("variant")["momentum"].first()
+        for _, r in s.iterrows():
+            drop = r["dropped_push_fraction"]
+            lines.append(
+                f"| {n} | {r['variant']} | {r['learning_rate']:g} | {mom[r['variant']]:g} | "
+                f"{fmt(r['accuracy_mean_pct'], r['accuracy_ci_low'], r['accuracy_ci_high'])} | "
+                f"{r['reached_80']}/{r['seeds']} | "
+                f"{fmt(r['rmst_80_s'], r['rmst_80_ci_low'], r['rmst_80_ci_high'], 1)} | "
+                f"{r['reached_85']}/{r['seeds']} | {fmt(r['rmst_85_s'], digits=1)} | "
+                f"{'-' if math.isnan(drop) else f'{100 * drop:.0f}%'} | {r['energy_j_mean'] / 1000:.2f} |")
+    return "\n".join(lines)
+
+
+def comparisons_table(ev):
+    lines = ["| workers | question | a − b | pairs | final accuracy (pts) [95% CI] | time to 80% (s) [95% CI] | "
+             "verdict on |", "|---|---|---|---|---|---|---|"]
+    for n, g in ev.groupby("workers"):
+        have = set(g["variant"])
+        rows = [(f"**{q}** (primary)", a, b, m) for q, a, b, m in PRIMARY]
+        rows += [("secondary", a, b, "accuracy") for a, b in SECONDARY]
+        for q, a, b, measure in rows:
+            if a not in have or b not in have:
+                continue
+            d = asp_tuned.paired(g, a, b, BUDGET_S)
+            lo, hi = ((d["accuracy_ci_low"], d["accuracy_ci_high"]) if measure == "accuracy"
+                      else (d["time_80_ci_low"], d["time_80_ci_high"]))
+            verdict = "interval excludes 0" if (lo > 0 or hi < 0) else "no detectable difference"
+            what = "final accuracy" if measure == "accuracy" else "time to 80%"
+            lines.append(f"| {n} | {q} | {a} − {b} | {d['pairs']} | "
+                         f"{fmt(d['accuracy_diff_pts'], d['accuracy_ci_low'], d['accuracy_ci_high'], 2, True)} | "
+                         f"{fmt(d['time_80_diff_s'], d['time_80_ci_low'], d['time_80_ci_high'], 1, True)} | "
+                         f"{what}: {verdict} |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", help="the study's folder (its sweeps and run folders)")
+    ap.add_argument("--cells", type=int, nargs="+", default=[4, 16, 64], choices=[4, 16, 64], help="worker counts")
+    ap.add_argument("--jobs", type=int, default=2, help="points run at once (default 2)")
+    ap.add_argument("--runs-csv", help="write the per-run table here")
+    ap.add_argument("--from-csv", help="read the per-run table instead of running")
+    args = ap.parse_args(argv)
+    if args.from_csv:
+        runs = pd.read_csv(args.from_csv)
+        for col in ("reached_80", "reached_85"):
+            runs[col] = runs[col].astype(str).str.lower().eq("true")
+    elif args.out:
+        runs = study(args)
+    else:
+        ap.error("give --out (run the study) or --from-csv (its tables)")
+    if args.runs_csv:
+        runs.to_csv(args.runs_csv, index=False, float_format="%.6g")
+    tuning, ev = runs[runs["stage"] != "evaluation"], runs[runs["stage"] == "evaluation"]
+    print(f"runs: {len(tuning)} tuning, {len(ev)} evaluation\n")
+    print("Stage 1, rate and momentum per variant and worker count:\n")
+    print(tuning_table(tuning) + "\n")
+    print("Stage 2, seeds 1-5 at the chosen rate and momentum:\n")
+    print(summary_table(ev) + "\n")
+    print("Paired by seed (times: min(T, 60 s)):\n")
+    print(comparisons_table(ev) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
