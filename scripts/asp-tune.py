@@ -6,6 +6,7 @@ results (a rate beyond a grid's edge, the momentum at the chosen step, the evalu
 below, and prints every table of that section.
 
 usage: scripts/asp-tune.py --out runs/asp-tune [--cells 4 16 64] [--jobs 2] [--runs-csv OUT.csv]
+       scripts/asp-tune.py --out runs/asp-tune-shards --cells 16 --partition sorted-shards   (workers' own data)
        scripts/asp-tune.py --from-csv docs/data/asp-tune-runs.csv        (the tables from the committed runs)
 
 Each stage is one `omnilearn sweep` per mode (asp, bsp) into <out>/<stage>[-<round>]-<mode>/, with --resume, so an
@@ -17,8 +18,8 @@ The design (declared, and committed, before any of its runs):
   evaluations every 100 updates (BSP: every 2048/global-batch steps) on 2,000 test samples, energy metered with the
   per-core CPU figures.
 - Variants: asgd, ringmaster (R = n), staleness-aware, dc-asgd (lambda 0.04), bsp (omnilearn), and the workers
-  Ringmaster keeps run alone (the n/4 32-core copies, whose pushes are about 23 updates stale at every n, against
-  127 or more for the others): asgd-fast and bsp-fast; rescaled at n = 16 (for the heterogeneous-data study).
+  Ringmaster keeps run alone (the n/4 32-core copies, whose pushes are about 1, 5 and 23 updates stale at n = 4,
+  16 and 64, the others' at least 7, 31 and 127): asgd-fast and bsp-fast; rescaled at n = 16.
 - Stage 1a (tuning seeds 101 and 102): three rates a factor of 2 apart at the default momentum (server 0.5; BSP
   0.9): asgd, ringmaster, dc-asgd, asgd-fast and rescaled 0.01/0.02/0.04; staleness-aware (its step divided by
   the staleness, about n - 1) 0.02/0.04/0.08 times n/16; bsp 0.05/0.1/0.2 times n/16 and bsp-fast 0.025/0.05/0.1
@@ -34,6 +35,12 @@ The design (declared, and committed, before any of its runs):
 - Questions, one primary comparison each, per cell, paired by seed, Student-t 95% intervals: Q1 ringmaster - asgd
   (final accuracy); Q2 ringmaster - asgd-fast (final accuracy); Q3 ringmaster - bsp (restricted mean time to 80%,
   a run that never gets there counting the 60 s budget).
+- Workers that hold different data (--partition sorted-shards, n = 16): the same stages for the asynchronous rules
+  that keep every worker's data (asgd, ringmaster, staleness-aware, dc-asgd, rescaled; BSP refuses a partition and
+  the fast-only baselines would hold other data), each worker holding one shard of the label-sorted training set
+  (the four 32-core copies: classes 7, 8 and 9 only). Primary question Q4: rescaled - asgd (final accuracy), the
+  case Rescaled ASGD is built for; secondary: every rule against asgd, and ringmaster, which drops the slow
+  workers' pushes and with them six of the ten classes.
 """
 import argparse
 import math
@@ -56,6 +63,10 @@ PROFILE = str(ROOT / "scenarios" / "testbed" / "profiles" / "hl8.yaml")
 ENERGY = '{wait: idle, cpu: {idle: 0.74, busy: 3.5, source: "Cloud Carbon Footprint, AWS per-vCPU min/max"}}'
 PRIMARY = [("Q1", "ringmaster", "asgd", "accuracy"), ("Q2", "ringmaster", "asgd-fast", "accuracy"),
            ("Q3", "ringmaster", "bsp", "time_80")]
+PARTITIONED_VARIANTS = ["asgd", "ringmaster", "staleness-aware", "dc-asgd", "rescaled"]
+PRIMARY_PARTITIONED = [("Q4", "rescaled", "asgd", "accuracy")]
+SECONDARY_PARTITIONED = [("ringmaster", "asgd"), ("staleness-aware", "asgd"), ("dc-asgd", "asgd"),
+                         ("rescaled", "staleness-aware")]
 SECONDARY = [("staleness-aware", "asgd"), ("dc-asgd", "asgd"), ("rescaled", "asgd"), ("asgd-fast", "asgd"),
              ("bsp-fast", "bsp"), ("asgd-fast", "bsp-fast"), ("staleness-aware", "ringmaster"),
              ("bsp-fast", "ringmaster")]
@@ -109,13 +120,15 @@ def parse_label(variant):
     return int(cell[1:]), name, float(m)
 
 
-def sweep_yaml(name, mode, points, seeds):
+def sweep_yaml(name, mode, points, seeds, partition="iid"):
     """A sweep file of `points` (a list of (n, variant, lr, m)) on `seeds`, every point with its own overrides."""
     base = ROOT / "scenarios" / "testbed" / MODE[mode]["base"]
     sets = dict(MODE[mode]["set"])
-    lines = [f"# written by scripts/asp-tune.py", f"name: {name}", f"base: {base}", "set:"]
+    lines = ["# written by scripts/asp-tune.py", f"name: {name}", f"base: {base}", "set:"]
     lines += [f"  {k}: {v}" for k, v in sets.items()]
     lines.append(f"  energy: {ENERGY}")
+    if partition != "iid":
+        lines.append(f"  workload.partition: {partition}")
     lines += ["axes:", "  variant:"]
     for n, v, lr, m in points:
         over = {"cluster.nodes": nodes(n), "workload.global_batch": 32 * n}
@@ -127,7 +140,7 @@ def sweep_yaml(name, mode, points, seeds):
     return "\n".join(lines) + "\n"
 
 
-def run_stage(out, stage, points, seeds, jobs, omnilearn):
+def run_stage(out, stage, points, seeds, jobs, omnilearn, partition="iid"):
     """Runs `points` on `seeds` (one sweep per mode) and returns the loaded rows of every point of that stage."""
     frames = []
     for mode in ("asp", "bsp"):
@@ -137,7 +150,7 @@ def run_stage(out, stage, points, seeds, jobs, omnilearn):
         name = f"{stage}-{mode}"
         sweep = out / "sweeps" / f"{name}.yaml"
         sweep.parent.mkdir(parents=True, exist_ok=True)
-        sweep.write_text(sweep_yaml(f"asp-tune-{name}", mode, mine, seeds))
+        sweep.write_text(sweep_yaml(f"asp-tune-{name}", mode, mine, seeds, partition))
         folder = out / name
         cmd = [omnilearn, "sweep", str(sweep), "--jobs", str(jobs), "--out", str(folder)]
         if folder.exists():
@@ -195,32 +208,35 @@ def choices(tuning):
 def study(args):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    omnilearn = str(ROOT / "build" / "cli" / "omnilearn")
+    omnilearn = args.omnilearn
+    part = args.partition
+
+    def stage(name, points, seeds):
+        return run_stage(out, name, points, seeds, args.jobs, omnilearn, part)
+
     grid = []
     for n in args.cells:
-        for v in CELL_VARIANTS[n]:
+        for v in (CELL_VARIANTS[n] if part == "iid" else PARTITIONED_VARIANTS):
             mode, rates, scales, _ = VARIANTS[v]
             for lr in rates:
                 grid.append((n, v, lr * (n / 16 if scales else 1.0), MODE[mode]["m0"]))
-    tuning = run_stage(out, "rate", grid, TUNING_SEEDS, args.jobs, omnilearn)
+    tuning = stage("rate", grid, TUNING_SEEDS)
     for r in range(1, EDGE_ROUNDS + 1):
         extra = edge_points(tuning)
         if not extra:
             break
-        tuning = pd.concat([tuning, run_stage(out, f"edge{r}", extra, TUNING_SEEDS, args.jobs, omnilearn)],
-                           ignore_index=True)
+        tuning = pd.concat([tuning, stage(f"edge{r}", extra, TUNING_SEEDS)], ignore_index=True)
     s = scores(tuning)
     mom = []
     for (n, v), rows in s.groupby(["workers", "variant"]):
         m0 = MODE[VARIANTS[v][0]]["m0"]
         eta = best(rows[rows["momentum"] == m0])["learning_rate"]
         mom += [(n, v, float(f"{eta * (1 - m) / (1 - m0):.6g}"), m) for m in MOMENTA if m != m0]
-    tuning = pd.concat([tuning, run_stage(out, "momentum", mom, TUNING_SEEDS, args.jobs, omnilearn)],
-                       ignore_index=True)
+    tuning = pd.concat([tuning, stage("momentum", mom, TUNING_SEEDS)], ignore_index=True)
     chosen = choices(tuning)
     final = [(int(c["workers"]), c["variant"], float(c["learning_rate"]), float(c["momentum"]))
              for _, c in chosen.iterrows()]
-    evaluation = run_stage(out, "evaluation", final, EVAL_SEEDS, args.jobs, omnilearn)
+    evaluation = stage("evaluation", final, EVAL_SEEDS)
     tuning["stage"] = "tuning"
     return pd.concat([tuning, evaluation], ignore_index=True)
 
@@ -269,8 +285,8 @@ def comparisons_table(ev):
              "verdict on |", "|---|---|---|---|---|---|---|"]
     for n, g in ev.groupby("workers"):
         have = set(g["variant"])
-        rows = [(f"**{q}** (primary)", a, b, m) for q, a, b, m in PRIMARY]
-        rows += [("secondary", a, b, "accuracy") for a, b in SECONDARY]
+        rows = [(f"**{q}** (primary)", a, b, m) for q, a, b, m in PRIMARY + PRIMARY_PARTITIONED]
+        rows += [("secondary", a, b, "accuracy") for a, b in SECONDARY + SECONDARY_PARTITIONED]
         for q, a, b, measure in rows:
             if a not in have or b not in have:
                 continue
@@ -290,7 +306,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", help="the study's folder (its sweeps and run folders)")
     ap.add_argument("--cells", type=int, nargs="+", default=[4, 16, 64], choices=[4, 16, 64], help="worker counts")
+    ap.add_argument("--partition", default="iid", choices=["iid", "sorted-shards"],
+                    help="workload.partition of the asynchronous variants (sorted-shards: the rules only)")
     ap.add_argument("--jobs", type=int, default=2, help="points run at once (default 2)")
+    ap.add_argument("--omnilearn", default=str(ROOT / "build" / "cli" / "omnilearn"),
+                    help="the omnilearn binary (default: build/cli/omnilearn; a copy keeps a rebuild from touching "
+                         "a running study)")
     ap.add_argument("--runs-csv", help="write the per-run table here")
     ap.add_argument("--from-csv", help="read the per-run table instead of running")
     args = ap.parse_args(argv)
