@@ -35,6 +35,8 @@ The design (declared, and committed, before any of its runs):
 - Questions, one primary comparison each, per cell, paired by seed, Student-t 95% intervals: Q1 ringmaster - asgd
   (final accuracy); Q2 ringmaster - asgd-fast (final accuracy); Q3 ringmaster - bsp (restricted mean time to 80%,
   a run that never gets there counting the 60 s budget).
+- Ringmaster's threshold R from n/4 to 2n at every cell, time only (the drops depend only on the timing): two
+  epochs, seed 1, the pushes, compute seconds and joules dropped, overall and per kind of worker.
 - Workers that hold different data (--partition sorted-shards, n = 16): the same stages for the asynchronous rules
   that keep every worker's data (asgd, ringmaster, staleness-aware, dc-asgd, rescaled; BSP refuses a partition and
   the fast-only baselines would hold other data), each worker holding one shard of the label-sorted training set
@@ -43,6 +45,7 @@ The design (declared, and committed, before any of its runs):
   workers' pushes and with them six of the ten classes.
 """
 import argparse
+import json
 import math
 import subprocess
 import sys
@@ -205,6 +208,50 @@ def choices(tuning):
     return pd.DataFrame([best(rows) for _, rows in s.groupby(["workers", "variant"])]).reset_index(drop=True)
 
 
+def r_sweep(out, cells, omnilearn):
+    """Ringmaster at R = n/4, n/2, n, 2n per cell, time only; returns one row per (cell, R) with the drops."""
+    rows = []
+    for n in cells:
+        base = ROOT / "scenarios" / "testbed" / "asp-hl8.yaml"
+        rs = [max(1, n // 4), max(1, n // 2), n, 2 * n]
+        text = "\n".join(["# written by scripts/asp-tune.py", f"name: asp-tune-r-time-n{n}", f"base: {base}", "set:",
+                          f"  workload.model: {PROFILE}", "  workload.epochs: 2", "  policy.name: uniform",
+                          f"  energy: {ENERGY}", f"  cluster.nodes: {nodes(n)}", f"  workload.global_batch: {32 * n}",
+                          "  workload.asp.rule: ringmaster", "axes:",
+                          f"  workload.asp.delay_threshold: [{', '.join(str(r) for r in rs)}]"]) + "\n"
+        sweep = out / "sweeps" / f"r-time-n{n}.yaml"
+        sweep.parent.mkdir(parents=True, exist_ok=True)
+        sweep.write_text(text)
+        folder = out / f"r-time-n{n}"
+        cmd = [omnilearn, "sweep", str(sweep), "--jobs", "1", "--out", str(folder)]
+        if folder.exists():
+            cmd.append("--resume")
+        if subprocess.run(cmd, stdout=subprocess.DEVNULL).returncode != 0:
+            raise SystemExit(f"asp-tune: the sweep {sweep} failed; its logs are in {folder}")
+        table = pd.read_csv(folder / "sweep.csv")
+        for _, r in table[table["status"] == "ok"].iterrows():
+            e = json.loads((folder / r["point"] / "summary.json").read_text())["extra"]
+            kinds = {k: e.get(f"asp_dropped_fraction_w{i}", math.nan)
+                     for k, i in (("6-core", 0), ("4-core", n // 2), ("32-core", 3 * n // 4))}
+            rows.append({"workers": n, "R": int(r["workload.asp.delay_threshold"]),
+                         "dropped_push_fraction": e["dropped_push_fraction"],
+                         "dropped_compute_fraction": e["dropped_compute_fraction"],
+                         "dropped_energy_fraction": e["dropped_energy_fraction"],
+                         **{f"dropped_{k}": v for k, v in kinds.items()}})
+    return pd.DataFrame(rows)
+
+
+def r_table(r):
+    lines = ["| workers | R | pushes dropped | compute seconds dropped | compute joules dropped | dropped: 6-core / "
+             "4-core / 32-core copies |", "|---|---|---|---|---|---|"]
+    for _, x in r.sort_values(["workers", "R"]).iterrows():
+        lines.append(f"| {int(x['workers'])} | {int(x['R'])} | {100 * x['dropped_push_fraction']:.1f}% | "
+                     f"{100 * x['dropped_compute_fraction']:.1f}% | {100 * x['dropped_energy_fraction']:.1f}% | "
+                     f"{100 * x['dropped_6-core']:.0f}% / {100 * x['dropped_4-core']:.0f}% / "
+                     f"{100 * x['dropped_32-core']:.0f}% |")
+    return "\n".join(lines)
+
+
 def study(args):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -325,6 +372,9 @@ def main(argv=None):
         ap.error("give --out (run the study) or --from-csv (its tables)")
     if args.runs_csv:
         runs.to_csv(args.runs_csv, index=False, float_format="%.6g")
+    if args.out and args.partition == "iid":
+        print("Ringmaster's drops per threshold R (time only, two epochs, seed 1):\n")
+        print(r_table(r_sweep(Path(args.out), args.cells, args.omnilearn)) + "\n")
     tuning, ev = runs[runs["stage"] != "evaluation"], runs[runs["stage"] == "evaluation"]
     print(f"runs: {len(tuning)} tuning, {len(ev)} evaluation\n")
     print("Stage 1, rate and momentum per variant and worker count:\n")

@@ -10,6 +10,7 @@
 
 #include "omnilearn/emulator/dataset_cache.h"
 #include "omnilearn/emulator/emulator_config.h"
+#include "omnilearn/emulator/data_partition.h"
 #include "omnilearn/emulator/global_sampler.h"
 #include "asp_update_rule.h"
 #include "torch_parts.h"
@@ -147,8 +148,17 @@ class TorchNumerics final : public sim::TrainingNumerics {
     auto scratch = worker::make_net(settings_, *device);
     if (!scratch) return scratch.status();
     scratch_ = std::move(scratch).value();
+    // Each worker's own seeded order over the samples it holds (workload.partition), as on the testbed.
+    const torch::Tensor labels = train_.labels.to(torch::kCPU, torch::kInt64).contiguous();
+    const std::span<const std::int64_t> label_span(labels.data_ptr<std::int64_t>(), static_cast<std::size_t>(n));
     for (std::size_t k = 0; k < workers_; ++k) {
-      samplers_.emplace_back(n, scenario_.seed + 7919u * static_cast<std::uint64_t>(k + 1));  // as the testbed
+      const std::uint64_t seed = scenario_.seed + 7919u * static_cast<std::uint64_t>(k + 1);
+      std::vector<std::int64_t> mine = partition_samples(label_span, workers_, k, scenario_.workload.partition);
+      if (mine.empty()) {
+        samplers_.emplace_back(n, seed);
+      } else {
+        samplers_.emplace_back(std::move(mine), seed);
+      }
     }
     b_ref_ = std::max(1.0, static_cast<double>(scenario_.workload.global_batch) / static_cast<double>(workers_));
     rule_ = worker::make_asp_server_rule(asp_, workers_, b_ref_);

@@ -27,6 +27,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
 #include "omnilearn/controller/controller.h"
+#include "omnilearn/emulator/data_partition.h"
 #include "omnilearn/emulator/global_sampler.h"
 #include "omnilearn/emulator/thread_groups.h"
 #include "omnilearn/run/asp_schedule.h"
@@ -147,8 +148,15 @@ class AspWorker {
     if (Status st = set_up(o_, /*train=*/true, *device, train_, net_, params_, n_params_, pg_); !st.is_ok()) {
       return fail(who_, st.message());
     }
-    // Each worker walks its own seeded permutation of the training set; the server counts epochs by samples applied.
-    GlobalSampler sampler(train_.images.size(0), c_.seed + 7919u * static_cast<std::uint64_t>(o_.rank + 1));
+    // Each worker walks its own seeded permutation of the samples it holds (workload.partition: all of them, or its
+    // shards); the server counts epochs by samples applied.
+    const std::uint64_t seed = c_.seed + 7919u * static_cast<std::uint64_t>(o_.rank + 1);
+    const torch::Tensor labels = train_.labels.to(torch::kCPU, torch::kInt64).contiguous();
+    std::vector<std::int64_t> mine = partition_samples(
+        std::span<const std::int64_t>(labels.data_ptr<std::int64_t>(), static_cast<std::size_t>(labels.numel())),
+        static_cast<std::size_t>(c_.world), static_cast<std::size_t>(o_.rank), c_.partition);
+    GlobalSampler sampler =
+        mine.empty() ? GlobalSampler(train_.images.size(0), seed) : GlobalSampler(std::move(mine), seed);
     std::vector<torch::Tensor> reply{torch::zeros({n_params_ + kReplyFields}, torch::kFloat32)};
     std::vector<torch::Tensor> push{torch::zeros({n_params_ + kPushFields}, torch::kFloat32)};
     pg_->recv(reply, c_.world, kReplyTag)->wait();  // the initial pull
@@ -277,6 +285,9 @@ class ParameterServer {
     auto ctl = run::make_controller(c_.controller);
     if (!ctl) return ctl.status();
     ctl_.emplace(std::move(ctl).value());
+    const controller::Plan initial = ctl_->current_plan();
+    auto start_plan = run::apply_start_levels(*ctl_, c_.initial_availability);  // workers down from the start
+    if (!start_plan) return start_plan.status();
     sgd_.emplace(params_, torch::optim::SGDOptions(s_.learning_rate).momentum(s_.momentum));
     b_ref_ = std::max(1.0, static_cast<double>(c_.global_batch) / static_cast<double>(world_));
     rule_ = make_asp_server_rule(c_.asp, world_, b_ref_);
@@ -284,7 +295,8 @@ class ParameterServer {
     push_ = {torch::zeros({n_params_ + kPushFields}, torch::kFloat32)};
     train_start_s_ = since_t0();
     reporter_.send(ExtraRecord{"training_start_s", train_start_s_});
-    reporter_.send(run::plan_record(ctl_->current_plan(), 0));
+    reporter_.send(run::plan_record(initial, 0));
+    if (start_plan->decided) reporter_.send(run::plan_record(*start_plan, 0));
     return Status::ok();
   }
 

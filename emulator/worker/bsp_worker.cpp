@@ -144,10 +144,13 @@ class BspWorker {
     auto ctl = run::make_controller(c_.controller);
     if (!ctl) return ctl.status();
     ctl_.emplace(std::move(ctl).value());
+    if (rank_ == 0) reporter_.send(run::plan_record(ctl_->current_plan(), 0));
+    auto start_plan = run::apply_start_levels(*ctl_, c_.initial_availability);  // workers down from the start
+    if (!start_plan) return start_plan.status();
+    if (rank_ == 0 && start_plan->decided) reporter_.send(run::plan_record(*start_plan, 0));
     batches_ = ctl_->current_plan().batch;
     sgd_.emplace(params_, torch::optim::SGDOptions(s_.learning_rate).momentum(s_.momentum));
     sampler_.emplace(train_.images.size(0), c_.seed);
-    if (rank_ == 0) reporter_.send(run::plan_record(ctl_->current_plan(), 0));
     return Status::ok();
   }
 

@@ -45,4 +45,20 @@ PlanRecord plan_record(const controller::Plan& plan, std::int64_t epoch) {
   return r;
 }
 
+Result<controller::Plan> apply_start_levels(controller::Controller& ctl, const std::vector<double>& levels) {
+  bool any = false;
+  for (std::size_t k = 0; k < levels.size(); ++k) {
+    if (levels[k] == 1.0) continue;
+    any = true;
+    OMNI_RETURN_IF_ERROR(ctl.report(controller::AvailabilityChange{static_cast<WorkerId>(k), 0.0, levels[k]}));
+  }
+  if (!any) {  // nothing to hear: the plan stands, and nothing is decided (a testbed run without levels is as before)
+    controller::Plan plan = ctl.current_plan();
+    plan.decided = false;
+    plan.changed = false;
+    return plan;
+  }
+  return ctl.plan_next(controller::DecisionPoint{0, 0, 0.0});
+}
+
 }  // namespace omnilearn::run

@@ -132,6 +132,7 @@ Json workload_json(const WorkloadSpec& w) {
   if (w.numerics == Numerics::kReal) workload["numerics"] = "real";  // absent: time only, as before
   if (!w.asp.is_default()) workload["asp"] = Json::parse(nlohmann::json(w.asp).dump());
   if (w.asp.epochs == AspEpochs::kCeil) workload["asp"]["epochs"] = "ceil";  // absent: floor, as before
+  if (w.partition.kind != PartitionKind::kIid) workload["partition"] = Json::parse(nlohmann::json(w.partition).dump());
   const AllreduceSpec& ar = w.allreduce;
   workload["allreduce"] =
       Json{{"algorithm", algorithm_name(ar.algorithm)}, {"chunks", ar.chunks},   {"shards", ar.shards},

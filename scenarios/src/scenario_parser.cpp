@@ -33,6 +33,25 @@ Status check_staleness_bounded(const MapReader& r, const Scenario& s) {
   return Status::ok();
 }
 
+// workload.partition (parsed with the workload) against the mode and the cluster: a split other than iid is ASP's
+// (BSP draws every step from one global permutation), and each of the n x shards_per_worker shards holds a sample.
+Status check_partition(const detail::YamlSource& source, const YAML::Node& node, const Scenario& s) {
+  const PartitionSpec& p = s.workload.partition;
+  if (p.kind == PartitionKind::kIid) return Status::ok();
+  if (s.mode != controller::TrainingMode::kAsp) {
+    return source.error(node, "workload.partition",
+                        "only used in asp mode (mode: asp): BSP draws every step from one global permutation");
+  }
+  const double shards = static_cast<double>(s.worker_count()) * static_cast<double>(p.shards_per_worker);
+  if (shards > static_cast<double>(s.workload.dataset_samples)) {
+    return source.error(node, "workload.partition",
+                        "expected at most dataset_samples (" + std::to_string(s.workload.dataset_samples) +
+                            ") shards, got " + std::to_string(s.worker_count()) + " workers x shards_per_worker " +
+                            std::to_string(p.shards_per_worker));
+  }
+  return Status::ok();
+}
+
 Status parse_policy(const detail::YamlSource& source, const YAML::Node& node, controller::TrainingMode mode,
                     PolicySpec& out) {
   auto reader = MapReader::open(source, node, "policy",
@@ -216,6 +235,7 @@ Result<Scenario> parse_scenario_tree(std::string_view yaml_text, const std::stri
   if (s.mode == controller::TrainingMode::kBsp && r.get("workload")["asp"].IsDefined()) {
     return source.error(r.get("workload")["asp"], "workload.asp", "only used in asp mode (mode: asp)");
   }
+  OMNI_RETURN_IF_ERROR(check_partition(source, r.get("workload")["partition"], s));
   if (r.has("policy")) OMNI_RETURN_IF_ERROR(parse_policy(source, r.get("policy"), s.mode, s.policy));
   if (r.has("availability")) {
     OMNI_RETURN_IF_ERROR(detail::parse_availability(ctx, r.get("availability"), s.cluster, s.availability));

@@ -228,12 +228,28 @@ Status parse_asp(const ParseContext& ctx, const YAML::Node& node, AspSpec& out) 
   return Status::ok();
 }
 
+// `partition: iid | sorted-shards`, or a mapping {kind, shards_per_worker}.
+Status parse_partition(const ParseContext& ctx, const MapReader& workload, PartitionSpec& out) {
+  if (workload.get("partition").IsScalar()) return workload.read_choice("partition", out.kind, enum_names(out.kind));
+  auto reader =
+      MapReader::open(ctx.source, workload.get("partition"), "workload.partition", {"kind", "shards_per_worker"});
+  if (!reader) return reader.status();
+  const MapReader& r = *reader;
+  if (!r.has("kind")) return r.error("kind", "missing (expected iid | sorted-shards)");
+  OMNI_RETURN_IF_ERROR(r.read_choice("kind", out.kind, enum_names(out.kind)));
+  if (r.has("shards_per_worker") && out.kind != PartitionKind::kSortedShards) {
+    return r.error("shards_per_worker", "only used by kind: sorted-shards");
+  }
+  OMNI_RETURN_IF_ERROR(r.read("shards_per_worker", out.shards_per_worker, Range::kPositive));
+  return Status::ok();
+}
+
 }  // namespace
 
 Status parse_workload(const ParseContext& ctx, const YAML::Node& node, WorkloadSpec& out) {
   auto reader = MapReader::open(ctx.source, node, "workload",
                                 {"model", "dataset", "dataset_samples", "global_batch", "epochs", "sample_budget",
-                                 "allreduce", "buckets", "bucket_bytes", "numerics", "asp"});
+                                 "allreduce", "buckets", "bucket_bytes", "numerics", "asp", "partition"});
   if (!reader) return reader.status();
   const MapReader& r = *reader;
   OMNI_RETURN_IF_ERROR(r.read_choice("numerics", out.numerics, {{"time", Numerics::kTime}, {"real", Numerics::kReal}}));
@@ -278,6 +294,7 @@ Status parse_workload(const ParseContext& ctx, const YAML::Node& node, WorkloadS
 
   OMNI_RETURN_IF_ERROR(parse_allreduce(ctx, r, out.allreduce));
   if (r.has("asp")) OMNI_RETURN_IF_ERROR(parse_asp(ctx, r.get("asp"), out.asp));
+  if (r.has("partition")) OMNI_RETURN_IF_ERROR(parse_partition(ctx, r, out.partition));
   if (out.allreduce.bucket_bytes > 0.0 && out.model.gradient_bytes / out.allreduce.bucket_bytes > 100000.0) {
     return r.error_got("bucket_bytes", "at most 100000 buckets of the model's gradient");
   }

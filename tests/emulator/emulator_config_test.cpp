@@ -59,7 +59,8 @@ TEST(EmulatorConfig, NetworkFromTheSettingOrTheModelName) {
 TEST(TestbedConfig, RoundTripsThroughItsFileWithTheNetworkResolved) {
   const std::string dir = testing::fresh_dir("testbed-config");
   const auto s = load("testbed/asp-hl8.yaml", {"emulator.throttle=process", "emulator.lr_scaling=true",
-                                               "emulator.cpuset=0-1", "policy.every_n=7", "max_iterations=40"});
+                                               "emulator.cpuset=0-1", "policy.every_n=7", "max_iterations=40",
+                                               "workload.partition={kind: sorted-shards, shards_per_worker: 2}"});
   auto c = testbed_config(s);
   ASSERT_TRUE(c.is_ok()) << c.status().message();
   EXPECT_NE(c->settings.network, Network::kFromModel);
@@ -80,6 +81,8 @@ TEST(TestbedConfig, RoundTripsThroughItsFileWithTheNetworkResolved) {
   EXPECT_EQ(back->settings.network, c->settings.network);
   EXPECT_EQ(back->settings.sample_cost_s, s.emulator.sample_cost_s);
   EXPECT_EQ(back->t0_ns, 99);
+  EXPECT_EQ(back->partition.kind, scenarios::PartitionKind::kSortedShards) << "each worker process reads its shards";
+  EXPECT_EQ(back->partition.shards_per_worker, 2);
   EXPECT_EQ(back->store_file, dir + "/.rendezvous");
   // A file that is not one names itself.
   std::ofstream(dir + "/bad.json") << "{\"world\": \"four\"}";

@@ -6,12 +6,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "../sim/sim_test_support.h"
+#include "omnilearn/emulator/data_partition.h"
 #include "omnilearn/emulator/dataset_cache.h"
 #include "omnilearn/emulator/global_sampler.h"
 #include "omnilearn/emulator/torch_numerics.h"
@@ -383,6 +385,46 @@ TEST(VirtualTimeTest, StalenessBoundedLearnsAndRepeatsItself) {
   long last = 0;
   for (const auto& r : rows) last = std::max(last, std::stol(r.at("step")));
   EXPECT_EQ(last, static_cast<long>(rows.size())) << "every push is an update (a dropped one repeats a step)";
+}
+
+// workload.partition: sorted-shards gives each ASP worker only its shard of the label-sorted samples. With workers
+// 1-3 down from the start, worker 0 alone trains, on the first quarter of the sorted 3,000 samples: the model never
+// sees the other classes, so its test accuracy is at most the share of worker 0's classes in the test set (a model
+// does not learn to predict a class it was never shown). The same run with iid data learns every class and beats it.
+TEST(VirtualTimeTest, SortedShardsTrainEachWorkerOnItsOwnClasses) {
+  if (!have_data()) GTEST_SKIP() << "no Fashion-MNIST at " << kDataSource;
+  const std::string rest = "policy: {name: uniform}\n"
+                           "availability: {schedule: {unit: seconds, phases: [{at: 0, fractions: [1, 0, 0, 0]}]}}\n";
+  const std::vector<std::string> set = {"workload.epochs=2", "emulator.momentum=0.5", "emulator.learning_rate=0.05",
+                                        "emulator.eval_every=0"};
+  std::vector<std::string> shards = set;
+  shards.push_back("workload.partition=sorted-shards");
+  const std::string iid = test_dir("iid"), sorted = test_dir("sorted");
+  ASSERT_EQ(run_in_child(load(scenario_yaml(false, "asp", rest), set), iid, numerics_options()), "");
+  ASSERT_EQ(run_in_child(load(scenario_yaml(false, "asp", rest), shards), sorted, numerics_options()), "");
+  EXPECT_NE(read_text(sorted + "/manifest.json").find("sorted-shards"), std::string::npos) << "the run records it";
+  // Worker 0's classes, and their share of the 1,000 test samples.
+  auto data_dir = prepare_fashion_mnist(kDataSource, default_dataset_cache_dir());
+  ASSERT_TRUE(data_dir) << data_dir.status().message();
+  auto train = worker::read_split(*data_dir, "train", 3000);
+  auto test = worker::read_split(*data_dir, "t10k", 1000);
+  ASSERT_TRUE(train && test);
+  const torch::Tensor train_labels = train->labels.to(torch::kInt64).contiguous();
+  const std::vector<std::int64_t> labels(train_labels.data_ptr<std::int64_t>(),
+                                         train_labels.data_ptr<std::int64_t>() + train_labels.numel());
+  const auto mine = partition_samples(labels, 4, 0, {scenarios::PartitionKind::kSortedShards, 1});
+  ASSERT_EQ(mine.size(), 750u);
+  std::set<std::int64_t> held;
+  for (std::int64_t i : mine) held.insert(labels[static_cast<std::size_t>(i)]);
+  const torch::Tensor test_labels = test->labels.to(torch::kInt64).contiguous();
+  double share = 0.0;
+  for (std::int64_t i = 0; i < test_labels.numel(); ++i) share += held.count(test_labels[i].item<std::int64_t>());
+  share /= static_cast<double>(test_labels.numel());
+  ASSERT_LT(share, 0.5) << "worker 0 holds a few classes";
+  const double sorted_accuracy = summary_number(sorted, "final_accuracy");
+  EXPECT_LE(sorted_accuracy, share + 0.005) << "classes outside worker 0's shard were learnt";
+  EXPECT_GT(sorted_accuracy, 0.5 * share) << "worker 0 learns its own classes";
+  EXPECT_GT(summary_number(iid, "final_accuracy"), share + 0.1) << "iid data teaches every class";
 }
 
 }  // namespace

@@ -75,5 +75,28 @@ TEST(ControllerFactory, PlanRecordCopiesThePlan) {
   EXPECT_GT(r.batch[0], r.batch[1]);  // static splits by nominal speed: 4 cores against 1
 }
 
+// Levels at the start (the testbed's TestbedConfig::initial_availability): a worker down from the start leaves the
+// plan at step 0, as the simulator's first plan does; with every level 1 nothing is decided and the plan stands.
+TEST(ControllerFactory, StartLevelsTakeDownWorkersOutBeforeTheFirstStep) {
+  const ControllerSpec spec = controller_spec(parse("policy: {name: omnilearn, min_batch: 8, max_batch: 56}\n"));
+  auto nominal = make_controller(spec);
+  ASSERT_TRUE(nominal.is_ok()) << nominal.status().message();
+  const controller::Plan before = nominal->current_plan();
+  for (const std::vector<double>& levels : {std::vector<double>{}, std::vector<double>{1.0, 1.0}}) {
+    auto same = apply_start_levels(*nominal, levels);
+    ASSERT_TRUE(same.is_ok()) << same.status().message();
+    EXPECT_FALSE(same->decided);
+    EXPECT_EQ(same->batch, before.batch);
+  }
+  auto down = make_controller(spec);
+  ASSERT_TRUE(down.is_ok());
+  auto plan = apply_start_levels(*down, {1.0, 0.0});
+  ASSERT_TRUE(plan.is_ok()) << plan.status().message();
+  EXPECT_TRUE(plan->decided);
+  EXPECT_EQ(plan->batch[1], 0) << "worker 1 is down from the start";
+  EXPECT_EQ(plan->batch[0], 56) << "the global batch of 64 goes to worker 0, up to its bound";
+  EXPECT_EQ(down->current_plan().batch, plan->batch);
+}
+
 }  // namespace
 }  // namespace omnilearn::run

@@ -136,5 +136,44 @@ TEST(AspKeys, RefusalsNameTheField) {
   for (const testing::BadCase& c : cases) testing::expect_refused(c, "dir/x.yaml");
 }
 
+// workload.partition: iid (the default, absent from the JSON) or sorted-shards with its shards per worker.
+TEST(AspKeys, DataPartition) {
+  auto absent = parse_scenario(kAsp, "dir/x.yaml");
+  ASSERT_TRUE(absent.is_ok()) << absent.status().message();
+  EXPECT_EQ(absent->workload.partition.kind, PartitionKind::kIid);
+  EXPECT_EQ(nlohmann::json::parse(scenario_to_json(*absent))["workload"].count("partition"), 0u);
+  auto scalar = parse_scenario(kAsp, "dir/x.yaml", {"workload.partition=sorted-shards"});
+  ASSERT_TRUE(scalar.is_ok()) << scalar.status().message();
+  EXPECT_EQ(scalar->workload.partition.kind, PartitionKind::kSortedShards);
+  EXPECT_EQ(scalar->workload.partition.shards_per_worker, 1);
+  auto map = parse_scenario(kAsp, "dir/x.yaml", {"workload.partition={kind: sorted-shards, shards_per_worker: 3}"});
+  ASSERT_TRUE(map.is_ok()) << map.status().message();
+  EXPECT_EQ(map->workload.partition.shards_per_worker, 3);
+  const nlohmann::json json = nlohmann::json::parse(scenario_to_json(*map));
+  EXPECT_EQ(json["workload"]["partition"]["kind"], "sorted-shards") << json.dump();
+  EXPECT_EQ(json["workload"]["partition"]["shards_per_worker"], 3) << json.dump();
+}
+
+TEST(AspKeys, DataPartitionRefusals) {
+  const std::string partition = testing::replace_once(kAsp, "  asp: {}\n", "  partition: PART\n");
+  auto with = [&](const std::string& p) { return testing::replace_once(partition, "PART", p); };
+  const std::vector<testing::BadCase> cases = {
+      {"unknown kind", with("shuffled"), {}, {"dir/x.yaml:6: workload.partition: expected one of iid | sorted-shards"}},
+      {"a map without kind", with("{shards_per_worker: 2}"), {}, {"workload.partition.kind: missing"}},
+      {"shards for iid", with("{kind: iid, shards_per_worker: 2}"), {},
+       {"workload.partition.shards_per_worker: only used by kind: sorted-shards"}},
+      {"no shards", with("{kind: sorted-shards, shards_per_worker: 0}"), {},
+       {"workload.partition.shards_per_worker: expected a positive integer"}},
+      {"an unknown key", with("{kind: sorted-shards, classes: 2}"), {}, {"workload.partition", "classes"}},
+      {"in bsp", testing::replace_once(with("sorted-shards"), "mode: asp", "mode: bsp"), {},
+       {"dir/x.yaml:6: workload.partition: only used in asp mode"}},
+      {"more shards than samples", with("{kind: sorted-shards, shards_per_worker: 30000}"),
+       {"workload.dataset_samples=50000"},
+       {"workload.partition: expected at most dataset_samples (50000) shards, got 2 workers x shards_per_worker "
+        "30000"}},
+  };
+  for (const testing::BadCase& c : cases) testing::expect_refused(c, "dir/x.yaml");
+}
+
 }  // namespace
 }  // namespace omnilearn::scenarios

@@ -14,7 +14,7 @@ namespace omnilearn::emulator {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TestbedConfig, mode, seed, dataset_samples, global_batch, epochs,
                                                 sample_budget, max_iterations, controller, settings, asp, asp_epochs,
-                                                world, store_file, store_host, port, bind, t0_ns, data_dir)
+                                                partition, initial_availability, world, store_file, store_host, port, bind, t0_ns, data_dir)
 
 Result<TestbedConfig> testbed_config(const scenarios::Scenario& scenario) {
   TestbedConfig c;
@@ -29,6 +29,7 @@ Result<TestbedConfig> testbed_config(const scenarios::Scenario& scenario) {
   c.settings = scenario.emulator;
   c.asp = scenario.workload.asp;
   c.asp_epochs = scenario.workload.asp.epochs;
+  c.partition = scenario.workload.partition;
   auto network = resolve_network(scenario);
   if (!network) return network.status();
   c.settings.network = *network;

@@ -28,6 +28,11 @@ GlobalSampler::GlobalSampler(std::int64_t samples, std::uint64_t seed) : samples
   OMNI_CHECK(samples > 0, "GlobalSampler needs samples > 0");
 }
 
+GlobalSampler::GlobalSampler(std::vector<std::int64_t> subset, std::uint64_t seed)
+    : samples_(static_cast<std::int64_t>(subset.size())), seed_(seed), subset_(std::move(subset)) {
+  OMNI_CHECK(samples_ > 0, "GlobalSampler needs a subset with samples");
+}
+
 void GlobalSampler::start_epoch(std::int64_t epoch) {
   epoch_ = epoch;
   position_ = 0;
@@ -39,6 +44,9 @@ void GlobalSampler::start_epoch(std::int64_t epoch) {
   for (std::size_t i = permutation_.size() - 1; i > 0; --i) {
     const std::size_t j = static_cast<std::size_t>(rng() % (i + 1));
     std::swap(permutation_[i], permutation_[j]);
+  }
+  if (!subset_.empty()) {
+    for (std::int64_t& i : permutation_) i = subset_[static_cast<std::size_t>(i)];
   }
 }
 

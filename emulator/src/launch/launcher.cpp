@@ -250,6 +250,7 @@ Status Launch::write_configuration() {
   config_.port = *port;
   config_.t0_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t0_.time_since_epoch()).count();
   config_.data_dir = data_dir_;
+  config_.initial_availability = replayer_->initial();
   config_path_ = (std::filesystem::path(run_dir_) / kTestbedConfigFile).string();
   OMNI_RETURN_IF_ERROR(write_testbed_config(config_, config_path_));
   manifest_.emplace(testbed_manifest(scenario_, options_, run_id_, shares_, worker_.path, comm_unthrottled_));

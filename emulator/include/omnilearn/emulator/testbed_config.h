@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "omnilearn/base/status.h"
 #include "omnilearn/run/controller_factory.h"
@@ -30,6 +31,8 @@ struct TestbedConfig {
   scenarios::EmulatorSpec settings;  // `network` resolved (never kFromModel)
   scenarios::AspSpec asp;            // ASP's update, pull and server rule (workload.asp)
   scenarios::AspEpochs asp_epochs = scenarios::AspEpochs::kFloor;  // workload.asp.epochs (the barrier's count)
+  scenarios::PartitionSpec partition;  // workload.partition: which samples each ASP worker holds
+  std::vector<double> initial_availability;  // each worker's level at the start (run::apply_start_levels)
   // How the processes meet: the workers (Gloo ranks 0..world-1; ASP adds the server as rank `world`), the
   // rendezvous (a FileStore's file on one host, else rank 0's TCPStore on store_host:port), Gloo's address.
   int world = 1;

@@ -31,6 +31,13 @@ ControllerSpec controller_spec(const scenarios::Scenario& scenario);
 Result<controller::Controller> make_controller(const ControllerSpec& spec,
                                                controller::TrueCostProvider true_costs = {});
 
+// Tells `ctl` each worker's availability at the start (`levels`: 1 nominal, 0 down; empty: every worker nominal) at
+// time 0, as the simulator does before its first step, then asks for the plan at step 0, so that workers down from
+// the start leave it before anyone computes. The testbed's controllers (BSP: every rank; ASP: the server) call it
+// with TestbedConfig::initial_availability. Returns the plan of that call (record it when `decided`); with every
+// level 1, the plan in force, not decided, and the controller is not asked.
+Result<controller::Plan> apply_start_levels(controller::Controller& ctl, const std::vector<double>& levels);
+
 }  // namespace omnilearn::run
 
 // ControllerSpec as JSON (the testbed's config.json carries it to every worker): every field by its C++ name.

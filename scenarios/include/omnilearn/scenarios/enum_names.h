@@ -1,7 +1,7 @@
 // How an enum is spelled in a scenario: one table per enum, {value, name} in declaration order, which the scenario
 // parser reads (map_reader.h: read_choice) and the JSON (scenario_json.h: the scenario in manifest.json, the
 // testbed's config.json) writes and reads alike. Here: the testbed settings' enums (EmulatorSpec) and ASP's
-// algorithm (AspSpec). Constants and pure functions: thread-safe.
+// algorithm (AspSpec) and its data partition (PartitionSpec). Constants and pure functions: thread-safe.
 #pragma once
 
 #include <optional>
@@ -40,6 +40,8 @@ inline constexpr EnumName<AspRule> kAspRuleNames[] = {{AspRule::kAsgd, "asgd"},
                                                       {AspRule::kRingmaster, "ringmaster"},
                                                       {AspRule::kRescaled, "rescaled"},
                                                       {AspRule::kStalenessBounded, "staleness-bounded"}};
+inline constexpr EnumName<PartitionKind> kPartitionKindNames[] = {{PartitionKind::kIid, "iid"},
+                                                                  {PartitionKind::kSortedShards, "sorted-shards"}};
 
 // The table of an enum, found by its type (the argument's value is not used).
 constexpr std::span<const EnumName<Network>> enum_names(Network) { return kNetworkNames; }
@@ -51,6 +53,7 @@ constexpr std::span<const EnumName<AspUpdate>> enum_names(AspUpdate) { return kA
 constexpr std::span<const EnumName<AspPull>> enum_names(AspPull) { return kAspPullNames; }
 constexpr std::span<const EnumName<AspEpochs>> enum_names(AspEpochs) { return kAspEpochsNames; }
 constexpr std::span<const EnumName<AspRule>> enum_names(AspRule) { return kAspRuleNames; }
+constexpr std::span<const EnumName<PartitionKind>> enum_names(PartitionKind) { return kPartitionKindNames; }
 
 // How `value` is spelled ("?" for a value the table lacks, which a complete table never does).
 template <typename E>

@@ -184,6 +184,17 @@ struct AspSpec {
 };
 inline constexpr std::int64_t kNoDelayThreshold = std::numeric_limits<std::int64_t>::max();
 
+// How ASP workers' training data are split (virtual-time training and the testbed; time-only runs ignore it):
+// every worker samples the whole training set in its own seeded order (iid), or holds only its shards of the set
+// sorted by label (sorted-shards: n x shards_per_worker equal shards, worker k holding shards k, k + n, k + 2n, ...;
+// McMahan et al. 2017's pathological non-IID split), and samples those alone.
+enum class PartitionKind { kIid, kSortedShards };
+
+struct PartitionSpec {
+  PartitionKind kind = PartitionKind::kIid;
+  std::int64_t shards_per_worker = 1;  // sorted-shards only
+};
+
 struct WorkloadSpec {
   ModelProfile model;
   std::string dataset = "cifar10";
@@ -195,6 +206,7 @@ struct WorkloadSpec {
                                     // then sets `epochs` to the epochs the budget reaches into, rounded up)
   Numerics numerics = Numerics::kTime;  // `omnilearn sim` only; kReal needs an omnilearn built with LibTorch
   AspSpec asp;                      // ASP only
+  PartitionSpec partition;          // ASP only
 };
 
 struct PolicySpec {

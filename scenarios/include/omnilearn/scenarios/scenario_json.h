@@ -53,6 +53,7 @@ OMNILEARN_JSON_ENUM(AspUpdate)
 OMNILEARN_JSON_ENUM(AspPull)
 OMNILEARN_JSON_ENUM(AspRule)
 OMNILEARN_JSON_ENUM(AspEpochs)
+OMNILEARN_JSON_ENUM(PartitionKind)
 #undef OMNILEARN_JSON_ENUM
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EmulatorSpec, network, device, cpu_budget, cpu_per_core, cpu_period_s,
                                                 throttle, cpuset, sample_cost_s, target_accuracy, eval_every,
@@ -67,5 +68,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EmulatorSpec, network, device, c
 // TestbedConfig::asp_epochs.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AspSpec, update, pull, rule, staleness_bound, delay_threshold,
                                                 dc_lambda)
+// workload.partition as JSON (the testbed's config.json; the manifest when not iid), keys as the scenario file's.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PartitionSpec, kind, shards_per_worker)
 
 }  // namespace omnilearn::scenarios
