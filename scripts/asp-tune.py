@@ -285,7 +285,9 @@ def study(args):
              for _, c in chosen.iterrows()]
     evaluation = stage("evaluation", final, EVAL_SEEDS)
     tuning["stage"] = "tuning"
-    return pd.concat([tuning, evaluation], ignore_index=True)
+    runs = pd.concat([tuning, evaluation], ignore_index=True)
+    runs["partition"] = part
+    return runs
 
 
 def fmt(m, lo=math.nan, hi=math.nan, digits=2, sign=False):
@@ -349,6 +351,40 @@ def comparisons_table(ev):
     return "\n".join(lines)
 
 
+def figure(ev, path, title):
+    """Final accuracy per variant (mean and 95% interval over the seeds), one group of bars per worker count."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cells = sorted(ev["workers"].unique())
+    variants = list(dict.fromkeys(v for v in VARIANTS if v in set(ev["variant"])))
+    fig, ax = plt.subplots(figsize=(8.0, 4.2))
+    width = 0.8 / len(variants)
+    colours = plt.get_cmap("tab10")
+    for i, v in enumerate(variants):
+        xs, ys, errs = [], [], []
+        for j, n in enumerate(cells):
+            s = asp_tuned.summarize(ev[(ev["workers"] == n) & (ev["variant"] == v)], BUDGET_S)
+            if s.empty:
+                continue
+            r = s.iloc[0]
+            xs.append(j + (i - (len(variants) - 1) / 2) * width)
+            ys.append(r["accuracy_mean_pct"])
+            errs.append(r["accuracy_mean_pct"] - r["accuracy_ci_low"] if r["seeds"] > 1 else 0.0)
+        ax.bar(xs, ys, width, yerr=errs, color=colours(i % 10), label=v, capsize=2)
+    ax.set_xticks(range(len(cells)), [f"{n} workers" for n in cells])
+    ax.set_ylabel("final test accuracy (%), mean and 95% interval")
+    ax.set_ylim(0, 100)
+    ax.set_title(title, fontsize="medium")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize="x-small", ncol=4, loc="lower left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"figure: {path}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", help="the study's folder (its sweeps and run folders)")
@@ -360,6 +396,7 @@ def main(argv=None):
                     help="the omnilearn binary (default: build/cli/omnilearn; a copy keeps a rebuild from touching "
                          "a running study)")
     ap.add_argument("--runs-csv", help="write the per-run table here")
+    ap.add_argument("--figure", help="write the final accuracies per variant and worker count (PNG) here")
     ap.add_argument("--from-csv", help="read the per-run table instead of running")
     args = ap.parse_args(argv)
     if args.from_csv:
@@ -383,6 +420,10 @@ def main(argv=None):
     print(summary_table(ev) + "\n")
     print("Paired by seed (times: min(T, 60 s)):\n")
     print(comparisons_table(ev) + "\n")
+    if args.figure:
+        partition = runs["partition"].iloc[0] if "partition" in runs.columns else args.partition
+        what = "each worker holding one shard of the label-sorted data" if partition != "iid" else "iid data"
+        figure(ev, args.figure, f"HL8, rate and momentum tuned per rule and worker count, {what}: seeds 1-5")
     return 0
 
 
