@@ -310,6 +310,24 @@ def tuning_table(tuning):
     return "\n".join(lines)
 
 
+def chosen_table(tuning):
+    """Per cell and variant: the choice, its tuning accuracy, the rates and momenta tried, and the runner-up."""
+    s = scores(tuning)
+    lines = ["| workers | variant | chosen rate | chosen momentum | its mean accuracy, seeds 101-102 (%) | rates tried "
+             "(at the default momentum) | best of the other momenta (%) |", "|---|---|---|---|---|---|---|"]
+    for (n, v), rows in s.groupby(["workers", "variant"]):
+        b = best(rows)
+        m0 = MODE[VARIANTS[v][0]]["m0"]
+        rates = ", ".join(f"{r:g}" for r in sorted(rows[rows["momentum"] == m0]["learning_rate"]))
+        other = rows[rows["momentum"] != b["momentum"]]
+        alt = best(other) if not other.empty else None
+        alt_text = ("-" if alt is None else
+                    f"{alt['accuracy_mean_pct']:.2f} (m {alt['momentum']:g}, rate {alt['learning_rate']:g})")
+        lines.append(f"| {n} | {v} | {b['learning_rate']:g} | {b['momentum']:g} | {b['accuracy_mean_pct']:.2f} | "
+                     f"{rates} | {alt_text} |")
+    return "\n".join(lines)
+
+
 def summary_table(ev):
     lines = ["| workers | variant | rate | momentum | final accuracy (%) [95% CI] | reached 80% | restricted mean time "
              "to 80% (s) [95% CI] | reached 85% | restricted mean time to 85% (s) | pushes dropped | energy (kJ) |",
@@ -414,7 +432,9 @@ def main(argv=None):
         print(r_table(r_sweep(Path(args.out), args.cells, args.omnilearn)) + "\n")
     tuning, ev = runs[runs["stage"] != "evaluation"], runs[runs["stage"] == "evaluation"]
     print(f"runs: {len(tuning)} tuning, {len(ev)} evaluation\n")
-    print("Stage 1, rate and momentum per variant and worker count:\n")
+    print("Stage 1, the choice per variant and worker count:\n")
+    print(chosen_table(tuning) + "\n")
+    print("Stage 1, every point (mean final accuracy over the tuning seeds):\n")
     print(tuning_table(tuning) + "\n")
     print("Stage 2, seeds 1-5 at the chosen rate and momentum:\n")
     print(summary_table(ev) + "\n")
