@@ -350,10 +350,14 @@ def summary_table(ev):
 def comparisons_table(ev):
     lines = ["| workers | question | a − b | pairs | final accuracy (pts) [95% CI] | time to 80% (s) [95% CI] | "
              "verdict on |", "|---|---|---|---|---|---|---|"]
+    partitioned = "partition" in ev.columns and (ev["partition"] != "iid").any()
+    primary = PRIMARY_PARTITIONED if partitioned else PRIMARY
+    secondary = SECONDARY_PARTITIONED if partitioned else SECONDARY
     for n, g in ev.groupby("workers"):
         have = set(g["variant"])
-        rows = [(f"**{q}** (primary)", a, b, m) for q, a, b, m in PRIMARY + PRIMARY_PARTITIONED]
-        rows += [("secondary", a, b, "accuracy") for a, b in SECONDARY + SECONDARY_PARTITIONED]
+        rows = [(f"**{q}** (primary)", a, b, m) for q, a, b, m in primary]
+        seen = {(a, b) for _, a, b, _ in primary}
+        rows += [("secondary", a, b, "accuracy") for a, b in secondary if (a, b) not in seen]
         for q, a, b, measure in rows:
             if a not in have or b not in have:
                 continue
@@ -361,6 +365,8 @@ def comparisons_table(ev):
             lo, hi = ((d["accuracy_ci_low"], d["accuracy_ci_high"]) if measure == "accuracy"
                       else (d["time_80_ci_low"], d["time_80_ci_high"]))
             verdict = "interval excludes 0" if (lo > 0 or hi < 0) else "no detectable difference"
+            if measure == "time_80" and not g[g["variant"].isin([a, b])]["reached_80"].any():
+                verdict = "neither reaches 80% in 60 s"
             what = "final accuracy" if measure == "accuracy" else "time to 80%"
             lines.append(f"| {n} | {q} | {a} − {b} | {d['pairs']} | "
                          f"{fmt(d['accuracy_diff_pts'], d['accuracy_ci_low'], d['accuracy_ci_high'], 2, True)} | "
@@ -397,7 +403,7 @@ def figure(ev, path, title):
     ax.set_ylim(0, 100)
     ax.set_title(title, fontsize="medium")
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize="x-small", ncol=4, loc="lower left")
+    ax.legend(fontsize="x-small", ncol=len(variants), loc="upper center", bbox_to_anchor=(0.5, -0.08))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     print(f"figure: {path}")
