@@ -365,13 +365,15 @@ def comparisons_table(ev):
             lo, hi = ((d["accuracy_ci_low"], d["accuracy_ci_high"]) if measure == "accuracy"
                       else (d["time_80_ci_low"], d["time_80_ci_high"]))
             verdict = "interval excludes 0" if (lo > 0 or hi < 0) else "no detectable difference"
-            if measure == "time_80" and not g[g["variant"].isin([a, b])]["reached_80"].any():
+            reached = g[g["variant"].isin([a, b])]["reached_80"].any()
+            if measure == "time_80" and not reached:
                 verdict = "neither reaches 80% in 60 s"
             what = "final accuracy" if measure == "accuracy" else "time to 80%"
+            time = (fmt(d["time_80_diff_s"], d["time_80_ci_low"], d["time_80_ci_high"], 1, True) if reached
+                    else "neither reaches 80%")
             lines.append(f"| {n} | {q} | {a} − {b} | {d['pairs']} | "
                          f"{fmt(d['accuracy_diff_pts'], d['accuracy_ci_low'], d['accuracy_ci_high'], 2, True)} | "
-                         f"{fmt(d['time_80_diff_s'], d['time_80_ci_low'], d['time_80_ci_high'], 1, True)} | "
-                         f"{what}: {verdict} |")
+                         f"{time} | {what}: {verdict} |")
     return "\n".join(lines)
 
 
@@ -448,8 +450,8 @@ def main(argv=None):
     print(comparisons_table(ev) + "\n")
     if args.figure:
         partition = runs["partition"].iloc[0] if "partition" in runs.columns else args.partition
-        what = "each worker holding one shard of the label-sorted data" if partition != "iid" else "iid data"
-        figure(ev, args.figure, f"HL8, rate and momentum tuned per rule and worker count, {what}: seeds 1-5")
+        what = "one shard of the label-sorted data per worker" if partition != "iid" else "iid data"
+        figure(ev, args.figure, f"HL8, rate and momentum tuned per rule and worker count\n{what}, seeds 1-5")
     return 0
 
 
