@@ -1,7 +1,7 @@
 // The `--pipeline-stage` role (LibTorch, Gloo): one stage of one replica of the pipeline testbed
 // (omnilearn/emulator/pipeline_testbed.h). Rendezvous through the run's FileStore into three kinds of Gloo group
 // (all processes; the replica's stages; the stage's replicas), their threads moved out of the CPU quota; a
-// calibration at a full core, one stage at a time; then, once the launcher has set the quotas and said go, the steps:
+// calibration under the stage's quota, every stage at once as they run; then, once the launcher says go, the steps:
 // the schedule's passes (run_stage_passes), the stage's gradient all-reduce over its replicas, the update, and a
 // closing MAX all-reduce of the replicas' pipeline times that every process feeds to the same controller.
 #include <time.h>
