@@ -411,6 +411,14 @@ def figure(ev, path, title):
     print(f"figure: {path}")
 
 
+def read_runs(path):
+    """The per-run table that --runs-csv writes, its reached_* columns as booleans again."""
+    runs = pd.read_csv(path)
+    for col in ("reached_80", "reached_85"):
+        runs[col] = runs[col].astype(str).str.lower().eq("true")
+    return runs
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", help="the study's folder (its sweeps and run folders)")
@@ -426,9 +434,7 @@ def main(argv=None):
     ap.add_argument("--from-csv", help="read the per-run table instead of running")
     args = ap.parse_args(argv)
     if args.from_csv:
-        runs = pd.read_csv(args.from_csv)
-        for col in ("reached_80", "reached_85"):
-            runs[col] = runs[col].astype(str).str.lower().eq("true")
+        runs = read_runs(args.from_csv)
     elif args.out:
         runs = study(args)
     else:

@@ -78,10 +78,7 @@ def test_the_sweep_file_gives_each_point_its_cell_rate_momentum_and_partition():
     ("asp-tune-shards-runs.csv", "### Workers that hold different data: Rescaled and the rules"),
 ])
 def test_the_pages_choice_and_evaluation_tables_are_what_the_committed_runs_give(csv, section):
-    path = ROOT / "docs" / "data" / csv
-    runs = pd.read_csv(path)
-    for col in ("reached_80", "reached_85"):
-        runs[col] = runs[col].astype(str).str.lower().eq("true")
+    runs = tune.read_runs(ROOT / "docs" / "data" / csv)
     tuning, ev = runs[runs["stage"] != "evaluation"], runs[runs["stage"] == "evaluation"]
     page = (ROOT / "docs" / "results-asp.md").read_text()
     assert section in page

@@ -64,7 +64,8 @@ double predicted_at_run_cpu(const PipelineTestbedSpec& spec, const PipelineTestb
     std::stringstream in(line);
     std::getline(in, rank, ','), std::getline(in, step, ','), std::getline(in, event, ',');
     if (std::stoll(step) < spec.warmup_steps || (event != "forward" && event != "backward")) continue;
-    const auto k = 2 * std::stoul(rank) + (event == "backward" ? 1 : 0);
+    const auto stage = std::stoul(rank) % c.forward_s.size();  // rank = replica x stages + stage
+    const auto k = 2 * stage + (event == "backward" ? 1 : 0);
     sum[k] += std::stod(line.substr(line.rfind(',') + 1)), n[k] += 1.0;
   }
   for (std::size_t s = 0; s < c.forward_s.size(); ++s) {
